@@ -1,0 +1,3 @@
+from desktop.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The nouns and the rules. Pure Python: no Qt, no network, no keyring."""

@@ -1,0 +1,289 @@
+"""The catalog's nouns: origins, identities, skill files, skills, problems.
+
+A skill is always addressed by its :class:`Identity` (source label + URI, rule I1),
+never by its name and never by its URI alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# Severity of a problem.
+#   invalid: the entry can never be loaded (D8, unparseable frontmatter, missing name).
+#   error:   the Agent Skills rules are broken, but a lenient reader still loads it (F3).
+#   warning: worth fixing; nothing breaks.
+#   info:    worth knowing (unknown fields, defaults applied).
+Severity = Literal["invalid", "error", "warning", "info"]
+SEVERITIES: tuple[str, ...] = ("invalid", "error", "warning", "info")
+
+# States of a listed skill (the CLI's `state` field).
+LISTED = "listed"
+INVALID = "invalid"
+OVER_LIMIT = "over-limit"
+DYNAMIC = "dynamic"
+
+DYNAMIC_RESOURCES = "dynamic"
+
+# A source label: what the host calls a source. It never contains ':' so that
+# "label:uri" ids and "label:name" qualified names split on the first ':'.
+LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+# Joins a server label and a skill name in a qualified name (I2). The Agent Skills
+# name pattern forbids it, so a qualified name can only have been built by the host.
+QUALIFIER = ":"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong or notable about a skill, with a stable code."""
+
+    code: str
+    message: str
+    severity: Severity = "error"
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "severity": self.severity}
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFile:
+    """One file of a skill's manifest: URI, ``sha256:<hex>`` digest, byte size."""
+
+    uri: str
+    digest: str
+    size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"uri": self.uri, "digest": self.digest, "size": self.size}
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a skill came from.
+
+    ``kind`` is ``local`` or ``mcp``; ``transport`` is ``folder``, ``stdio`` or
+    ``http``; ``endpoint`` is the resolved folder path, the command line, or the URL.
+    """
+
+    label: str
+    kind: Literal["local", "mcp"]
+    transport: Literal["folder", "stdio", "http"]
+    endpoint: str
+
+    def describe(self) -> str:
+        if self.kind == "local":
+            return f"{self.label} (folder {self.endpoint})"
+        return f"{self.label} ({self.transport} {self.endpoint})"
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "label": self.label,
+            "kind": self.kind,
+            "transport": self.transport,
+            "endpoint": self.endpoint,
+        }
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Identity:
+    """(source label, URI): the only key a skill is ever stored or looked up by (I1)."""
+
+    label: str
+    uri: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.label}{QUALIFIER}{self.uri}"
+
+    @classmethod
+    def parse(cls, skill_id: str) -> Identity:
+        label, sep, uri = skill_id.partition(QUALIFIER)
+        if not sep or not LABEL_RE.match(label) or not uri:
+            raise ValueError(f"not a skill id (expected LABEL:URI): {skill_id!r}")
+        return cls(label, uri)
+
+    def __str__(self) -> str:
+        return self.id
+
+
+@dataclass(frozen=True, slots=True)
+class LoadingConfig:
+    """How a host would load the skill, read leniently (L1-L6).
+
+    Each value says whether it was declared by the skill or is a default.
+    """
+
+    strategy: str = "dynamic"
+    strategy_declared: bool = False
+    priority: float | int | None = None
+    priority_declared: bool = False
+    triggers: tuple[str, ...] = ()
+    triggers_declared: bool = False
+    tool_affinity: tuple[str, ...] = ()
+    tool_affinity_declared: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "strategy_declared": self.strategy_declared,
+            "priority": self.priority,
+            "priority_declared": self.priority_declared,
+            "triggers": list(self.triggers),
+            "triggers_declared": self.triggers_declared,
+            "tool_affinity": list(self.tool_affinity),
+            "tool_affinity_declared": self.tool_affinity_declared,
+        }
+
+
+Resources = tuple[SkillFile, ...] | Literal["dynamic"] | None
+
+
+@dataclass(slots=True)
+class Skill:
+    """One skill entry: frontmatter and manifest, never its body.
+
+    ``uri`` is the ``SKILL.md`` URI for server skills and the path of ``SKILL.md``
+    relative to the scanned folder for local skills. ``resources`` is the manifest,
+    ``"dynamic"``, or ``None`` when the entry had no usable manifest (invalid).
+    For local skills, resource URIs are relative to the skill's own folder.
+    """
+
+    origin: Origin
+    uri: str
+    name: str
+    description: str
+    frontmatter: dict[str, Any] | None
+    resources: Resources
+    loading: LoadingConfig = field(default_factory=LoadingConfig)
+    problems: list[Problem] = field(default_factory=list)
+    path: str | None = None
+    nested_in: str | None = None
+    qualified_name: str = ""
+
+    @property
+    def identity(self) -> Identity:
+        return Identity(self.origin.label, self.uri)
+
+    @property
+    def id(self) -> str:
+        return self.identity.id
+
+    @property
+    def kind(self) -> str:
+        return self.origin.kind
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.resources == DYNAMIC_RESOURCES
+
+    @property
+    def files(self) -> tuple[SkillFile, ...]:
+        """The manifest as a tuple (empty for dynamic or invalid entries)."""
+        if isinstance(self.resources, tuple):
+            return self.resources
+        return ()
+
+    @property
+    def state(self) -> str:
+        if any(p.severity == "invalid" for p in self.problems):
+            return INVALID
+        if self.is_dynamic:
+            return DYNAMIC
+        if any(p.code.startswith("limit-") for p in self.problems):
+            return OVER_LIMIT
+        return LISTED
+
+    @property
+    def loadable(self) -> bool:
+        """Whether files may be read against this entry (not invalid, not over a limit)."""
+        return self.state in (LISTED, DYNAMIC)
+
+    @property
+    def total_size(self) -> int:
+        return sum(f.size for f in self.files)
+
+    def file(self, uri: str) -> SkillFile | None:
+        for f in self.files:
+            if f.uri == uri:
+                return f
+        return None
+
+    def allowed_tools(self) -> list[str]:
+        """The ``allowed-tools`` a skill requests (a request for power, A3)."""
+        fm = self.frontmatter or {}
+        raw = fm.get("allowed-tools")
+        if isinstance(raw, str):
+            return [t for t in raw.replace(",", " ").split() if t]
+        if isinstance(raw, list):
+            return [str(t).strip() for t in raw if isinstance(t, str | int) and str(t).strip()]
+        return []
+
+    def has_errors(self) -> bool:
+        return any(p.severity in ("invalid", "error") for p in self.problems)
+
+
+@dataclass(slots=True)
+class SourceStatus:
+    """What happened when a source was read: shown beside its skills."""
+
+    origin: Origin
+    status: str = "ok"  # ok | no-skills | error | pending
+    message: str = ""
+    protocol_version: str | None = None
+    declares_extension: bool | None = None
+    directory_read: bool = False
+    instructions: str | None = None
+    tools: list[str] | None = None
+    ttl_ms: int | None = None
+    notes: list[str] = field(default_factory=list)
+    skill_count: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.origin.to_json()
+        out.update(
+            {
+                "status": self.status,
+                "message": self.message,
+                "skill_count": self.skill_count,
+            }
+        )
+        if self.origin.kind == "mcp":
+            out.update(
+                {
+                    "protocol_version": self.protocol_version,
+                    "declares_extension": self.declares_extension,
+                    "directory_read": self.directory_read,
+                    "instructions_length": len(self.instructions or ""),
+                    "tools": self.tools,
+                    "ttl_ms": self.ttl_ms,
+                    "notes": list(self.notes),
+                }
+            )
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """A configured source, before it is read.
+
+    For ``stdio`` the ``command`` is the argv; ``endpoint`` is its display form
+    (the command line). ``env`` and ``headers`` may hold ``${VAR}`` / ``${env:VAR}``
+    placeholders, resolved only at connect time. ``agent`` names the agent that
+    reads a detected folder (``None`` for folders the user added).
+    """
+
+    label: str
+    kind: Literal["local", "mcp"]
+    transport: Literal["folder", "stdio", "http"]
+    endpoint: str
+    command: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    enabled: bool = True
+    agent: str | None = None
+
+    @property
+    def origin(self) -> Origin:
+        return Origin(self.label, self.kind, self.transport, self.endpoint)

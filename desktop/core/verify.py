@@ -1,0 +1,342 @@
+"""Check fetched bytes against the held entry (V2-V5), and summarise per skill.
+
+Pure functions: bytes and an entry in, a result out. The order is fixed: a file not
+in the manifest is refused before anything else (V4), then size (V2), then the
+SHA-256 of the raw bytes (V2), then for ``SKILL.md`` the parsed frontmatter field by
+field (V3). A ``"dynamic"`` skill is never ``verified`` (V5): its bytes can only be
+checked for frontmatter.
+
+A ``verified`` state means "these bytes agree with this manifest", never "safe" (V7).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.entry import short, skill_md_uri
+from desktop.core.frontmatter import ParsedSkillMd, parse_skill_md
+from desktop.core.manifest import format_size
+from desktop.core.model import Skill, SkillFile
+
+VERIFIED = "verified"
+SIZE_MISMATCH = "size-mismatch"
+DIGEST_MISMATCH = "digest-mismatch"
+FRONTMATTER_MISMATCH = "frontmatter-mismatch"
+UNLISTED_FILE = "unlisted-file"
+DYNAMIC = "dynamic"
+INVALID = "invalid"
+OVER_LIMIT = "over-limit"
+READ_ERROR = "read-error"
+
+STATES = (
+    VERIFIED,
+    SIZE_MISMATCH,
+    DIGEST_MISMATCH,
+    FRONTMATTER_MISMATCH,
+    UNLISTED_FILE,
+    DYNAMIC,
+    INVALID,
+    OVER_LIMIT,
+    READ_ERROR,
+)
+# States whose bytes must be discarded (never shown, never cached).
+MISMATCHES = frozenset({SIZE_MISMATCH, DIGEST_MISMATCH, FRONTMATTER_MISMATCH, UNLISTED_FILE})
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    digest: str
+    size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"digest": self.digest, "size": self.size}
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerification:
+    """The outcome of checking one file's bytes against the held entry."""
+
+    uri: str
+    state: str
+    message: str
+    expected: SkillFile | None = None
+    actual: Measured | None = None
+    field: str | None = None  # the differing frontmatter field, for frontmatter-mismatch
+
+    @property
+    def ok(self) -> bool:
+        return self.state == VERIFIED
+
+    @property
+    def usable(self) -> bool:
+        """Whether the bytes may be shown at all (verified, or dynamic and marked so)."""
+        return self.state in (VERIFIED, DYNAMIC)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "uri": self.uri,
+            "state": self.state,
+            "message": self.message,
+            "expected": (
+                {"digest": self.expected.digest, "size": self.expected.size}
+                if self.expected
+                else None
+            ),
+            "actual": self.actual.to_json() if self.actual else None,
+        }
+
+
+@dataclass(slots=True)
+class SkillVerification:
+    """Every file of one skill, and the skill's overall state."""
+
+    id: str
+    state: str
+    message: str
+    files: list[FileVerification] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.state == VERIFIED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "state": self.state,
+            "message": self.message,
+            "files": [f.to_json() for f in self.files],
+        }
+
+
+def measure(data: bytes) -> Measured:
+    return Measured("sha256:" + hashlib.sha256(data).hexdigest(), len(data))
+
+
+def check_listed(skill: Skill, uri: str) -> FileVerification | None:
+    """Refuse a read before fetching: unlisted file (V4), invalid or over-limit entry.
+
+    Returns ``None`` when the file may be fetched.
+    """
+    if skill.state == "invalid":
+        reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+        return FileVerification(
+            uri, INVALID, f"the entry is invalid and cannot be loaded: {reasons}"
+        )
+    if skill.state == "over-limit":
+        reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
+        return FileVerification(uri, OVER_LIMIT, f"the skill is declined: {reasons}")
+    if skill.is_dynamic:
+        return None
+    if skill.file(uri) is None:
+        return FileVerification(
+            uri,
+            UNLISTED_FILE,
+            f"{uri} is not part of the skill you hold: it is not in the entry's "
+            f"{len(skill.files)} listed files; refresh the entry with skills/get to see it",
+        )
+    return None
+
+
+def verify_file(
+    skill: Skill, uri: str, data: bytes, measured: Measured | None = None
+) -> tuple[FileVerification, ParsedSkillMd | None]:
+    """Check one file's raw bytes against the held entry.
+
+    ``measured`` may be passed when the digest was computed elsewhere (a worker
+    thread); it must be the digest and size of ``data``. Returns the verification
+    and, for the skill's ``SKILL.md``, the parsed document (body for the preview).
+    """
+    refused = check_listed(skill, uri)
+    if refused is not None:
+        return refused, None
+    actual = measured or measure(data)
+    is_skill_md = uri == skill_md_uri(skill)
+    if skill.is_dynamic:
+        if is_skill_md:
+            mismatch, parsed = compare_skill_md(skill, data)
+            if mismatch is not None:
+                return _fm_mismatch(uri, None, actual, mismatch), None
+            return (
+                FileVerification(
+                    uri,
+                    DYNAMIC,
+                    "dynamic skill: the server publishes no digest, so these bytes are "
+                    "unverified (frontmatter matches the entry)",
+                    None,
+                    actual,
+                ),
+                parsed,
+            )
+        return (
+            FileVerification(
+                uri,
+                DYNAMIC,
+                "dynamic skill: the server publishes no digest, so these bytes are unverified",
+                None,
+                actual,
+            ),
+            None,
+        )
+    expected = skill.file(uri)
+    assert expected is not None  # check_listed refused unlisted files
+    if actual.size != expected.size:
+        return (
+            FileVerification(
+                uri,
+                SIZE_MISMATCH,
+                f"{uri}: expected {expected.size} bytes ({format_size(expected.size)}), "
+                f"received {actual.size} bytes; the content was discarded",
+                expected,
+                actual,
+            ),
+            None,
+        )
+    if actual.digest != expected.digest:
+        return (
+            FileVerification(
+                uri,
+                DIGEST_MISMATCH,
+                f"{uri}: expected digest {expected.digest}, received bytes hash to "
+                f"{actual.digest}; the content was discarded",
+                expected,
+                actual,
+            ),
+            None,
+        )
+    parsed = None
+    if is_skill_md:
+        mismatch, parsed = compare_skill_md(skill, data)
+        if mismatch is not None:
+            return _fm_mismatch(uri, expected, actual, mismatch), None
+    return (
+        FileVerification(
+            uri,
+            VERIFIED,
+            f"{uri}: {actual.size} bytes match the entry's size and digest"
+            + (" and its frontmatter matches field by field" if is_skill_md else ""),
+            expected,
+            actual,
+        ),
+        parsed,
+    )
+
+
+def _fm_mismatch(
+    uri: str, expected: SkillFile | None, actual: Measured, mismatch: tuple[str, str]
+) -> FileVerification:
+    fieldname, message = mismatch
+    return FileVerification(
+        uri,
+        FRONTMATTER_MISMATCH,
+        f"{uri}: {message}; the content was discarded",
+        expected,
+        actual,
+        field=fieldname,
+    )
+
+
+_MISSING = object()
+
+
+def compare_skill_md(
+    skill: Skill, data: bytes
+) -> tuple[tuple[str, str] | None, ParsedSkillMd | None]:
+    """Parse a fetched SKILL.md and compare its frontmatter with the entry's (V3).
+
+    Returns ((field, message) or None, parsed document).
+    """
+    parsed = parse_skill_md(data)
+    if parsed.frontmatter is None:
+        reason = "; ".join(p.message for p in parsed.problems) or "no frontmatter"
+        return (
+            "(frontmatter)",
+            f"the fetched SKILL.md's frontmatter cannot be read: {reason}",
+        ), None
+    diff = first_difference(skill.frontmatter or {}, parsed.frontmatter)
+    if diff is None:
+        return None, parsed
+    fieldname, expected, actual = diff
+    exp = "absent" if expected is _MISSING else short(expected)
+    got = "absent" if actual is _MISSING else short(actual)
+    return (
+        fieldname,
+        f"frontmatter field {fieldname!r} differs: the entry has {exp}, the SKILL.md has {got}",
+    ), None
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first field (dotted path) where two JSON values differ, or None.
+
+    Strict on types (``true`` is not ``1``, ``"1"`` is not ``1``); an integer and a
+    float with the same value are equal (JSON does not tell them apart).
+    """
+    stack: list[tuple[str, Any, Any]] = [(path, expected, actual)]
+    while stack:
+        where, exp, act = stack.pop()
+        if isinstance(exp, dict) and isinstance(act, dict):
+            keys = sorted(set(exp) | set(act), reverse=True)
+            for key in keys:
+                sub = f"{where}.{key}" if where else str(key)
+                stack.append((sub, exp.get(key, _MISSING), act.get(key, _MISSING)))
+            continue
+        if isinstance(exp, list) and isinstance(act, list):
+            if len(exp) != len(act):
+                return (where or "(frontmatter)", exp, act)
+            for i in range(len(exp) - 1, -1, -1):
+                stack.append((f"{where}[{i}]", exp[i], act[i]))
+            continue
+        if not _scalar_equal(exp, act):
+            return (where or "(frontmatter)", exp, act)
+    return None
+
+
+def _scalar_equal(a: Any, b: Any) -> bool:
+    if a is _MISSING or b is _MISSING:
+        return a is b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict | list):
+        return False  # a container against a scalar was handled above
+    return bool(a == b)
+
+
+def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
+    """One skill's state from its files: verified only when every file verified."""
+    sid = skill.id
+    if skill.state == "invalid":
+        reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+        return SkillVerification(sid, INVALID, f"the entry is invalid: {reasons}", files)
+    if skill.state == "over-limit":
+        reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
+        return SkillVerification(sid, OVER_LIMIT, f"declined: {reasons}", files)
+    bad = [f for f in files if f.state not in (VERIFIED, DYNAMIC)]
+    if bad:
+        first = bad[0]
+        more = f" (and {len(bad) - 1} more files)" if len(bad) > 1 else ""
+        return SkillVerification(sid, first.state, first.message + more, files)
+    if skill.is_dynamic:
+        return SkillVerification(
+            sid,
+            DYNAMIC,
+            f"dynamic skill: {len(files)} file(s) read, none can be verified (no digests published)",
+            files,
+        )
+    if len(files) < len(skill.files):
+        return SkillVerification(sid, READ_ERROR, "not every listed file was read", files)
+    total = sum(f.expected.size for f in files if f.expected)
+    return SkillVerification(
+        sid,
+        VERIFIED,
+        f"all {len(files)} files agree with the entry ({format_size(total)}); "
+        "this says the bytes match the manifest, not that they are safe",
+        files,
+    )

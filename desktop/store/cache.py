@@ -1,0 +1,193 @@
+"""A private, content-addressed cache of verified server bytes (V6).
+
+Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verified``)::
+
+    <root>/                     mode 0700
+      <label>-<hash16>/         one directory per server identity (label + endpoint)
+        source.json             {"label", "endpoint"}: the originating server, readable
+        <uri-hash32>/           one directory per skill file URI (hash: safe on any
+                                filesystem, no traversal, no case-folding collisions)
+          uri                   the URI in full
+          <digest hex>          the verified bytes, mode 0400, written once by rename
+
+Only verified bytes are written (the caller passes the digest they matched). Every
+read re-hashes the file and compares it with the entry's digest and size; a
+mismatch deletes the copy and reports a miss. Nothing is ever rewritten in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from desktop.core.manifest import DIGEST_RE
+from desktop.core.model import Origin, SkillFile
+
+APP_NAME = "skill-catalog"
+
+
+def default_cache_root() -> Path:
+    """The cache root: platformdirs' user cache dir (respects ``XDG_CACHE_HOME``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "verified"
+
+
+def _hex(text: str, n: int) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def _safe_label(label: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in label.lower())
+    return cleaned.strip(".")[:64] or "source"
+
+
+class SkillCache:
+    """The verified-bytes cache. Cheap to construct; directories appear on first write."""
+
+    def __init__(self, root: Path | str | None = None) -> None:
+        self.root = Path(root) if root is not None else default_cache_root()
+
+    # -- paths -------------------------------------------------------------------------
+
+    def source_dir(self, origin: Origin) -> Path:
+        identity = _hex(f"{origin.label}\0{origin.transport}\0{origin.endpoint}", 16)
+        return self.root / f"{_safe_label(origin.label)}-{identity}"
+
+    def file_dir(self, origin: Origin, uri: str) -> Path:
+        return self.source_dir(origin) / _hex(uri, 32)
+
+    def path_for(self, origin: Origin, uri: str, digest: str) -> Path:
+        if not DIGEST_RE.match(digest):
+            raise ValueError(f"not a sha256 digest: {digest!r}")
+        return self.file_dir(origin, uri) / digest.split(":", 1)[1]
+
+    def contains(self, path: str | os.PathLike[str]) -> bool:
+        """Whether a path lies inside the cache (a folder scan must never include it)."""
+        try:
+            here = os.path.realpath(self.root)
+            there = os.path.realpath(path)
+            return (
+                os.path.commonpath([here, there]) == here
+                or os.path.commonpath([here, there]) == there
+            )
+        except ValueError:
+            return False
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _mkdir_private(self, path: Path) -> None:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(path, 0o700)
+
+    def _ensure_dirs(self, origin: Origin, uri: str) -> Path:
+        self._mkdir_private(self.root)
+        src = self.source_dir(origin)
+        self._mkdir_private(src)
+        marker = src / "source.json"
+        if not marker.exists():
+            self._write_atomic(
+                marker,
+                json.dumps({"label": origin.label, "endpoint": origin.endpoint}).encode("utf-8"),
+            )
+        fdir = self.file_dir(origin, uri)
+        self._mkdir_private(fdir)
+        uri_file = fdir / "uri"
+        if not uri_file.exists():
+            self._write_atomic(uri_file, uri.encode("utf-8", "surrogatepass"))
+        return fdir
+
+    def _write_atomic(self, target: Path, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o400)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    def put(self, origin: Origin, uri: str, expected: SkillFile, data: bytes) -> Path:
+        """Store bytes that were verified against ``expected`` (re-checked here)."""
+        actual = "sha256:" + hashlib.sha256(data).hexdigest()
+        if actual != expected.digest or len(data) != expected.size:
+            raise ValueError(f"refusing to cache bytes that do not match {expected.digest}")
+        self._ensure_dirs(origin, uri)
+        target = self.path_for(origin, uri, expected.digest)
+        if target.exists() and self.get(origin, uri, expected) is not None:
+            return target
+        self._write_atomic(target, data)
+        return target
+
+    # -- reading -----------------------------------------------------------------------
+
+    def get(self, origin: Origin, uri: str, expected: SkillFile) -> bytes | None:
+        """Cached bytes for this file if they still hash to ``expected``; else ``None``."""
+        if not DIGEST_RE.match(expected.digest):
+            return None
+        path = self.path_for(origin, uri, expected.digest)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(expected.size + 1)
+        except OSError:
+            return None
+        if (
+            len(data) != expected.size
+            or "sha256:" + hashlib.sha256(data).hexdigest() != expected.digest
+        ):
+            self._discard(path)
+            return None
+        return data
+
+    def _discard(self, path: Path) -> None:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+    # -- removal -----------------------------------------------------------------------
+
+    def source_dirs(self, label: str) -> list[Path]:
+        """Every cache directory recorded for a source label (all its endpoints)."""
+        out: list[Path] = []
+        if not self.root.is_dir():
+            return out
+        prefix = _safe_label(label) + "-"
+        for child in self.root.iterdir():
+            if not child.name.startswith(prefix) or not child.is_dir():
+                continue
+            try:
+                recorded = json.loads((child / "source.json").read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(recorded, dict) and recorded.get("label") == label:
+                out.append(child)
+        return out
+
+    def remove_source(self, label: str) -> int:
+        """Remove every cached file of a source; returns how many directories went."""
+        dirs = self.source_dirs(label)
+        for d in dirs:
+            _rmtree_private(d)
+        return len(dirs)
+
+
+def _rmtree_private(path: Path) -> None:
+    def onerror(func, p, _exc):
+        try:
+            os.chmod(os.path.dirname(p), 0o700)
+            func(p)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=onerror)

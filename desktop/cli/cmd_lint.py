@@ -1,0 +1,60 @@
+"""``skill-catalog lint DIR``: check a skill (or a folder of skills) as an author."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from desktop.cli.output import emit_json, fail_usage
+from desktop.core.catalog import build_catalog, skill_json
+from desktop.core.manifest import format_size
+from desktop.core.model import SourceSpec
+from desktop.sources.folder import folder_label, scan_folder
+
+NAME = "lint"
+HELP = "check a skill or a folder of skills and show the manifest it would publish"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", help="a skill folder or a folder of skills")
+    parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.dir).expanduser()
+    if not path.exists():
+        fail_usage(f"{path} does not exist")
+    if not path.is_dir():
+        fail_usage(f"{path} is not a folder")
+    spec = SourceSpec(folder_label(path), "local", "folder", str(path.resolve()))
+    status, skills = scan_folder(spec)
+    catalog = build_catalog([status], skills)
+    failed = any(s.has_errors() for s in skills) or not skills
+    if args.json:
+        emit_json(
+            {
+                "ok": not failed,
+                "source": status.to_json(),
+                "skills": [skill_json(s) for s in skills],
+                "collisions": [c.to_json() for c in catalog.collisions],
+            }
+        )
+        return 1 if failed else 0
+    if not skills:
+        print(f"{path}: {status.message}")
+        return 1
+    for skill in skills:
+        print(f"{skill.name}  ({skill.path})  {skill.state}")
+        if skill.nested_in:
+            print(f"  nested in {skill.nested_in}")
+        shown = [p for p in skill.problems]
+        if not shown:
+            print("  no problems")
+        for p in shown:
+            print(f"  [{p.severity}] {p.code}: {p.message}")
+        print(f"  manifest ({len(skill.files)} files, {format_size(skill.total_size)}):")
+        for f in skill.files:
+            print(f"    {f.digest}  {f.size:>10}  {f.uri}")
+        print()
+    print("FAILED: problems of error severity found" if failed else "OK")
+    return 1 if failed else 0

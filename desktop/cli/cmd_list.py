@@ -1,0 +1,76 @@
+"""``skill-catalog list``: every skill from every source, with its origin."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from desktop.cli.output import emit_json, table
+from desktop.cli.sources_args import add_source_options, load_catalog
+from desktop.core.catalog import Catalog
+
+NAME = "list"
+HELP = "list every skill from every source"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    add_source_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    catalog = asyncio.run(load_catalog(args))
+    data = catalog.to_json()
+    if args.json:
+        emit_json(data)
+    else:
+        print(render(catalog))
+    return 0
+
+
+def render(catalog: Catalog) -> str:
+    lines: list[str] = ["Sources:"]
+    for s in catalog.sources:
+        extra = f" [{s.protocol_version}]" if s.protocol_version else ""
+        msg = f": {s.message}" if s.message else ""
+        lines.append(f"  {s.origin.describe()}{extra}  {s.status}, {s.skill_count} skills{msg}")
+        lines.extend(f"    note: {n}" for n in s.notes)
+    lines.append("")
+    if not catalog.skills:
+        lines.append("No skills.")
+        return "\n".join(lines)
+    rows = []
+    for skill in catalog.skills:
+        strategy = skill.loading.strategy + ("" if skill.loading.strategy_declared else " (default)")
+        files = "dynamic" if skill.is_dynamic else str(len(skill.files))
+        rows.append(
+            [
+                skill.qualified_name,
+                skill.state,
+                skill.origin.label + (" (third-party)" if skill.kind == "mcp" else ""),
+                strategy,
+                files,
+                skill.description,
+            ]
+        )
+    lines.append(
+        table(
+            rows,
+            ["NAME", "STATE", "ORIGIN", "STRATEGY", "FILES", "DESCRIPTION"],
+            [40, 10, 30, 18, 7, 60],
+        )
+    )
+    if catalog.collisions:
+        lines.append("")
+        lines.append("Collisions:")
+        for c in catalog.collisions:
+            lines.append(f"  {c.describe()}: {', '.join(c.ids)}")
+    flagged = [s for s in catalog.skills if any(p.severity != "info" for p in s.problems)]
+    if flagged:
+        lines.append("")
+        lines.append("Problems:")
+        for skill in flagged:
+            for p in skill.problems:
+                if p.severity != "info":
+                    lines.append(f"  {skill.qualified_name} [{p.severity}] {p.code}: {p.message}")
+    return "\n".join(lines)

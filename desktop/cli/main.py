@@ -1,0 +1,71 @@
+"""The ``skill-catalog`` command. Each sub-command lives in ``desktop/cli/cmd_*.py``.
+
+A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``. Exit codes: 0 success, 1 a check failed, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from types import ModuleType
+
+import desktop
+from desktop.cli.output import CheckFailed, UsageError, err
+
+
+def _commands() -> list[ModuleType]:
+    import desktop.cli as pkg
+
+    mods = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("cmd_"):
+            mods.append(importlib.import_module(f"desktop.cli.{info.name}"))
+    return mods
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="skill-catalog",
+        description="Browse Agent Skills from local folders and MCP servers.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {desktop.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod in _commands():
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args))
+    except UsageError as exc:
+        err(f"skill-catalog {args.command}: {exc}")
+        return 2
+    except CheckFailed as exc:
+        err(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""The catalog: every source's skills merged, named and checked for collisions.
+
+- Qualified names (I2): a server skill is ``label:name``; ``:`` is forbidden in skill
+  names, so such a name can only have been built here and never equals a local one.
+- Two entries of one source with the same name are told apart by their paths (I3).
+- Names equal as written, after case folding, or after NFKC normalisation are reported
+  as collisions (I3, I4), never silently resolved: every copy stays in the catalog.
+- Server skills nest by URI prefix (the listing is flat); local nesting comes from the
+  folder scan.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.model import QUALIFIER, Problem, Skill, SourceStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Collision:
+    """Skills whose names clash. ``kind``: ``same-name``, ``case`` or ``unicode``."""
+
+    kind: str
+    key: str
+    ids: tuple[str, ...]
+    names: tuple[str, ...]
+
+    def describe(self) -> str:
+        what = {
+            "same-name": "share the name",
+            "case": "have names equal after case folding:",
+            "unicode": "have names equal after Unicode (NFKC) normalisation:",
+        }[self.kind]
+        shown = self.key if self.kind == "same-name" else ", ".join(sorted(set(self.names)))
+        return f"{len(self.ids)} skills {what} {shown}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.key, "ids": list(self.ids), "names": list(self.names)}
+
+
+@dataclass(slots=True)
+class Catalog:
+    sources: list[SourceStatus] = field(default_factory=list)
+    skills: list[Skill] = field(default_factory=list)
+    collisions: list[Collision] = field(default_factory=list)
+    _by_id: dict[str, Skill] = field(default_factory=dict, repr=False)
+
+    def get(self, skill_id: str) -> Skill | None:
+        if len(self._by_id) != len(self.skills):
+            self._by_id = {s.id: s for s in self.skills}
+        return self._by_id.get(skill_id)
+
+    def source(self, label: str) -> SourceStatus | None:
+        for status in self.sources:
+            if status.origin.label == label:
+                return status
+        return None
+
+    def collisions_of(self, skill_id: str) -> list[Collision]:
+        return [c for c in self.collisions if skill_id in c.ids]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sources": [s.to_json() for s in self.sources],
+            "skills": [skill_json(s) for s in self.skills],
+            "collisions": [c.to_json() for c in self.collisions],
+        }
+
+
+def skill_dir_of(uri: str) -> str:
+    """The skill's directory part of a SKILL.md URI or relative path."""
+    return uri[: -len("/SKILL.md")] if uri.endswith("/SKILL.md") else ""
+
+
+def _assign_names(skills: list[Skill]) -> None:
+    by_source: dict[str, dict[str, list[Skill]]] = defaultdict(lambda: defaultdict(list))
+    for skill in skills:
+        by_source[skill.origin.label][skill.name].append(skill)
+    for named in by_source.values():
+        for name, group in named.items():
+            for skill in group:
+                if len(group) == 1:
+                    key = name
+                else:  # in-listing duplicates are told apart by their paths (I3)
+                    key = skill_dir_of(skill.uri) or skill.uri
+                if skill.origin.kind == "mcp":
+                    skill.qualified_name = f"{skill.origin.label}{QUALIFIER}{key}"
+                else:
+                    skill.qualified_name = key
+
+
+def _nest_server_skills(skills: list[Skill]) -> None:
+    by_source: dict[str, list[Skill]] = defaultdict(list)
+    for skill in skills:
+        if skill.origin.kind == "mcp":
+            by_source[skill.origin.label].append(skill)
+    for group in by_source.values():
+        dirs = {skill_dir_of(s.uri): s for s in group if skill_dir_of(s.uri)}
+        for skill in group:
+            d = skill_dir_of(skill.uri)
+            while "/" in d:
+                d = d.rpartition("/")[0]
+                parent = dirs.get(d)
+                if parent is not None and not d.endswith(":/") and d != "skill:/":
+                    skill.nested_in = parent.id
+                    break
+
+
+def fold(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def find_collisions(skills: Iterable[Skill]) -> list[Collision]:
+    skills = list(skills)
+    out: list[Collision] = []
+    exact: dict[str, list[Skill]] = defaultdict(list)
+    cased: dict[str, list[Skill]] = defaultdict(list)
+    folded: dict[str, list[Skill]] = defaultdict(list)
+    for s in skills:
+        exact[s.name].append(s)
+        cased[s.name.casefold()].append(s)
+        folded[fold(s.name)].append(s)
+    for name, group in exact.items():
+        if len(group) > 1:
+            out.append(
+                Collision("same-name", name, tuple(s.id for s in group), tuple(s.name for s in group))
+            )
+    for key, group in cased.items():
+        if len({s.name for s in group}) > 1:
+            out.append(Collision("case", key, tuple(s.id for s in group), tuple(s.name for s in group)))
+    for key, group in folded.items():
+        if len({s.name.casefold() for s in group}) > 1:
+            out.append(
+                Collision("unicode", key, tuple(s.id for s in group), tuple(s.name for s in group))
+            )
+    return out
+
+
+def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
+    """Merge sources into one catalog: names, nesting, collisions."""
+    _assign_names(skills)
+    _nest_server_skills(skills)
+    collisions = find_collisions(skills)
+    by_id = {s.id: s for s in skills}
+    for collision in collisions:
+        for sid in collision.ids:
+            others = [by_id[o] for o in collision.ids if o != sid]
+            where = "; ".join(f"{o.qualified_name} from {o.origin.describe()}" for o in others[:5])
+            by_id[sid].problems.append(
+                Problem(f"collision-{collision.kind}", f"{collision.describe()}: also {where}", "warning")
+            )
+    counts: dict[str, int] = defaultdict(int)
+    for s in skills:
+        counts[s.origin.label] += 1
+    for status in sources:
+        status.skill_count = counts.get(status.origin.label, 0)
+    return Catalog(sources=sources, skills=skills, collisions=collisions)
+
+
+def skill_json(skill: Skill) -> dict[str, Any]:
+    """A skill as the CLI's ``--json`` shows it."""
+    out: dict[str, Any] = {
+        "id": skill.id,
+        "origin": skill.origin.label,
+        "origin_detail": skill.origin.describe(),
+        "kind": skill.kind,
+    }
+    if skill.kind == "local":
+        out["path"] = skill.path
+        out["uri"] = skill.uri
+    else:
+        out["uri"] = skill.uri
+    resources: Any
+    if isinstance(skill.resources, tuple):
+        resources = [f.to_json() for f in skill.resources]
+    else:
+        resources = skill.resources  # "dynamic" or None
+    out.update(
+        {
+            "name": skill.name,
+            "qualified_name": skill.qualified_name,
+            "description": skill.description,
+            "frontmatter": skill.frontmatter,
+            "resources": resources,
+            "loading": skill.loading.to_json(),
+            "allowed_tools": skill.allowed_tools(),
+            "third_party": skill.kind == "mcp",
+            "nested_in": skill.nested_in,
+            "state": skill.state,
+            "problems": [p.to_json() for p in skill.problems],
+        }
+    )
+    return out

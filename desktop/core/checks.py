@@ -1,0 +1,112 @@
+"""The Agent Skills rules (F3), reported as problems with stable codes.
+
+A lenient reader still lists a skill that breaks these rules; only a skill without a
+usable ``name`` or ``description`` is invalid.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from desktop.core.model import Problem
+
+NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+NAME_MAX = 64
+DESCRIPTION_MAX = 1024
+COMPATIBILITY_MAX = 500
+
+# Fields of the Agent Skills specification.
+KNOWN_FIELDS = frozenset(
+    {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+)
+
+
+def check_name(name: Any) -> list[Problem]:
+    if not isinstance(name, str) or not name.strip():
+        return [Problem("name-missing", "frontmatter has no 'name'", "invalid")]
+    problems: list[Problem] = []
+    if len(name) > NAME_MAX:
+        problems.append(
+            Problem("name-too-long", f"name is {len(name)} characters; at most {NAME_MAX}")
+        )
+    if not NAME_RE.match(name):
+        problems.append(
+            Problem(
+                "name-pattern",
+                f"name {name!r} must be lowercase letters, digits and single hyphens, "
+                "not starting or ending with '-'",
+            )
+        )
+    return problems
+
+
+def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list[Problem]:
+    """Check one skill's frontmatter against the Agent Skills rules.
+
+    ``dir_name`` is the skill's directory name (or the URI's last path segment); the
+    name must equal it.
+    """
+    problems = check_name(frontmatter.get("name"))
+    name = frontmatter.get("name")
+    if isinstance(name, str) and dir_name is not None and name != dir_name:
+        problems.append(
+            Problem(
+                "name-mismatch",
+                f"name {name!r} does not match its directory {dir_name!r}",
+            )
+        )
+    description = frontmatter.get("description")
+    if not isinstance(description, str) or not description.strip():
+        problems.append(Problem("description-missing", "frontmatter has no 'description'", "invalid"))
+    elif len(description) > DESCRIPTION_MAX:
+        problems.append(
+            Problem(
+                "description-too-long",
+                f"description is {len(description)} characters; at most {DESCRIPTION_MAX}",
+            )
+        )
+    if "compatibility" in frontmatter:
+        compat = frontmatter["compatibility"]
+        if not isinstance(compat, str):
+            problems.append(Problem("compatibility-type", "compatibility must be a string"))
+        elif len(compat) > COMPATIBILITY_MAX:
+            problems.append(
+                Problem(
+                    "compatibility-too-long",
+                    f"compatibility is {len(compat)} characters; at most {COMPATIBILITY_MAX}",
+                )
+            )
+    if "metadata" in frontmatter and not isinstance(frontmatter["metadata"], dict):
+        problems.append(Problem("metadata-type", "metadata must be a mapping"))
+    if "license" in frontmatter and not isinstance(frontmatter["license"], str):
+        problems.append(Problem("license-type", "license must be a string", "warning"))
+    if "allowed-tools" in frontmatter and not isinstance(
+        frontmatter["allowed-tools"], str | list
+    ):
+        problems.append(
+            Problem("allowed-tools-type", "allowed-tools must be a string or a list", "warning")
+        )
+    unknown = sorted(k for k in frontmatter if k not in KNOWN_FIELDS)
+    if unknown:
+        problems.append(
+            Problem(
+                "unknown-fields",
+                "fields outside the Agent Skills specification (passed through): "
+                + ", ".join(unknown[:20])
+                + (" ..." if len(unknown) > 20 else ""),
+                "info",
+            )
+        )
+    return problems
+
+
+def display_text(value: Any, limit: int = 2000) -> str:
+    """A field's value as a short single string for display."""
+    if isinstance(value, str):
+        text = value
+    elif value is None:
+        text = ""
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

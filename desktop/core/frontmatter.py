@@ -1,0 +1,214 @@
+"""Split a SKILL.md into YAML frontmatter and body, and parse the frontmatter safely.
+
+Skill files are untrusted input. The rules here hold wherever a SKILL.md is parsed
+(local scan, verification of a fetched file), so one rule parses everywhere:
+
+- a UTF-8 BOM and CRLF line endings are accepted;
+- the frontmatter opens with a line ``---`` at the very start and closes with the
+  next line that is exactly ``---`` (a ``---`` inside a YAML string is not a line of
+  its own, so it does not close it);
+- frontmatter over :data:`MAX_FRONTMATTER_BYTES` is refused;
+- YAML anchors and aliases are refused outright, so an alias bomb costs nothing;
+- nesting deeper than :data:`MAX_DEPTH` is refused;
+- the safe loader builds plain JSON values: timestamps stay strings, keys become
+  strings, so the result can be compared with a server's JSON entry field by field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from desktop.core.model import Problem
+
+MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_DEPTH = 32
+MAX_NODES = 20_000
+BOM = "\ufeff"
+
+
+class _JsonLoader(yaml.SafeLoader):
+    """SafeLoader that keeps timestamps as strings (JSON has no dates)."""
+
+
+_JsonLoader.yaml_implicit_resolvers = {
+    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass(slots=True)
+class ParsedSkillMd:
+    """The result of reading a SKILL.md's bytes."""
+
+    frontmatter: dict[str, Any] | None
+    body: str
+    problems: list[Problem] = field(default_factory=list)
+    has_frontmatter: bool = False
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """Return (frontmatter text or None, body). ``text`` has its BOM removed already."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != "---":
+        return None, text
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n") == "---":
+            return "".join(lines[1:i]), "".join(lines[i + 1 :])
+    return None, text
+
+
+def _check_events(yaml_text: str) -> Problem | None:
+    """Walk the YAML event stream once: refuse aliases, anchors, deep or huge documents."""
+    depth = 0
+    nodes = 0
+    try:
+        for event in yaml.parse(yaml_text, Loader=_JsonLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                return Problem(
+                    "frontmatter-alias",
+                    "frontmatter uses YAML anchors or aliases, which are refused "
+                    "(they can expand into huge structures)",
+                    "invalid",
+                )
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return Problem(
+                        "frontmatter-too-deep",
+                        f"frontmatter nests deeper than {MAX_DEPTH} levels",
+                        "invalid",
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            if isinstance(event, yaml.NodeEvent):
+                nodes += 1
+                if nodes > MAX_NODES:
+                    return Problem(
+                        "frontmatter-too-large",
+                        f"frontmatter has more than {MAX_NODES} values",
+                        "invalid",
+                    )
+    except yaml.YAMLError as exc:
+        return Problem("frontmatter-yaml", f"frontmatter is not valid YAML: {_short(exc)}", "invalid")
+    return None
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200]
+
+
+def to_json_value(value: Any) -> Any:
+    """Make a safely loaded YAML value JSON-compatible (string keys, finite numbers)."""
+    if isinstance(value, dict):
+        return {_key(k): to_json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json_value(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Parse frontmatter text into a JSON-compatible mapping, or report why not."""
+    size = len(yaml_text.encode("utf-8"))
+    if size > MAX_FRONTMATTER_BYTES:
+        return None, [
+            Problem(
+                "frontmatter-too-large",
+                f"frontmatter is {size} bytes; at most {MAX_FRONTMATTER_BYTES} are read",
+                "invalid",
+            )
+        ]
+    refused = _check_events(yaml_text)
+    if refused:
+        return None, [refused]
+    try:
+        value = yaml.load(yaml_text, Loader=_JsonLoader)  # noqa: S506 - a SafeLoader subclass
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        return None, [
+            Problem("frontmatter-yaml", f"frontmatter is not valid YAML: {_short(exc)}", "invalid")
+        ]
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        kind = type(value).__name__
+        return None, [
+            Problem(
+                "frontmatter-not-mapping",
+                f"frontmatter must be a mapping of fields, found a {kind}",
+                "invalid",
+            )
+        ]
+    return to_json_value(value), []
+
+
+def parse_skill_md(data: bytes) -> ParsedSkillMd:
+    """Read a SKILL.md's raw bytes: decode, split, parse. Never raises on bad input."""
+    if not data:
+        return ParsedSkillMd(
+            None, "", [Problem("skill-md-empty", "SKILL.md is empty", "invalid")]
+        )
+    if b"\x00" in data[:8192]:
+        return ParsedSkillMd(
+            None, "", [Problem("skill-md-binary", "SKILL.md is binary, not text", "invalid")]
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ParsedSkillMd(
+            None,
+            "",
+            [Problem("skill-md-encoding", f"SKILL.md is not UTF-8 ({exc.reason} at byte {exc.start})", "invalid")],
+        )
+    if text.startswith(BOM):
+        text = text[1:]
+    yaml_text, body = split_frontmatter(text)
+    if yaml_text is None:
+        return ParsedSkillMd(
+            None,
+            body,
+            [
+                Problem(
+                    "frontmatter-missing",
+                    "SKILL.md has no YAML frontmatter (a first line '---' and a closing '---')",
+                    "invalid",
+                )
+            ],
+        )
+    fields, problems = parse_frontmatter_text(yaml_text)
+    return ParsedSkillMd(fields, body, problems, has_frontmatter=True)
+
+
+def json_depth_ok(value: Any, limit: int = MAX_DEPTH, budget: int = MAX_NODES) -> bool:
+    """Whether a JSON value (e.g. a server's frontmatter) stays within depth and size limits."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if depth > limit or seen > budget:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return True

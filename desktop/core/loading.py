@@ -1,0 +1,187 @@
+"""Loading configuration from ``metadata.nimblebrain``, read leniently (L1-L6).
+
+The same rules hold for local and server skills, so identical frontmatter gives
+identical behaviour. A missing or malformed block never rejects a skill: values that
+are not recognised are dropped (with an ``info`` problem saying so) and defaults apply.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from desktop.core.model import LoadingConfig, Problem, Skill
+
+STRATEGIES = ("always", "dynamic")
+DEFAULT_STRATEGY = "dynamic"
+TOOL_SEPARATOR = "__"
+
+
+def _block(frontmatter: dict[str, Any] | None) -> tuple[dict[str, Any], list[Problem]]:
+    metadata = (frontmatter or {}).get("metadata")
+    if metadata is None:
+        return {}, []
+    if not isinstance(metadata, dict):
+        return {}, []  # reported by the F3 checks as metadata-type
+    block = metadata.get("nimblebrain")
+    if block is None:
+        return {}, []
+    if not isinstance(block, dict):
+        return {}, [
+            Problem(
+                "loading-block-type",
+                "metadata.nimblebrain is not a mapping; loading defaults apply",
+                "info",
+            )
+        ]
+    return block, []
+
+
+def _dropped(field: str, value: Any, why: str) -> Problem:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return Problem(f"loading-{field}-dropped", f"{field} {shown} ignored: {why}", "info")
+
+
+def read_loading(
+    frontmatter: dict[str, Any] | None, server_label: str | None
+) -> tuple[LoadingConfig, list[Problem]]:
+    """Read the loading configuration of one skill.
+
+    ``server_label`` is the publishing server's host-assigned label for server
+    skills (tool affinity is scoped to its tools), ``None`` for local skills.
+    """
+    block, problems = _block(frontmatter)
+
+    strategy, strategy_declared = DEFAULT_STRATEGY, False
+    if "loading-strategy" in block:
+        raw = block["loading-strategy"]
+        if isinstance(raw, str) and raw in STRATEGIES:
+            strategy, strategy_declared = raw, True
+        else:
+            problems.append(_dropped("loading-strategy", raw, "only 'always' or 'dynamic'"))
+
+    priority: float | int | None = None
+    priority_declared = False
+    if "priority" in block:
+        raw = block["priority"]
+        if (
+            isinstance(raw, int | float)
+            and not isinstance(raw, bool)
+            and math.isfinite(raw)
+            and 0 <= raw <= 100
+        ):
+            priority, priority_declared = raw, True
+        else:
+            problems.append(_dropped("priority", raw, "only a number from 0 to 100"))
+
+    triggers: list[str] = []
+    triggers_declared = False
+    if "triggers" in block:
+        raw = block["triggers"]
+        items = raw if isinstance(raw, list) else [raw]
+        for item in items:
+            if isinstance(item, str) and item.strip():
+                triggers.append(item.strip())
+            else:
+                problems.append(_dropped("trigger", item, "only non-blank strings"))
+        triggers_declared = bool(triggers)
+
+    patterns: list[str] = []
+    if "tool-affinity" in block:
+        raw = block["tool-affinity"]
+        items = raw if isinstance(raw, list) else [raw]
+        for item in items:
+            if isinstance(item, str) and item.strip():
+                patterns.append(item.strip())
+            else:
+                problems.append(_dropped("tool-affinity", item, "only tool names or globs"))
+    affinity_declared = bool(patterns)
+    if server_label is not None:
+        if patterns:
+            affinity = [f"{server_label}{TOOL_SEPARATOR}{p}" for p in patterns]
+        else:
+            affinity = [f"{server_label}{TOOL_SEPARATOR}*"]
+    else:
+        affinity = patterns
+
+    config = LoadingConfig(
+        strategy=strategy,
+        strategy_declared=strategy_declared,
+        priority=priority,
+        priority_declared=priority_declared,
+        triggers=tuple(triggers),
+        triggers_declared=triggers_declared,
+        tool_affinity=tuple(affinity),
+        tool_affinity_declared=affinity_declared,
+    )
+    return config, problems
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerMatch:
+    skill: Skill
+    trigger: str
+
+
+def match_triggers(skills: Iterable[Skill], message: str) -> list[TriggerMatch]:
+    """Which skills a message would pull in: case-insensitive substring of a trigger."""
+    text = message.casefold()
+    matches: list[TriggerMatch] = []
+    for skill in skills:
+        for trigger in skill.loading.triggers:
+            if trigger.strip() and trigger.casefold() in text:
+                matches.append(TriggerMatch(skill, trigger))
+                break
+    return matches
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityRow:
+    pattern: str
+    tools: tuple[str, ...]
+
+
+def affinity_report(
+    skill: Skill, tools: Sequence[str] | None
+) -> tuple[list[AffinityRow], list[Problem]]:
+    """Which of a server's tools each tool-affinity pattern of ``skill`` governs.
+
+    ``tools`` are the server's own tool names (unprefixed), or ``None`` when unknown.
+    Matching is anchored over ``<server>__<tool>``, so a pattern only narrows within
+    the server's own tools. A pattern matching none is a problem: the silent miss.
+    """
+    if skill.origin.kind != "mcp" or tools is None:
+        return [AffinityRow(p, ()) for p in skill.loading.tool_affinity], []
+    label = skill.origin.label
+    qualified = [f"{label}{TOOL_SEPARATOR}{t}" for t in tools]
+    rows = [
+        AffinityRow(p, tuple(t for t in qualified if fnmatchcase(t, p)))
+        for p in skill.loading.tool_affinity
+    ]
+    problems: list[Problem] = []
+    if not tools:
+        problems.append(
+            Problem(
+                "affinity-no-tools",
+                f"server {label!r} lists no tools, so tool affinity "
+                f"{', '.join(skill.loading.tool_affinity)} governs nothing",
+                "warning",
+            )
+        )
+        return rows, problems
+    for row in rows:
+        if not row.tools:
+            problems.append(
+                Problem(
+                    "affinity-no-match",
+                    f"tool-affinity pattern {row.pattern!r} matches none of the "
+                    f"{len(tools)} tools server {label!r} lists",
+                    "warning",
+                )
+            )
+    return rows, problems

@@ -1,0 +1,230 @@
+"""Local folders as a source (F1, F2).
+
+A folder is walked for skill directories (a directory holding ``SKILL.md``), nested
+ones included. Symlinks are never followed out of the folder: a linked directory is
+not entered, and a linked file counts only when it resolves inside the folder. Each
+skill gets the manifest a server would publish: every file below its directory (its
+nested skills' files too, as the Skills extension requires), with byte size and
+``sha256:`` digest of the raw bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+from pathlib import Path, PurePosixPath
+
+from desktop.core.checks import check_frontmatter
+from desktop.core.frontmatter import parse_skill_md
+from desktop.core.loading import read_loading
+from desktop.core.manifest import check_limits
+from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
+
+SKILL_MD = "SKILL.md"
+SKIPPED_DIRS = frozenset({".git"})
+_CHUNK = 1 << 20
+
+
+class _Tree:
+    """One walk of a folder: each directory's files, relative to the root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.files: dict[str, list[str]] = {}  # rel dir ("" for root) -> file names
+        self.outside: dict[str, list[str]] = {}  # rel dir -> links leaving the folder
+        self.errors: list[str] = []
+        self._dirs: list[str] | None = None
+        self._walk()
+
+    def _walk(self) -> None:
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root, onerror=self._onerror):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+            rel = os.path.relpath(dirpath, root)
+            rel = "" if rel == "." else PurePosixPath(Path(rel)).as_posix()
+            kept: list[str] = []
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                if os.path.islink(full):
+                    target = os.path.realpath(full)
+                    inside = os.path.commonpath([target, self.real_root]) == self.real_root
+                    if not inside or not os.path.isfile(target):
+                        self.outside.setdefault(rel, []).append(name)
+                        continue
+                kept.append(name)
+            self.files[rel] = kept
+
+    def _onerror(self, exc: OSError) -> None:
+        self.errors.append(f"{exc.filename}: {exc.strerror}")
+
+    def skill_dirs(self) -> list[str]:
+        return sorted(d for d, names in self.files.items() if SKILL_MD in names)
+
+    def dirs_under(self, rel_dir: str) -> list[str]:
+        """``rel_dir`` and every directory below it (sorted lookup, no full scan)."""
+        if not rel_dir:
+            return self._sorted_dirs()
+        dirs = self._sorted_dirs()
+        prefix = rel_dir + "/"
+        start = bisect.bisect_left(dirs, prefix)
+        end = bisect.bisect_left(dirs, rel_dir + "0")  # '0' sorts right after '/'
+        return [rel_dir, *dirs[start:end]]
+
+    def _sorted_dirs(self) -> list[str]:
+        if self._dirs is None:
+            self._dirs = sorted(self.files)
+        return self._dirs
+
+    def files_under(self, rel_dir: str) -> list[str]:
+        """Every file (relative to the root) at or below ``rel_dir``."""
+        out: list[str] = []
+        for d in self.dirs_under(rel_dir):
+            base = d + "/" if d else ""
+            out.extend(base + n for n in self.files.get(d, ()))
+        return sorted(out)
+
+
+def _hash_file(path: str) -> tuple[int, str, bytes | None]:
+    """Size, digest, and the bytes when small (to parse SKILL.md without a re-read)."""
+    h = hashlib.sha256()
+    size = 0
+    keep: bytes | None = None
+    with open(path, "rb") as fh:
+        first = fh.read(_CHUNK)
+        h.update(first)
+        size = len(first)
+        if len(first) < _CHUNK:
+            keep = first
+        else:
+            while chunk := fh.read(_CHUNK):
+                h.update(chunk)
+                size += len(chunk)
+    return size, "sha256:" + h.hexdigest(), keep
+
+
+def folder_label(path: str | os.PathLike[str]) -> str:
+    """A label for a folder the user names on the command line: its base name."""
+    name = Path(path).resolve().name or "folder"
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in name).strip("-._")
+    return (cleaned or "folder")[:64]
+
+
+def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+    """Scan one local folder. Never raises for bad input: problems become values."""
+    origin = spec.origin
+    root = Path(spec.endpoint)
+    status = SourceStatus(origin)
+    if not root.exists():
+        status.status, status.message = "error", f"folder {root} does not exist"
+        return status, []
+    if not root.is_dir():
+        status.status, status.message = "error", f"{root} is not a folder"
+        return status, []
+    tree = _Tree(root)
+    hashed: dict[str, tuple[int, str, bytes | None] | str] = {}
+
+    def digest_of(rel: str) -> tuple[int, str, bytes | None] | str:
+        if rel not in hashed:
+            try:
+                hashed[rel] = _hash_file(os.path.join(root, rel))
+            except OSError as exc:
+                hashed[rel] = exc.strerror or str(exc)
+        return hashed[rel]
+
+    skill_dirs = tree.skill_dirs()
+    skills: list[Skill] = []
+    by_dir: dict[str, Skill] = {}
+    for rel_dir in skill_dirs:
+        skill = _scan_skill(spec, root, tree, rel_dir, digest_of)
+        # nested_in: the closest enclosing skill directory
+        parent = rel_dir
+        while parent:
+            parent = parent.rpartition("/")[0]
+            if parent in by_dir:
+                skill.nested_in = by_dir[parent].id
+                break
+        by_dir[rel_dir] = skill
+        skills.append(skill)
+    status.skill_count = len(skills)
+    if not skills:
+        status.status = "no-skills"
+        status.message = f"no skill folders (a folder holding {SKILL_MD}) under {root}"
+    if tree.errors:
+        status.notes.extend(f"could not read {e}" for e in tree.errors[:20])
+    return status, skills
+
+
+def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:  # noqa: ANN001
+    skill_md_rel = f"{rel_dir}/{SKILL_MD}" if rel_dir else SKILL_MD
+    skill_path = (root / rel_dir).resolve() if rel_dir else root.resolve()
+    dir_name = skill_path.name
+    problems: list[Problem] = []
+    files: list[SkillFile] = []
+    skill_md_bytes: bytes | None = None
+    prefix_len = len(rel_dir) + 1 if rel_dir else 0
+    for rel in tree.files_under(rel_dir):
+        result = digest_of(rel)
+        if isinstance(result, str):
+            problems.append(Problem("file-unreadable", f"cannot read {rel[prefix_len:]}: {result}"))
+            continue
+        size, digest, data = result
+        files.append(SkillFile(rel[prefix_len:], digest, size))
+        if rel == skill_md_rel:
+            skill_md_bytes = data
+    for d in tree.dirs_under(rel_dir) if tree.outside else ():
+        for n in tree.outside.get(d, ()):
+            shown = f"{d}/{n}"[prefix_len:] if d else n
+            problems.append(
+                Problem(
+                    "symlink-outside",
+                    f"{shown} is a link leaving the folder; it was not followed",
+                    "warning",
+                )
+            )
+    if skill_md_bytes is None:
+        try:
+            skill_md_bytes = (root / skill_md_rel).read_bytes()
+        except OSError as exc:
+            skill_md_bytes = b""
+            problems.append(Problem("file-unreadable", f"cannot read {SKILL_MD}: {exc.strerror}"))
+    parsed = parse_skill_md(skill_md_bytes)
+    problems.extend(parsed.problems)
+    frontmatter = parsed.frontmatter
+    if frontmatter is not None:
+        problems.extend(check_frontmatter(frontmatter, dir_name))
+    loading, loading_problems = read_loading(frontmatter, None)
+    problems.extend(loading_problems)
+    problems.extend(check_limits(files))
+    fm = frontmatter or {}
+    name = fm.get("name") if isinstance(fm.get("name"), str) else dir_name
+    description = fm.get("description") if isinstance(fm.get("description"), str) else ""
+    return Skill(
+        origin=spec.origin,
+        uri=skill_md_rel,
+        name=name,
+        description=description,
+        frontmatter=frontmatter,
+        resources=tuple(files),
+        loading=loading,
+        problems=problems,
+        path=str(skill_path),
+        qualified_name=name,
+    )
+
+
+def read_local_file(skill: Skill, rel_uri: str) -> bytes:
+    """Read one file of a local skill, refusing anything that is not inside its folder.
+
+    Raises ``PermissionError`` for a path outside the skill and ``OSError`` when the
+    file cannot be read. Whether the file is listed is the verifier's question (V4).
+    """
+    if skill.path is None:
+        raise PermissionError("not a local skill")
+    base = os.path.realpath(skill.path)
+    target = os.path.realpath(os.path.join(base, *PurePosixPath(rel_uri).parts))
+    if os.path.commonpath([base, target]) != base or PurePosixPath(rel_uri).is_absolute():
+        raise PermissionError(f"{rel_uri} is outside the skill folder")
+    with open(target, "rb") as fh:
+        return fh.read()

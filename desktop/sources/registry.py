@@ -1,0 +1,59 @@
+"""The configured sources read together: folders and MCP servers, concurrently.
+
+Every source is read at once on the running asyncio loop (the CLI's ``asyncio.run``
+or the window's qasync loop). Folder scans hash files, so they run in a worker thread.
+A source that fails becomes a status with a message; the others still arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from desktop.core.catalog import Catalog, build_catalog
+from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.sources.folder import scan_folder
+
+SourceDone = Callable[[SourceStatus, list[Skill]], None]
+
+
+async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceStatus, list[Skill]]:
+    """Read one source; never raises (a failure is a status)."""
+    if spec.kind == "local":
+        try:
+            return await asyncio.to_thread(scan_folder, spec)
+        except Exception as exc:  # a bug, but the window and CLI must survive it
+            return SourceStatus(spec.origin, "error", f"scan failed: {exc}"), []
+    try:
+        from desktop.sources import mcp
+    except ImportError as exc:  # pragma: no cover - the package ships with it
+        return SourceStatus(spec.origin, "error", f"MCP support is unavailable: {exc}"), []
+    try:
+        return await mcp.discover_server(spec, budgets)
+    except Exception as exc:
+        return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []
+
+
+async def discover(
+    specs: Sequence[SourceSpec],
+    *,
+    budgets: Any = None,
+    on_source: SourceDone | None = None,
+) -> Catalog:
+    """Read every enabled source concurrently and build the catalog.
+
+    ``on_source`` is called as each source finishes (for progress in the window).
+    """
+    enabled = [s for s in specs if s.enabled]
+
+    async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+        result = await read_source(spec, budgets=budgets)
+        if on_source is not None:
+            on_source(*result)
+        return result
+
+    results = await asyncio.gather(*(one(s) for s in enabled))
+    statuses = [status for status, _ in results]
+    skills = [skill for _, found in results for skill in found]
+    return build_catalog(statuses, skills)

@@ -1,0 +1,124 @@
+"""`skill-catalog serve DIR`: publish a folder of skills over the Skills extension."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from functools import partial
+from pathlib import Path
+
+import anyio
+
+from desktop.cli.output import fail_usage
+
+NAME = "serve"
+HELP = "publish a folder of skills as an MCP server (Skills extension), over stdio or HTTP"
+
+DESCRIPTION = """\
+Publish the skills in DIR over the MCP Skills extension (io.modelcontextprotocol/skills),
+so you can see your folder as a host will. Serves stdio by default (stdout is the
+protocol; messages go to stderr) or Streamable HTTP at /mcp with --http HOST:PORT
+(port 0 picks a free port; the URL is printed as the first line of stdout).
+Both protocol eras are answered. Skills without a usable name or description are
+left out with a warning. Changes to the folder are picked up on the next listing."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("dir", metavar="DIR", help="folder of skills to publish")
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve Streamable HTTP on HOST:PORT (e.g. 127.0.0.1:0) instead of stdio",
+    )
+    parser.add_argument(
+        "--page-size",
+        type=int,
+        default=100,
+        metavar="N",
+        help="entries per skills/list page (default: 100)",
+    )
+    parser.add_argument(
+        "--ttl-ms",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="freshness hint sent with listings, in milliseconds (default: 0)",
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--instructions", metavar="TEXT", help="server instructions to send")
+    group.add_argument(
+        "--instructions-file", metavar="FILE", help="read the server instructions from FILE"
+    )
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.serve.folder_state import PublishedFolder
+    from desktop.serve.server import ServeOptions, build_server
+    from desktop.serve.transport import (
+        bind_socket,
+        http_url,
+        parse_host_port,
+        serve_http,
+        serve_stdio,
+    )
+
+    root = Path(args.dir).expanduser()
+    if not root.is_dir():
+        fail_usage(f"not a folder: {args.dir}")
+    if args.page_size < 1:
+        fail_usage("--page-size must be at least 1")
+    if args.ttl_ms < 0:
+        fail_usage("--ttl-ms must not be negative")
+    instructions = args.instructions
+    if args.instructions_file is not None:
+        try:
+            instructions = Path(args.instructions_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            fail_usage(f"cannot read --instructions-file: {exc}")
+    address = None
+    if args.http is not None:
+        try:
+            address = parse_host_port(args.http)
+        except ValueError as exc:
+            fail_usage(f"--http: {exc}")
+
+    folder = PublishedFolder(root.resolve())
+    folder.on_warning = _warn
+    _, publication = folder.current()
+    options = ServeOptions(page_size=args.page_size, ttl_ms=args.ttl_ms, instructions=instructions)
+    server = build_server(folder, options)
+    count = len(publication.skills)
+    plural = "" if count == 1 else "s"
+
+    try:
+        if address is None:
+            print(
+                f"serving {count} skill{plural} from {root} over stdio", file=sys.stderr, flush=True
+            )
+            anyio.run(serve_stdio, server)
+            return 0
+        try:
+            sock = bind_socket(*address)
+        except OSError as exc:
+            print(f"skill-catalog serve: cannot listen on {args.http}: {exc}", file=sys.stderr)
+            return 1
+        url = http_url(sock)
+
+        def announce() -> None:
+            print(url, flush=True)
+            print(
+                f"serving {count} skill{plural} from {root} at {url} (Ctrl+C to stop)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        anyio.run(partial(serve_http, server, sock, on_ready=announce))
+        return 0
+    except KeyboardInterrupt:
+        return 0

@@ -1,0 +1,113 @@
+"""The served folder over time: re-scanned when its tree changes.
+
+The folder is scanned once at start. Before a request that must see the current
+folder (the first page of a listing, `skills/get`, a directory read, a read that
+misses) the tree's stat signature is taken (names, sizes, modification times);
+only when it differs is the folder scanned again. Each scan is a numbered
+generation, and a listing cursor names its generation, so one listing walk sees
+one consistent snapshot even if the folder changes half way through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from desktop.core.model import Skill, SourceSpec
+from desktop.serve.publish import Publication, publish
+from desktop.sources.folder import SKIPPED_DIRS, scan_folder
+
+# How many past generations stay available to cursors of walks in progress.
+KEPT_GENERATIONS = 4
+
+Scanner = Callable[[Path], list[Skill]]
+
+
+def scan_with_folder_scanner(root: Path) -> list[Skill]:
+    """Scan ``root`` with the catalog's own local-folder scanner."""
+    spec = SourceSpec(label="serve", kind="local", transport="folder", endpoint=str(root))
+    _status, skills = scan_folder(spec)
+    return skills
+
+
+def tree_signature(root: Path) -> bytes:
+    """A digest of every entry's path, type, size and mtime under ``root``.
+
+    Symbolic links are recorded, not followed, so a link loop cannot trap the walk.
+    """
+    h = hashlib.blake2b(digest_size=16)
+    stack = [str(root)]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            h.update(f"!{top}:{exc.errno}\n".encode("utf-8", "surrogateescape"))
+            continue
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            h.update(
+                f"{entry.path}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\n".encode(
+                    "utf-8", "surrogateescape"
+                )
+            )
+            if entry.is_dir(follow_symlinks=False) and entry.name not in SKIPPED_DIRS:
+                stack.append(entry.path)
+    return h.digest()
+
+
+class PublishedFolder:
+    """The current publication of a folder, plus a few recent generations."""
+
+    def __init__(self, root: Path, scanner: Scanner = scan_with_folder_scanner) -> None:
+        self.root = root
+        self._scanner = scanner
+        self._lock = threading.Lock()
+        self._generations: OrderedDict[int, Publication] = OrderedDict()
+        self._generation = 0
+        self._signature = b""
+        self.on_warning: Callable[[str], None] | None = None
+        self.scans = 0
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def current(self) -> tuple[int, Publication]:
+        """The latest (generation, publication), scanning the folder the first time."""
+        with self._lock:
+            if not self._generations:
+                self._rescan(tree_signature(self.root))
+            return self._generation, self._generations[self._generation]
+
+    def refresh(self) -> tuple[int, Publication]:
+        """Re-scan if the folder changed since the last scan; return the latest."""
+        with self._lock:
+            signature = tree_signature(self.root)
+            if signature != self._signature or not self._generations:
+                self._rescan(signature)
+            return self._generation, self._generations[self._generation]
+
+    def snapshot(self, generation: int) -> Publication | None:
+        with self._lock:
+            return self._generations.get(generation)
+
+    def _rescan(self, signature: bytes) -> None:
+        publication = publish(self.root, self._scanner(self.root))
+        self.scans += 1
+        self._signature = signature
+        self._generation += 1
+        self._generations[self._generation] = publication
+        while len(self._generations) > KEPT_GENERATIONS:
+            self._generations.popitem(last=False)
+        if self.on_warning is not None:
+            for warning in publication.warnings:
+                self.on_warning(warning)

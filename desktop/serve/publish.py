@@ -1,0 +1,205 @@
+"""A scanned folder, turned into what a Skills-extension server publishes.
+
+Each skill directory becomes ``skill://<skill-path>/`` where ``<skill-path>`` is the
+directory's POSIX path relative to the served folder (a skill at the folder's root
+takes the folder's own name). Entries carry the frontmatter verbatim and the full
+manifest (``uri``, ``digest``, ``size``) the local scanner computed. Invalid skills
+(no usable name or description) are left out, each with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote, unquote
+
+from desktop.core.model import Skill
+from desktop.serve.content import DIRECTORY, MARKDOWN, mime_type
+
+SCHEME = "skill://"
+SKILL_MD = "SKILL.md"
+# RFC 3986 pchar minus '%': segment characters kept as they are.
+_SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
+
+
+def quote_path(posix_path: str) -> str:
+    """Percent-encode each segment of a POSIX path for use in a URI."""
+    return "/".join(quote(part, safe=_SEGMENT_SAFE) for part in posix_path.split("/"))
+
+
+def skill_file_uri(skill_path: str, file_path: str) -> str:
+    return f"{SCHEME}{quote_path(skill_path)}/{quote_path(file_path)}"
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedFile:
+    """One file a client may read: its URI, where it lies, and what was listed."""
+
+    uri: str
+    path: Path
+    digest: str
+    size: int
+    mime: str
+    name: str
+
+
+@dataclass(slots=True)
+class PublishedSkill:
+    """One skill as served: its ``SKILL.md`` URI, directory and wire entry."""
+
+    uri: str
+    skill_path: str
+    directory: Path
+    entry: dict[str, Any]
+    files: tuple[PublishedFile, ...]
+
+
+@dataclass(slots=True)
+class Publication:
+    """Everything served from one scan of the folder, sorted by URI."""
+
+    root: Path
+    skills: list[PublishedSkill] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    _by_uri: dict[str, PublishedSkill] = field(default_factory=dict)
+    _files: dict[str, PublishedFile] = field(default_factory=dict)
+    _directories: dict[str, list[dict[str, Any]]] | None = None
+
+    def skill(self, uri: str) -> PublishedSkill | None:
+        return self._by_uri.get(uri) or self._by_uri.get(_requote(uri))
+
+    def file(self, uri: str) -> PublishedFile | None:
+        return self._files.get(uri) or self._files.get(_requote(uri))
+
+    @property
+    def files(self) -> list[PublishedFile]:
+        return sorted(self._files.values(), key=lambda f: f.uri)
+
+    def directory(self, uri: str) -> list[dict[str, Any]] | None:
+        """The direct children of a directory resource, or ``None`` if it is not one."""
+        if self._directories is None:
+            self._directories = _directory_index(self._files.values())
+        uri = uri.rstrip("/") if uri != SCHEME else uri
+        found = self._directories.get(uri)
+        if found is None:
+            found = self._directories.get(_requote(uri))
+        return found
+
+
+def _requote(uri: str) -> str:
+    """A URI written with raw characters, in the encoded form we publish."""
+    if not uri.startswith(SCHEME):
+        return uri
+    return SCHEME + quote_path(unquote(uri[len(SCHEME) :]))
+
+
+def skill_path_of(skill: Skill, root: Path) -> str:
+    """The ``<skill-path>`` of a local skill: its directory relative to the folder."""
+    parent = PurePosixPath(skill.uri).parent
+    if str(parent) in ("", "."):
+        return root.resolve().name or "skill"
+    return str(parent)
+
+
+def publish(root: Path, skills: list[Skill]) -> Publication:
+    """Build the publication for ``skills`` scanned from ``root``."""
+    pub = Publication(root=root)
+    for skill in sorted(skills, key=lambda s: s.uri):
+        reason = _unpublishable(skill)
+        if reason is not None:
+            pub.warnings.append(f"skipped {skill.uri}: {reason}")
+            continue
+        published = _published_skill(root, skill)
+        if published.uri in pub._by_uri:
+            pub.warnings.append(f"skipped {skill.uri}: its URI {published.uri} is already served")
+            continue
+        pub._by_uri[published.uri] = published
+        pub.skills.append(published)
+        for f in published.files:
+            pub._files.setdefault(f.uri, f)
+        name = skill.frontmatter.get("name") if skill.frontmatter else None
+        last_segment = published.skill_path.rpartition("/")[2]
+        if name != last_segment:
+            pub.warnings.append(
+                f"published {published.uri}, but hosts will refuse it: its name {name!r} "
+                f"differs from its directory {last_segment!r}"
+            )
+        over = [p.message for p in skill.problems if p.code.startswith("limit-")]
+        if over:
+            pub.warnings.append(f"published {skill.uri} over a limit: {'; '.join(over)}")
+    pub.skills.sort(key=lambda s: s.uri)
+    return pub
+
+
+def _unpublishable(skill: Skill) -> str | None:
+    fm = skill.frontmatter
+    if fm is None:
+        invalid = [p.message for p in skill.problems if p.severity == "invalid"]
+        return invalid[0] if invalid else "no readable frontmatter"
+    for key in ("name", "description"):
+        value = fm.get(key)
+        if not isinstance(value, str) or not value.strip():
+            return f"frontmatter has no usable '{key}'"
+    if not isinstance(skill.resources, tuple) or skill.path is None:
+        return "no file manifest"
+    return None
+
+
+def _published_skill(root: Path, skill: Skill) -> PublishedSkill:
+    skill_path = skill_path_of(skill, root)
+    directory = Path(skill.path or root)
+    files = tuple(
+        PublishedFile(
+            uri=skill_file_uri(skill_path, f.uri),
+            path=directory / f.uri,
+            digest=f.digest,
+            size=f.size,
+            mime=MARKDOWN if f.uri == SKILL_MD else mime_type(f.uri),
+            name=PurePosixPath(f.uri).name,
+        )
+        for f in skill.files
+    )
+    uri = skill_file_uri(skill_path, SKILL_MD)
+    entry = {
+        "uri": uri,
+        "frontmatter": skill.frontmatter,
+        "resources": [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in files],
+    }
+    return PublishedSkill(uri, skill_path, directory, entry, files)
+
+
+def resource_entry(f: PublishedFile, entry: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `Resource` metadata of a file (for `resources/list` and directory reads)."""
+    out: dict[str, Any] = {"uri": f.uri, "name": f.name, "mimeType": f.mime, "size": f.size}
+    if entry is not None:
+        fm = entry["frontmatter"]
+        out["name"] = fm["name"]
+        out["description"] = fm["description"]
+    return out
+
+
+def _directory_index(files: Any) -> dict[str, list[dict[str, Any]]]:
+    """Map each directory URI (skill roots, subdirectories, prefixes) to its children."""
+    children: dict[str, dict[str, dict[str, Any]]] = {}
+    for f in files:
+        rest = f.uri[len(SCHEME) :]
+        parts = rest.split("/")
+        for depth in range(1, len(parts)):
+            parent = SCHEME + "/".join(parts[:depth])
+            child_uri = SCHEME + "/".join(parts[: depth + 1])
+            bucket = children.setdefault(parent, {})
+            if depth == len(parts) - 1:
+                bucket[child_uri] = {
+                    "uri": f.uri,
+                    "name": f.name,
+                    "mimeType": f.mime,
+                    "size": f.size,
+                }
+            elif child_uri not in bucket:
+                bucket[child_uri] = {
+                    "uri": child_uri,
+                    "name": unquote(parts[depth]),
+                    "mimeType": DIRECTORY,
+                }
+    return {uri: [kids[k] for k in sorted(kids)] for uri, kids in children.items()}

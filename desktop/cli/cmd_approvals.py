@@ -1,0 +1,139 @@
+"""``skill-catalog approvals``: every approval stored in the OS keyring (A6).
+
+With source options, each approval also shows its skill's current state and, when
+the files changed, the diff. ``--json`` is complete enough to keep as an audit
+record: identity, every approved (uri, digest, size), set hash, grants, time, user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from desktop.cli.output import emit_json, err
+from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
+from desktop.core.approvals import (
+    ApprovalError,
+    ApprovalKey,
+    ApprovalRecord,
+    SetDiff,
+    bind,
+)
+from desktop.core.catalog import Catalog
+from desktop.core.model import Skill
+from desktop.store.approvals_store import ApprovalStore, StoredApproval
+
+NAME = "approvals"
+HELP = "list the approvals stored in the OS keyring (with sources: their current state)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object (audit record)")
+    add_source_options(parser)
+
+
+def find_skill(catalog: Catalog, target: str) -> Skill | None:
+    """A skill by id, or by qualified name when exactly one skill has it."""
+    skill = catalog.get(target)
+    if skill is not None:
+        return skill
+    named = [s for s in catalog.skills if s.qualified_name == target]
+    return named[0] if len(named) == 1 else None
+
+
+def describe_key(key: ApprovalKey, transport: str = "") -> str:
+    if key.kind == "local":
+        return f"local folder {key.uri}"
+    return f"{key.label}:{key.uri} from {transport or 'server'} {key.endpoint}"
+
+
+def describe_record(record: ApprovalRecord, indent: str = "") -> str:
+    requested = ", ".join(record.requested_tools) or "none"
+    granted = ", ".join(record.grants.tools) or "none"
+    lines = [
+        f"identity:  {describe_key(record.key, record.transport)}",
+        f"files:     {record.file_count} ({record.total_size} bytes), set {record.set_hash}",
+        f"tools:     granted {granted} (requested: {requested})",
+        f"scripts:   {'allowed' if record.grants.scripts else 'not allowed'}",
+        f"approved:  {record.approved_at} by {record.approved_by}",
+    ]
+    return "\n".join(indent + line for line in lines)
+
+
+def describe_diff(diff: SetDiff, indent: str = "") -> str:
+    lines = [f"+ {c.uri}  {c.new_digest} ({c.new_size} bytes)" for c in diff.added]
+    lines += [f"- {c.uri}  {c.old_digest} ({c.old_size} bytes)" for c in diff.removed]
+    lines += [
+        f"~ {c.uri}  {c.old_digest} ({c.old_size} bytes) -> {c.new_digest} ({c.new_size} bytes)"
+        for c in diff.changed
+    ]
+    return "\n".join(indent + line for line in lines)
+
+
+def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
+    """Where an approval stands against the sources given."""
+    key = item.entry.key
+    for skill in catalog.skills:
+        try:
+            if ApprovalKey.for_skill(skill) != key:
+                continue
+        except ApprovalError:
+            continue
+        state = bind(skill, item.record, problem=item.problem)
+        out = state.to_json()
+        out["skill_id"] = skill.id
+        return out
+    if key.kind == "mcp":
+        status = catalog.source(key.label)
+        origin = status.origin if status is not None else None
+        if origin is not None and origin.kind == "mcp" and origin.endpoint != key.endpoint:
+            return {
+                "state": "moved",
+                "message": f"the label {key.label} now points at {origin.endpoint}; "
+                f"this approval belongs to {key.endpoint} and does not apply",
+            }
+    return {"state": "missing", "message": "no source given lists this skill"}
+
+
+def run(args: argparse.Namespace) -> int:
+    store = ApprovalStore()
+    catalog = asyncio.run(load_catalog(args)) if specs_from_args(args) is not None else None
+    try:
+        backend = store.backend_name()
+        items = store.records()
+    except ApprovalError as exc:
+        if args.json:
+            emit_json({"service": store.service, "approvals": [], "error": exc.to_json()})
+        err(f"skill-catalog approvals: {exc.message}")
+        return 1
+    rows = []
+    for item in items:
+        row = item.to_json()
+        if catalog is not None:
+            row["current"] = current_state(item, catalog)
+        rows.append(row)
+    if args.json:
+        emit_json({"service": store.service, "backend": backend, "approvals": rows})
+        return 0
+    print(f"Approvals in the OS keyring ({backend}, service {store.service}): {len(items)}")
+    for item, row in zip(items, rows, strict=True):
+        print()
+        title = item.record.skill_id if item.record else item.entry.skill_id
+        print(title)
+        if item.record is not None:
+            print(describe_record(item.record, indent="  "))
+        else:
+            print(f"  identity:  {describe_key(item.entry.key)}")
+        if item.problem is not None:
+            print(f"  PROBLEM:   {item.problem.message} (counts as not approved)")
+        current = row.get("current")
+        if current is not None:
+            msg = f" ({current['message']})" if current.get("message") else ""
+            print(f"  now:       {current['state']}{msg}")
+            diff = current.get("diff")
+            if diff and item.record is not None:
+                skill = catalog.get(current["skill_id"]) if catalog else None
+                if skill is not None:
+                    print(describe_diff(bind(skill, item.record).diff or SetDiff(), "    "))
+    return 0

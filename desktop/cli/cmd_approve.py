@@ -1,0 +1,59 @@
+"""``skill-catalog approve ID``: approve one skill exactly as it is listed now.
+
+The approval binds the skill's whole (uri, digest) set (A2). Tools the skill asks
+for in ``allowed-tools`` are granted one by one with ``--grant-tool``; running
+its bundled scripts is ``--allow-scripts`` (A3). Only the listed entry is used:
+no file is fetched (V1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from desktop.cli.cmd_approvals import describe_record, find_skill
+from desktop.cli.output import emit_json, err
+from desktop.cli.sources_args import add_source_options, load_catalog
+from desktop.core.approvals import ApprovalError
+from desktop.store.approvals_store import ApprovalStore
+
+NAME = "approve"
+HELP = "approve a skill's current files in the OS keyring (with explicit grants)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see `list`)")
+    parser.add_argument(
+        "--grant-tool",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="grant one tool the skill requests in allowed-tools (repeat for more)",
+    )
+    parser.add_argument(
+        "--allow-scripts",
+        action="store_true",
+        help="also allow running the skill's bundled scripts",
+    )
+    parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
+    add_source_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    catalog = asyncio.run(load_catalog(args))
+    skill = find_skill(catalog, args.id)
+    if skill is None:
+        err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
+        return 1
+    store = ApprovalStore()
+    try:
+        record = store.approve(skill, grant_tools=args.grant_tool, allow_scripts=args.allow_scripts)
+    except ApprovalError as exc:
+        err(f"skill-catalog approve: {exc.message}")
+        return 1
+    if args.json:
+        emit_json({"approved": record.to_json(), "service": store.service})
+    else:
+        print(f"Approved {skill.id}")
+        print(describe_record(record, indent="  "))
+    return 0

@@ -1,0 +1,50 @@
+"""``skill-catalog revoke ID``: remove approvals from the OS keyring.
+
+``ID`` is a skill id (``LABEL:URI``), a local skill folder, or a storage name
+shown by ``approvals --json``. Without source options every stored approval that
+matches is removed (all endpoints a label was approved at); with them, the
+skill is resolved first and its exact approval is removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from desktop.cli.cmd_approvals import describe_key, find_skill
+from desktop.cli.output import err
+from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
+from desktop.core.approvals import ApprovalError, ApprovalKey
+from desktop.store.approvals_store import ApprovalStore
+
+NAME = "revoke"
+HELP = "remove a skill's approval from the OS keyring"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", metavar="ID", help="skill id LABEL:URI, local skill folder, or name")
+    add_source_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    key: ApprovalKey | None = None
+    if specs_from_args(args) is not None:
+        catalog = asyncio.run(load_catalog(args))
+        skill = find_skill(catalog, args.id)
+        if skill is not None:
+            try:
+                key = ApprovalKey.for_skill(skill)
+            except ApprovalError:
+                key = None
+    store = ApprovalStore()
+    try:
+        gone = store.revoke(args.id, key=key)
+    except ApprovalError as exc:
+        err(f"skill-catalog revoke: {exc.message}")
+        return 1
+    if not gone:
+        err(f"skill-catalog revoke: no stored approval matches {args.id!r} (see `approvals`)")
+        return 1
+    for entry in gone:
+        print(f"Revoked {entry.skill_id or entry.name}: {describe_key(entry.key)}")
+    return 0

@@ -1,0 +1,438 @@
+"""Approvals of skills, bound to the exact set of files a reviewer saw (A1-A6).
+
+Pure: no keyring, no filesystem, no clock. The store (``desktop.store.approvals``)
+keeps records in the OS keyring; this module decides what a record means.
+
+- :class:`ApprovalKey` names what an approval belongs to. A server skill is
+  (label, endpoint, uri): the endpoint (command line or URL) is part of it so an
+  approval never moves to another server that takes over a label (I1, issue 4).
+  A local skill is its resolved skill folder path.
+- :func:`file_set_hash` hashes the canonical sorted (uri, digest) set (A2).
+- :func:`bind` compares a skill with its record: ``not-approved``, ``approved``,
+  ``changed`` (with a :class:`SetDiff`) or ``unapprovable`` (A5, V5).
+- Grants (A3): each requested tool from ``allowed-tools`` is granted explicitly;
+  running bundled scripts is a separate yes/no. Nothing is granted unless the
+  skill is ``approved`` right now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
+
+FORMAT_VERSION = 1
+RECORD_KIND = "skill-approval"
+
+NOT_APPROVED = "not-approved"
+APPROVED = "approved"
+CHANGED = "changed"
+UNAPPROVABLE = "unapprovable"
+APPROVAL_STATES: tuple[str, ...] = (NOT_APPROVED, APPROVED, CHANGED, UNAPPROVABLE)
+
+
+class ApprovalError(Exception):
+    """An approval that cannot be made or read, with a stable code and a message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ApprovalKey:
+    """What an approval belongs to.
+
+    ``kind`` ``mcp``: (label, endpoint, uri) of a server skill. ``kind`` ``local``:
+    ``uri`` holds the resolved skill folder path; label and endpoint stay empty, so
+    the same folder keeps its approval whatever label the folder source has.
+    """
+
+    kind: Literal["local", "mcp"]
+    label: str
+    endpoint: str
+    uri: str
+
+    @classmethod
+    def for_skill(cls, skill: Skill) -> ApprovalKey:
+        if skill.origin.kind == "local":
+            if not skill.path:
+                raise ApprovalError("no-path", f"{skill.id}: a local skill without a folder path")
+            return cls("local", "", "", skill.path)
+        return cls("mcp", skill.origin.label, skill.origin.endpoint, skill.uri)
+
+    @property
+    def storage_name(self) -> str:
+        """The keyring entry name: a digest of the key (any length, any characters)."""
+        raw = json.dumps([self.kind, self.label, self.endpoint, self.uri], ensure_ascii=False)
+        return "approval-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
+
+    def describe(self) -> str:
+        if self.kind == "local":
+            return f"local folder {self.uri}"
+        return f"{self.label}:{self.uri} (at {self.endpoint})"
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "label": self.label, "endpoint": self.endpoint, "uri": self.uri}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ApprovalKey:
+        if not isinstance(data, dict):
+            raise TypeError("identity is not an object")
+        kind = data.get("kind")
+        if kind not in ("local", "mcp"):
+            raise ValueError(f"unknown identity kind {kind!r}")
+        parts = [data.get(k) for k in ("label", "endpoint", "uri")]
+        if not all(isinstance(p, str) for p in parts) or not parts[2]:
+            raise ValueError("identity fields must be strings")
+        return cls(kind, parts[0], parts[1], parts[2])  # type: ignore[arg-type]
+
+
+def canonical_set(files: tuple[SkillFile, ...] | list[SkillFile]) -> list[tuple[str, str]]:
+    """The sorted (uri, digest) pairs an approval binds to."""
+    return sorted((f.uri, f.digest) for f in files)
+
+
+def file_set_hash(files: tuple[SkillFile, ...] | list[SkillFile]) -> str:
+    """``sha256:<hex>`` of the canonical set, serialized as compact JSON (unambiguous)."""
+    blob = json.dumps(canonical_set(files), separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Grants:
+    """What an approval grants beyond reading: named tools, and running bundled scripts."""
+
+    tools: tuple[str, ...] = ()
+    scripts: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tools": list(self.tools), "scripts": self.scripts}
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRecord:
+    """One stored approval: who approved which exact files of which skill, when."""
+
+    key: ApprovalKey
+    skill_id: str
+    name: str
+    transport: str
+    files: tuple[SkillFile, ...]
+    set_hash: str
+    grants: Grants
+    requested_tools: tuple[str, ...]
+    approved_at: str
+    approved_by: str
+    format: int = FORMAT_VERSION
+
+    @property
+    def file_count(self) -> int:
+        return len(self.files)
+
+    @property
+    def total_size(self) -> int:
+        return sum(f.size for f in self.files)
+
+    def to_json(self, *, with_files: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": self.format,
+            "kind": RECORD_KIND,
+            "identity": self.key.to_json(),
+            "skill_id": self.skill_id,
+            "name": self.name,
+            "transport": self.transport,
+            "set_hash": self.set_hash,
+            "file_count": self.file_count,
+            "total_size": self.total_size,
+            "grants": self.grants.to_json(),
+            "requested_tools": list(self.requested_tools),
+            "approved_at": self.approved_at,
+            "approved_by": self.approved_by,
+        }
+        if with_files:
+            out["files"] = [f.to_json() for f in self.files]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> ApprovalRecord:
+        """Parse a stored record; raises :class:`ApprovalError` (``unparseable``, ``tampered``)."""
+        try:
+            record = cls._parse(data)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ApprovalError(
+                "unparseable", f"the stored approval cannot be read: {exc}"
+            ) from exc
+        actual = file_set_hash(record.files)
+        if actual != record.set_hash:
+            raise ApprovalError(
+                "tampered",
+                "the stored approval does not match its own hash (it was altered outside "
+                f"Skill Catalog): stored {record.set_hash}, its files hash to {actual}",
+            )
+        return record
+
+    @classmethod
+    def _parse(cls, data: Any) -> ApprovalRecord:
+        if not isinstance(data, dict):
+            raise TypeError("not an object")
+        if data.get("kind") != RECORD_KIND:
+            raise ValueError(f"not an approval record (kind {data.get('kind')!r})")
+        if data.get("format") != FORMAT_VERSION:
+            raise ValueError(f"unknown format version {data.get('format')!r}")
+        files = []
+        for item in data["files"]:
+            uri, digest, size = item["uri"], item["digest"], item["size"]
+            if not isinstance(uri, str) or not isinstance(digest, str):
+                raise TypeError("file entries need a string uri and digest")
+            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                raise ValueError(f"bad size for {uri!r}")
+            files.append(SkillFile(uri, digest, size))
+        grants = data["grants"]
+        tools = grants["tools"]
+        if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+            raise ValueError("grants.tools must be a list of strings")
+        if not isinstance(grants["scripts"], bool):
+            raise TypeError("grants.scripts must be true or false")
+        strings = {k: data[k] for k in ("skill_id", "name", "transport", "set_hash")}
+        strings |= {k: data[k] for k in ("approved_at", "approved_by")}
+        for k, v in strings.items():
+            if not isinstance(v, str):
+                raise TypeError(f"{k} must be a string")
+        requested = data.get("requested_tools", [])
+        if not isinstance(requested, list) or not all(isinstance(t, str) for t in requested):
+            raise ValueError("requested_tools must be a list of strings")
+        return cls(
+            key=ApprovalKey.from_json(data["identity"]),
+            skill_id=strings["skill_id"],
+            name=strings["name"],
+            transport=strings["transport"],
+            files=tuple(sorted(files, key=lambda f: f.uri)),
+            set_hash=strings["set_hash"],
+            grants=Grants(tuple(tools), grants["scripts"]),
+            requested_tools=tuple(requested),
+            approved_at=strings["approved_at"],
+            approved_by=strings["approved_by"],
+        )
+
+
+def unapprovable_reason(skill: Skill) -> str | None:
+    """Why a skill cannot be approved against content, or ``None`` (A5, V5, D9)."""
+    state = skill.state
+    if state == DYNAMIC:
+        return (
+            'the server publishes this skill as "dynamic": it has no file manifest, so an '
+            "approval could not be bound to content"
+        )
+    if state == INVALID:
+        why = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+        return f"the entry is invalid ({why})" if why else "the entry is invalid"
+    if state == OVER_LIMIT:
+        why = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
+        return f"the skill is over a limit ({why})" if why else "the skill is over a limit"
+    if not skill.files:
+        return "the entry lists no files"
+    return None
+
+
+def make_record(
+    skill: Skill,
+    *,
+    grant_tools: tuple[str, ...] | list[str] = (),
+    allow_scripts: bool = False,
+    approved_at: str,
+    approved_by: str,
+) -> ApprovalRecord:
+    """Build the record approving ``skill`` as listed now; raises :class:`ApprovalError`.
+
+    Only tools the skill requests in ``allowed-tools`` can be granted: granting a
+    tool it never asked for would record a power no reviewer was shown.
+    """
+    reason = unapprovable_reason(skill)
+    if reason:
+        raise ApprovalError("unapprovable", f"{skill.id} cannot be approved: {reason}")
+    requested = tuple(dict.fromkeys(skill.allowed_tools()))
+    unknown = [t for t in grant_tools if t not in requested]
+    if unknown:
+        asked = ", ".join(requested) if requested else "no tools"
+        raise ApprovalError(
+            "tool-not-requested",
+            f"{skill.id} does not request {', '.join(unknown)} in allowed-tools "
+            f"(it requests {asked}); only requested tools can be granted",
+        )
+    files = tuple(sorted(skill.files, key=lambda f: f.uri))
+    return ApprovalRecord(
+        key=ApprovalKey.for_skill(skill),
+        skill_id=skill.id,
+        name=skill.name,
+        transport=skill.origin.transport,
+        files=files,
+        set_hash=file_set_hash(files),
+        grants=Grants(tuple(dict.fromkeys(grant_tools)), allow_scripts),
+        requested_tools=requested,
+        approved_at=approved_at,
+        approved_by=approved_by,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One difference between the approved set and the listed one."""
+
+    uri: str
+    old_digest: str | None = None
+    old_size: int | None = None
+    new_digest: str | None = None
+    new_size: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"uri": self.uri}
+        if self.old_digest is not None:
+            out |= {"old_digest": self.old_digest, "old_size": self.old_size}
+        if self.new_digest is not None:
+            out |= {"new_digest": self.new_digest, "new_size": self.new_size}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SetDiff:
+    added: tuple[FileChange, ...] = ()
+    removed: tuple[FileChange, ...] = ()
+    changed: tuple[FileChange, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    def summary(self) -> str:
+        parts = []
+        for label, items in (("added", self.added), ("removed", self.removed)):
+            if items:
+                parts.append(f"{len(items)} {label}")
+        if self.changed:
+            parts.append(f"{len(self.changed)} changed")
+        return ", ".join(parts) if parts else "no change"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": [c.to_json() for c in self.added],
+            "removed": [c.to_json() for c in self.removed],
+            "changed": [c.to_json() for c in self.changed],
+        }
+
+
+def diff_sets(old: tuple[SkillFile, ...], new: tuple[SkillFile, ...]) -> SetDiff:
+    """What changed from the approved files ``old`` to the listed files ``new``."""
+    before = {f.uri: f for f in old}
+    after = {f.uri: f for f in new}
+    added = tuple(
+        FileChange(u, new_digest=after[u].digest, new_size=after[u].size)
+        for u in sorted(after.keys() - before.keys())
+    )
+    removed = tuple(
+        FileChange(u, old_digest=before[u].digest, old_size=before[u].size)
+        for u in sorted(before.keys() - after.keys())
+    )
+    changed = tuple(
+        FileChange(u, before[u].digest, before[u].size, after[u].digest, after[u].size)
+        for u in sorted(before.keys() & after.keys())
+        if before[u].digest != after[u].digest
+    )
+    return SetDiff(added, removed, changed)
+
+
+@dataclass(slots=True)
+class ApprovalState:
+    """A skill's approval as of its current listing.
+
+    ``problem`` is set when the keyring or the record could not be read: the skill
+    is then ``not-approved`` and the message says why. ``elsewhere`` lists
+    approvals of the same label and URI recorded for another endpoint (they do
+    not apply).
+    """
+
+    state: str
+    reason: str = ""
+    record: ApprovalRecord | None = None
+    diff: SetDiff | None = None
+    problem: ApprovalError | None = None
+    elsewhere: list[ApprovalKey] = field(default_factory=list)
+
+    @property
+    def approved(self) -> bool:
+        return self.state == APPROVED
+
+    def tool_granted(self, tool: str) -> bool:
+        """Whether ``tool`` may be used for this skill: only when approved and granted."""
+        return self.approved and self.record is not None and tool in self.record.grants.tools
+
+    @property
+    def scripts_allowed(self) -> bool:
+        return self.approved and self.record is not None and self.record.grants.scripts
+
+    def message(self) -> str:
+        if self.problem is not None:
+            return self.problem.message
+        if self.state == CHANGED and self.diff is not None:
+            return f"changed since approval: {self.diff.summary()}"
+        if self.reason:
+            return self.reason
+        if self.elsewhere:
+            where = "; ".join(k.endpoint for k in self.elsewhere)
+            return f"approved only for a previous endpoint of this label ({where})"
+        return ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state}
+        msg = self.message()
+        if msg:
+            out["message"] = msg
+        if self.reason:
+            out["reason"] = self.reason
+        if self.problem is not None:
+            out["error"] = self.problem.to_json()
+        if self.record is not None:
+            rec = self.record
+            out["set_hash"] = rec.set_hash
+            out["approved_at"] = rec.approved_at
+            out["approved_by"] = rec.approved_by
+            out["grants"] = rec.grants.to_json() if self.state == APPROVED else None
+        if self.diff is not None:
+            out["diff"] = self.diff.to_json()
+        if self.elsewhere:
+            out["approved_elsewhere"] = [k.to_json() for k in self.elsewhere]
+        return out
+
+
+def bind(
+    skill: Skill,
+    record: ApprovalRecord | None,
+    *,
+    problem: ApprovalError | None = None,
+    elsewhere: list[ApprovalKey] | None = None,
+) -> ApprovalState:
+    """The state of ``skill`` against its stored ``record`` (A2, A4, A5)."""
+    reason = unapprovable_reason(skill)
+    if reason:
+        return ApprovalState(UNAPPROVABLE, reason=reason, record=record, problem=problem)
+    if problem is not None:
+        return ApprovalState(NOT_APPROVED, problem=problem, elsewhere=list(elsewhere or []))
+    if record is None:
+        return ApprovalState(NOT_APPROVED, elsewhere=list(elsewhere or []))
+    key = ApprovalKey.for_skill(skill)
+    if record.key != key:
+        err = ApprovalError(
+            "tampered",
+            f"the stored approval names {record.key.describe()}, not {key.describe()}",
+        )
+        return ApprovalState(NOT_APPROVED, problem=err)
+    current = tuple(sorted(skill.files, key=lambda f: f.uri))
+    if file_set_hash(current) == record.set_hash:
+        return ApprovalState(APPROVED, record=record)
+    return ApprovalState(CHANGED, record=record, diff=diff_sets(record.files, current))

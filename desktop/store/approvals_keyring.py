@@ -1,0 +1,293 @@
+"""The OS keyring under approvals: backend choice, bounded calls, chunked records.
+
+- Only OS keyrings are used (Secret Service / KWallet on Linux, Keychain on macOS,
+  Credential Manager on Windows). A plaintext or unknown backend (``keyrings.alt``,
+  ``null``, ``fail``) is refused with a message; nothing ever falls back to a file.
+- Every keyring call runs on a worker thread bounded by a deadline, so a prompt
+  nobody answers cannot hang the program: the caller gets a ``timeout`` error.
+- A value is compressed and split into chunks of at most :data:`CHUNK_CHARS`
+  characters. Windows stores a secret as UTF-16 in at most 2,560 bytes, so a
+  chunk stays at 1,000 ASCII characters (2,000 bytes there). A head entry holds
+  the chunk count and the SHA-256 of the whole payload; chunks are written before
+  the head, so an interrupted write reads back as corrupt, never as a different
+  approval.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import queue
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+from desktop.core.approvals import ApprovalError
+
+DEFAULT_SERVICE = "skill-catalog-approvals"
+SERVICE_ENV = "SKILL_CATALOG_APPROVALS_SERVICE"
+TIMEOUT_ENV = "SKILL_CATALOG_KEYRING_TIMEOUT"
+# Long enough for a person to type a keyring password at an unlock prompt.
+DEFAULT_TIMEOUT = 120.0
+CHUNK_CHARS = 1000
+MAX_CHUNKS = 4096
+BLOB_FORMAT = 1
+
+# Backends that keep secrets in the operating system's keyring.
+OS_BACKENDS = frozenset(
+    {
+        "keyring.backends.SecretService.Keyring",
+        "keyring.backends.libsecret.Keyring",
+        "keyring.backends.kwallet.DBusKeyring",
+        "keyring.backends.kwallet.DBusKeyringKWallet4",
+        "keyring.backends.macOS.Keyring",
+        "keyring.backends.Windows.WinVaultKeyring",
+    }
+)
+CHAINER = "keyring.backends.chainer.ChainerBackend"
+
+WHERE = (
+    "approvals are kept only in the OS keyring: Secret Service (GNOME Keyring, KWallet) "
+    "on Linux, Keychain on macOS, Credential Manager on Windows"
+)
+
+T = TypeVar("T")
+
+
+def backend_name(backend: object) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def default_service() -> str:
+    return os.environ.get(SERVICE_ENV) or DEFAULT_SERVICE
+
+
+def default_timeout() -> float:
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+def choose_backend(backend: keyring.backend.KeyringBackend | None = None) -> Any:
+    """The OS keyring backend to use, or :class:`ApprovalError` ``no-backend``/``refused``."""
+    if backend is None:
+        try:
+            backend = keyring.get_keyring()
+        except Exception as exc:  # a bad PYTHON_KEYRING_BACKEND or keyringrc.cfg
+            raise ApprovalError(
+                "no-backend", f"No OS keyring could be loaded ({exc}); {WHERE}."
+            ) from exc
+    name = backend_name(backend)
+    if name == CHAINER:
+        chained = [b for b in getattr(backend, "backends", []) if backend_name(b) in OS_BACKENDS]
+        if chained:
+            return chained[0]
+    if name in OS_BACKENDS:
+        return backend
+    if name in ("keyring.backends.fail.Keyring", CHAINER):
+        raise ApprovalError(
+            "no-backend",
+            f"No OS keyring is available (keyring backend {name}); {WHERE}. "
+            "Nothing was stored and every skill counts as not approved.",
+        )
+    raise ApprovalError(
+        "refused-backend",
+        f"The keyring backend {name} is not an OS keyring and is not used: {WHERE}. "
+        "Nothing was stored and every skill counts as not approved.",
+    )
+
+
+class Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise timeout_error(self.seconds)
+
+
+def timeout_error(seconds: float) -> ApprovalError:
+    return ApprovalError(
+        "timeout",
+        f"The OS keyring did not answer within {seconds:g} s (an unlock prompt may be "
+        "waiting). Nothing was changed; skills count as not approved until it answers.",
+    )
+
+
+def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
+    """Run ``fn`` on a worker thread; give up (``timeout``) after ``seconds``.
+
+    ``fn`` receives the :class:`Deadline` and must check it before each keyring
+    call, so work abandoned after a timeout writes nothing more.
+    """
+    deadline = Deadline(seconds)
+    results: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+
+    def work() -> None:
+        try:
+            results.put((True, fn(deadline)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            results.put((False, exc))
+
+    threading.Thread(target=work, name="approvals-keyring", daemon=True).start()
+    try:
+        ok, value = results.get(timeout=seconds)
+    except queue.Empty:
+        deadline.end = 0.0
+        raise timeout_error(seconds) from None
+    if ok:
+        return value
+    raise value
+
+
+def translate(exc: Exception, backend: object) -> ApprovalError:
+    """A keyring exception as an :class:`ApprovalError` with a message for people."""
+    if isinstance(exc, ApprovalError):
+        return exc
+    name = backend_name(backend)
+    if isinstance(exc, keyring.errors.KeyringLocked):
+        return ApprovalError(
+            "locked",
+            f"The OS keyring ({name}) is locked and was not unlocked: the unlock prompt was "
+            "refused or could not be shown. Unlock it (for example in Seahorse / Keychain "
+            "Access) and try again. Nothing was changed; skills count as not approved.",
+        )
+    if isinstance(exc, keyring.errors.NoKeyringError):
+        return ApprovalError("no-backend", f"No OS keyring is available ({exc}); {WHERE}.")
+    return ApprovalError(
+        "keyring-error",
+        f"The OS keyring ({name}) failed: {type(exc).__name__}: {exc}. Nothing was changed.",
+    )
+
+
+@dataclass(slots=True)
+class KeyringBlobs:
+    """Named JSON values in one keyring service, chunked and compressed."""
+
+    backend: Any
+    service: str
+    deadline: Deadline
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        self.deadline.check()
+        try:
+            return fn(*args)
+        except ApprovalError:
+            raise
+        except Exception as exc:  # every backend failure becomes a message
+            raise translate(exc, self.backend) from exc
+
+    def _get(self, name: str) -> str | None:
+        return self._call(self.backend.get_password, self.service, name)
+
+    def _set(self, name: str, value: str) -> None:
+        self._call(self.backend.set_password, self.service, name, value)
+
+    def _delete(self, name: str) -> bool:
+        self.deadline.check()
+        try:
+            self.backend.delete_password(self.service, name)
+        except keyring.errors.PasswordDeleteError:
+            return False
+        except Exception as exc:
+            raise translate(exc, self.backend) from exc
+        return True
+
+    def read_head(self, name: str) -> dict[str, Any] | None:
+        raw = self._get(name)
+        if raw is None:
+            return None
+        try:
+            head = json.loads(raw)
+            if not isinstance(head, dict) or head.get("v") != BLOB_FORMAT:
+                raise ValueError("unknown layout")
+            n = head["n"]
+            if not isinstance(n, int) or not 0 <= n <= MAX_CHUNKS:
+                raise ValueError("bad chunk count")
+            if not isinstance(head["sha256"], str):
+                raise TypeError("bad checksum")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ApprovalError(
+                "unparseable", f"the keyring entry {name!r} cannot be read ({exc})"
+            ) from exc
+        return head
+
+    def read(self, name: str) -> Any | None:
+        """The stored JSON value, ``None`` if absent; ``unparseable`` if damaged."""
+        head = self.read_head(name)
+        if head is None:
+            return None
+        if head["n"] == 0:
+            payload = head.get("data")
+        else:
+            pieces = [self._get(f"{name}.{i}") for i in range(1, head["n"] + 1)]
+            payload = None if any(p is None for p in pieces) else "".join(pieces)  # type: ignore[arg-type]
+        if not isinstance(payload, str):
+            raise ApprovalError("unparseable", f"the keyring entry {name!r} is incomplete")
+        if hashlib.sha256(payload.encode("ascii", "replace")).hexdigest() != head["sha256"]:
+            raise ApprovalError(
+                "unparseable",
+                f"the keyring entry {name!r} is incomplete or was altered (checksum mismatch)",
+            )
+        try:
+            return json.loads(zlib.decompress(base64.b64decode(payload, validate=True)))
+        except (ValueError, zlib.error) as exc:
+            raise ApprovalError(
+                "unparseable", f"the keyring entry {name!r} cannot be decoded ({exc})"
+            ) from exc
+
+    def write(self, name: str, value: Any) -> int:
+        """Store ``value``; returns the number of keyring entries it took."""
+        raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        payload = base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+        digest = hashlib.sha256(payload.encode("ascii")).hexdigest()
+        try:
+            old = self.read_head(name)
+        except ApprovalError:
+            old = None
+        old_n = old["n"] if old else 0
+        inline = {"v": BLOB_FORMAT, "n": 0, "sha256": digest, "data": payload}
+        if len(json.dumps(inline)) <= CHUNK_CHARS:
+            self._set(name, json.dumps(inline))
+            n = 0
+        else:
+            chunks = [payload[i : i + CHUNK_CHARS] for i in range(0, len(payload), CHUNK_CHARS)]
+            if len(chunks) > MAX_CHUNKS:
+                raise ApprovalError("too-large", f"{name!r} is too large for the keyring")
+            for i, chunk in enumerate(chunks, 1):
+                self._set(f"{name}.{i}", chunk)
+            n = len(chunks)
+            self._set(name, json.dumps({"v": BLOB_FORMAT, "n": n, "sha256": digest}))
+        for i in range(n + 1, old_n + 1):
+            self._delete(f"{name}.{i}")
+        return n + 1
+
+    def delete(self, name: str) -> bool:
+        """Remove a value and its chunks (even when the head is damaged)."""
+        try:
+            head = self.read_head(name)
+            count = head["n"] if head else 0
+        except ApprovalError:
+            count = None
+        found = self._delete(name)
+        if count is not None:
+            for i in range(1, count + 1):
+                self._delete(f"{name}.{i}")
+        else:  # damaged head: remove chunks until the first missing one
+            i = 1
+            while i <= MAX_CHUNKS and self._delete(f"{name}.{i}"):
+                i += 1
+        return found

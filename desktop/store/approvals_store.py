@@ -1,0 +1,346 @@
+"""Approvals kept in the OS keyring (A1, A6, A7), with an index of what is stored.
+
+One keyring value per approved skill, named by a digest of its
+:class:`~desktop.core.approvals.ApprovalKey`, plus an ``index`` value listing the
+stored keys (a keyring cannot enumerate). All methods block on the keyring and may
+be called from any worker thread; each is bounded by the store's ``timeout``.
+
+Failures never delete or rewrite what is stored: a record that cannot be read
+(unparseable, or altered so that its own hash no longer matches its files) makes
+its skill ``not-approved`` with the reason, and stays as it is until the reviewer
+approves again or revokes it.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from desktop.core.approvals import (
+    FORMAT_VERSION,
+    NOT_APPROVED,
+    ApprovalError,
+    ApprovalKey,
+    ApprovalRecord,
+    ApprovalState,
+    bind,
+    make_record,
+    unapprovable_reason,
+)
+from desktop.core.model import Skill
+from desktop.store.approvals_keyring import (
+    KeyringBlobs,
+    backend_name,
+    choose_backend,
+    default_service,
+    default_timeout,
+    run_bounded,
+)
+
+INDEX_NAME = "index"
+INDEX_KIND = "skill-approval-index"
+
+T = TypeVar("T")
+
+# Index read-modify-write within this process is serialized.
+_INDEX_LOCK = threading.Lock()
+
+
+def current_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no USER/LOGNAME and no passwd entry
+        return os.environ.get("USERNAME") or "unknown"
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """What the index says about one stored approval."""
+
+    name: str
+    key: ApprovalKey
+    skill_id: str
+    skill_name: str
+    approved_at: str
+
+    def matches(self, target: str) -> bool:
+        if target in (self.name, self.skill_id):
+            return True
+        if self.key.kind == "local":
+            return target == self.key.uri
+        return target == f"{self.key.label}:{self.key.uri}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "identity": self.key.to_json(),
+            "skill_id": self.skill_id,
+            "skill_name": self.skill_name,
+            "approved_at": self.approved_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> IndexEntry:
+        if not isinstance(data, dict):
+            raise TypeError("index entry is not an object")
+        key = ApprovalKey.from_json(data.get("identity"))
+        fields = [data.get(k) for k in ("name", "skill_id", "skill_name", "approved_at")]
+        if not all(isinstance(f, str) for f in fields):
+            raise ValueError("index entry fields must be strings")
+        return cls(fields[0], key, fields[1], fields[2], fields[3])  # type: ignore[arg-type]
+
+
+@dataclass(slots=True)
+class StoredApproval:
+    """One index entry with its record, or the problem that kept it from being read."""
+
+    entry: IndexEntry
+    record: ApprovalRecord | None = None
+    problem: ApprovalError | None = None
+    chunks: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        if self.record is not None:
+            out = self.record.to_json()
+        else:
+            out = {"identity": self.entry.key.to_json(), "skill_id": self.entry.skill_id}
+        out["name"] = self.entry.skill_name if self.record is None else self.record.name
+        out["storage_name"] = self.entry.name
+        if self.problem is not None:
+            out["error"] = self.problem.to_json()
+        return out
+
+
+def _parse_index(value: Any) -> list[IndexEntry]:
+    try:
+        if not isinstance(value, dict) or value.get("kind") != INDEX_KIND:
+            raise ValueError("not an approvals index")
+        if value.get("format") != FORMAT_VERSION:
+            raise ValueError(f"unknown index format {value.get('format')!r}")
+        return [IndexEntry.from_json(e) for e in value["entries"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ApprovalError(
+            "index-unreadable",
+            f"the index of stored approvals cannot be read ({exc}); it was left as it is",
+        ) from exc
+
+
+class ApprovalStore:
+    """Approvals in one keyring service (default ``skill-catalog-approvals``)."""
+
+    def __init__(
+        self,
+        service: str | None = None,
+        *,
+        backend: Any = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.service = service or default_service()
+        self._backend = backend
+        self.timeout = timeout if timeout is not None else default_timeout()
+
+    # -- plumbing ---------------------------------------------------------
+
+    def backend(self) -> Any:
+        """The OS keyring backend in use; raises :class:`ApprovalError` if there is none."""
+        return choose_backend(self._backend)
+
+    def backend_name(self) -> str:
+        return backend_name(self.backend())
+
+    def _run(self, fn: Callable[[KeyringBlobs], T]) -> T:
+        backend = self.backend()
+        return run_bounded(lambda d: fn(KeyringBlobs(backend, self.service, d)), self.timeout)
+
+    @staticmethod
+    def _read_index(blobs: KeyringBlobs) -> list[IndexEntry] | None:
+        value = blobs.read(INDEX_NAME)
+        return None if value is None else _parse_index(value)
+
+    @staticmethod
+    def _write_index(blobs: KeyringBlobs, entries: list[IndexEntry]) -> None:
+        entries = sorted(entries, key=lambda e: (e.key, e.name))
+        blobs.write(
+            INDEX_NAME,
+            {
+                "format": FORMAT_VERSION,
+                "kind": INDEX_KIND,
+                "entries": [e.to_json() for e in entries],
+            },
+        )
+
+    @staticmethod
+    def _read_record(blobs: KeyringBlobs, key: ApprovalKey) -> ApprovalRecord | None:
+        value = blobs.read(key.storage_name)
+        if value is None:
+            return None
+        record = ApprovalRecord.from_json(value)
+        if record.key != key:
+            raise ApprovalError(
+                "tampered",
+                f"the stored approval for {key.describe()} names {record.key.describe()} "
+                "(it was altered or copied outside Skill Catalog)",
+            )
+        return record
+
+    # -- writing ----------------------------------------------------------
+
+    def approve(
+        self,
+        skill: Skill,
+        *,
+        grant_tools: Iterable[str] = (),
+        allow_scripts: bool = False,
+        who: str | None = None,
+        when: str | None = None,
+    ) -> ApprovalRecord:
+        """Approve ``skill`` exactly as listed now (no file is read: V1)."""
+        record = make_record(
+            skill,
+            grant_tools=tuple(grant_tools),
+            allow_scripts=allow_scripts,
+            approved_at=when or now_utc(),
+            approved_by=who or current_user(),
+        )
+        entry = IndexEntry(
+            record.key.storage_name, record.key, record.skill_id, record.name, record.approved_at
+        )
+
+        def work(blobs: KeyringBlobs) -> ApprovalRecord:
+            with _INDEX_LOCK:
+                entries = self._read_index(blobs) or []
+                blobs.write(entry.name, record.to_json())
+                others = [e for e in entries if e.name != entry.name]
+                self._write_index(blobs, [*others, entry])
+            return record
+
+        return self._run(work)
+
+    def revoke(self, target: str, *, key: ApprovalKey | None = None) -> list[IndexEntry]:
+        """Remove the approvals matching ``target`` (a skill id, storage name or local path).
+
+        With ``key`` (resolved from a catalog), that exact approval is removed even if
+        the index lost track of it. Returns what was removed.
+        """
+
+        def work(blobs: KeyringBlobs) -> list[IndexEntry]:
+            with _INDEX_LOCK:
+                try:
+                    entries = self._read_index(blobs)
+                    index_ok = True
+                except ApprovalError:
+                    if key is None:
+                        raise
+                    entries, index_ok = None, False
+                entries = entries or []
+                gone = [e for e in entries if e.matches(target) or (key and e.key == key)]
+                unlisted = key is not None and not any(e.key == key for e in gone)
+                if unlisted and key is not None and blobs.delete(key.storage_name):
+                    gone.append(IndexEntry(key.storage_name, key, target, "", ""))
+                for e in gone:
+                    blobs.delete(e.name)
+                if gone and index_ok:
+                    names = {e.name for e in gone}
+                    self._write_index(blobs, [e for e in entries if e.name not in names])
+                return gone
+
+        return self._run(work)
+
+    # -- reading ----------------------------------------------------------
+
+    def records(self) -> list[StoredApproval]:
+        """Every stored approval, each with its record or the problem reading it."""
+
+        def work(blobs: KeyringBlobs) -> list[StoredApproval]:
+            out = []
+            for entry in self._read_index(blobs) or []:
+                item = StoredApproval(entry)
+                try:
+                    item.record = self._read_record(blobs, entry.key)
+                    if item.record is None:
+                        item.problem = ApprovalError(
+                            "missing", "the index lists this approval but its record is gone"
+                        )
+                except ApprovalError as exc:
+                    if exc.code in ("no-backend", "locked", "timeout", "keyring-error"):
+                        raise
+                    item.problem = exc
+                out.append(item)
+            return out
+
+        return self._run(work)
+
+    def state(self, skill: Skill) -> ApprovalState:
+        return self.states([skill])[skill.id]
+
+    def states(self, skills: Iterable[Skill]) -> dict[str, ApprovalState]:
+        """The approval state of each skill by id. Never raises: problems are in the states."""
+        skills = list(skills)
+        wanted = [s for s in skills if unapprovable_reason(s) is None]
+        found: dict[str, ApprovalState] = {}
+
+        def work(blobs: KeyringBlobs) -> None:
+            try:
+                entries = self._read_index(blobs)
+            except ApprovalError as exc:
+                if exc.code != "index-unreadable" and exc.code != "unparseable":
+                    raise
+                entries = None
+            stored = {e.key for e in entries} if entries is not None else None
+            for skill in wanted:
+                key = ApprovalKey.for_skill(skill)
+                elsewhere = [
+                    e.key
+                    for e in entries or []
+                    if key.kind == "mcp"
+                    and e.key.kind == "mcp"
+                    and (e.key.label, e.key.uri) == (key.label, key.uri)
+                    and e.key.endpoint != key.endpoint
+                ]
+                if stored is not None and key not in stored:
+                    found[skill.id] = bind(skill, None, elsewhere=elsewhere)
+                    continue
+                try:
+                    record = self._read_record(blobs, key)
+                except ApprovalError as exc:
+                    if exc.code in ("no-backend", "locked", "timeout", "keyring-error"):
+                        raise
+                    found[skill.id] = bind(skill, None, problem=exc)
+                    continue
+                found[skill.id] = bind(skill, record, elsewhere=elsewhere)
+
+        problem: ApprovalError | None = None
+        if wanted:
+            try:
+                self._run(work)
+            except ApprovalError as exc:
+                problem = exc
+        out = {}
+        for skill in skills:
+            if skill.id in found:
+                out[skill.id] = found[skill.id]
+            elif problem is not None and unapprovable_reason(skill) is None:
+                out[skill.id] = ApprovalState(NOT_APPROVED, problem=problem)
+            else:
+                out[skill.id] = bind(skill, None)
+        return out
+
+
+def approval_states(catalog: Any, store: ApprovalStore | None = None) -> dict[str, dict[str, Any]]:
+    """``approval`` for each skill of a catalog, as JSON (for ``list --json``).
+
+    When the keyring cannot be used, every approvable skill says ``not-approved``
+    with the reason in ``error``; listing still works.
+    """
+    store = store or ApprovalStore()
+    states = store.states(catalog.skills)
+    return {skill_id: state.to_json() for skill_id, state in states.items()}

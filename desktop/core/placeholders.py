@@ -1,0 +1,197 @@
+"""Placeholders in server settings: find them, resolve them, redact secrets for display.
+
+Imported server settings keep their placeholders as written; they are resolved only
+when a connection is made, from the environment given at that moment:
+
+- ``${VAR}`` and ``${env:VAR}``: an environment variable (``${VAR:-default}`` gives a
+  default when the variable is unset or empty, as Claude Code writes it).
+- ``${input:ID}``: a value VS Code prompts for; resolved from an ``inputs`` mapping.
+- ``${keyring:ENTRY}``: a secret the program stored in the OS keyring; resolved by a
+  ``secret_lookup`` callable passed in by the caller (this module touches no keyring).
+
+Pure: no I/O, no global state. ``redact`` never returns a literal secret in full.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+# ${VAR}, ${VAR:-default}, ${env:VAR}, ${input:ID}, ${keyring:ENTRY}
+PLACEHOLDER_RE = re.compile(
+    r"\$\{(?:(?P<kind>env|input|keyring):)?"
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_./-]*)"
+    r"(?::-(?P<default>[^}]*))?\}"
+)
+
+# Header and variable names whose values are secret whatever they look like.
+_SECRET_NAME_RE = re.compile(
+    r"(auth|token|secret|passw|pwd|api[-_]?key|apikey|cookie|credential|private|session|bearer)",
+    re.IGNORECASE,
+)
+# An auth scheme worth keeping visible in front of a redacted credential.
+_SCHEME_RE = re.compile(r"^(Bearer|Basic|Token|Bot|Digest)\s+", re.IGNORECASE)
+MASK = "****"
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """One ``${...}`` occurrence: its kind (env|input|keyring), name and exact text."""
+
+    kind: str
+    name: str
+    text: str
+    default: str | None = None
+
+
+class UnresolvedPlaceholder(ValueError):
+    """Raised by :func:`resolve` when a placeholder has no value; names what is missing."""
+
+    def __init__(self, missing: list[Placeholder]) -> None:
+        self.missing = missing
+        super().__init__("not set: " + ", ".join(describe(p) for p in missing))
+
+
+def describe(p: Placeholder) -> str:
+    if p.kind == "env":
+        return f"environment variable {p.name}"
+    if p.kind == "input":
+        return f"input {p.name} (a value VS Code asks for when it starts the server)"
+    return f"keyring entry {p.name}"
+
+
+def find_placeholders(value: str) -> list[Placeholder]:
+    """Every placeholder in ``value``, in order."""
+    return [_placeholder(m) for m in PLACEHOLDER_RE.finditer(value)]
+
+
+def has_placeholders(value: str) -> bool:
+    return PLACEHOLDER_RE.search(value) is not None
+
+
+def only_placeholders(value: str) -> bool:
+    """True when ``value`` holds nothing but placeholders and blanks (so nothing secret)."""
+    return bool(value.strip()) and not PLACEHOLDER_RE.sub("", value).strip()
+
+
+def _placeholder(m: re.Match[str]) -> Placeholder:
+    kind = m.group("kind") or "env"
+    return Placeholder(kind, m.group("name"), m.group(0), m.group("default"))
+
+
+def resolve(
+    value: str,
+    environ: Mapping[str, str],
+    *,
+    inputs: Mapping[str, str] | None = None,
+    secret_lookup: Callable[[str], str | None] | None = None,
+) -> str:
+    """``value`` with every placeholder replaced; raises :class:`UnresolvedPlaceholder`.
+
+    ``environ`` is the environment at connect time (``os.environ`` in the program,
+    a plain dict in tests). An env variable that is unset uses its ``:-default``
+    when one is written; otherwise it is missing (an empty value is a value).
+    """
+    missing: list[Placeholder] = []
+
+    def sub(m: re.Match[str]) -> str:
+        p = _placeholder(m)
+        found: str | None
+        if p.kind == "env":
+            found = environ.get(p.name)
+            if p.default is not None and not found:
+                found = p.default
+        elif p.kind == "input":
+            found = (inputs or {}).get(p.name)
+        else:
+            found = secret_lookup(p.name) if secret_lookup is not None else None
+        if found is None:
+            missing.append(p)
+            return m.group(0)
+        return found
+
+    out = PLACEHOLDER_RE.sub(sub, value)
+    if missing:
+        raise UnresolvedPlaceholder(missing)
+    return out
+
+
+def resolve_pairs(
+    pairs: Iterable[tuple[str, str]],
+    environ: Mapping[str, str],
+    *,
+    inputs: Mapping[str, str] | None = None,
+    secret_lookup: Callable[[str], str | None] | None = None,
+) -> dict[str, str]:
+    """Resolve the values of (name, value) pairs (env or headers); names are kept.
+
+    Every missing placeholder across all pairs is reported in one exception.
+    """
+    out: dict[str, str] = {}
+    missing: list[Placeholder] = []
+    for name, value in pairs:
+        try:
+            out[name] = resolve(value, environ, inputs=inputs, secret_lookup=secret_lookup)
+        except UnresolvedPlaceholder as exc:
+            missing.extend(p for p in exc.missing if p not in missing)
+    if missing:
+        raise UnresolvedPlaceholder(missing)
+    return out
+
+
+def looks_secret(name: str, value: str = "") -> bool:
+    """Whether a header or variable probably carries a secret (by name or by shape)."""
+    if _SECRET_NAME_RE.search(name):
+        return True
+    literal = PLACEHOLDER_RE.sub("", value).strip()
+    return bool(_SCHEME_RE.match(literal)) or _looks_like_token(literal)
+
+
+def _looks_like_token(text: str) -> bool:
+    # A long run without spaces that mixes letters and digits: an API key or token.
+    if len(text) < 20 or " " in text or "://" in text or text[:1] in "/~.":
+        return False
+    has_alpha = any(c.isalpha() for c in text)
+    has_digit = any(c.isdigit() for c in text)
+    return has_alpha and has_digit
+
+
+def redact(value: str) -> str:
+    """A display form of a possibly secret value; never the literal secret in full.
+
+    Placeholders are kept (they name where a value comes from, not the value); a
+    leading auth scheme (``Bearer``) is kept; every other literal run is replaced by
+    ``****``. Only a value of 24 characters or more keeps its last 4 characters, so a
+    user can tell two long tokens apart.
+    """
+    if not value:
+        return value
+    if only_placeholders(value):
+        return value
+    scheme = _SCHEME_RE.match(value)
+    head = scheme.group(0) if scheme else ""
+    rest = value[len(head) :]
+    parts: list[str] = []
+    last = 0
+    for m in PLACEHOLDER_RE.finditer(rest):
+        if m.start() > last:
+            parts.append(_mask(rest[last : m.start()]))
+        parts.append(m.group(0))
+        last = m.end()
+    if last < len(rest):
+        parts.append(_mask(rest[last:]))
+    return head + "".join(parts)
+
+
+def _mask(literal: str) -> str:
+    if not literal.strip():
+        return literal
+    if len(literal) >= 24:
+        return MASK + literal[-4:]
+    return MASK
+
+
+def display_value(name: str, value: str) -> str:
+    """What to show for an env variable or header: redacted when it looks secret."""
+    return redact(value) if looks_secret(name, value) else value

@@ -1,0 +1,535 @@
+"""The user's saved sources, and the sources used when none are named.
+
+The saved configuration is one JSON file, ``sources.json`` under the platform's user
+config folder for ``skill-catalog`` (``$XDG_CONFIG_HOME/skill-catalog`` on Linux),
+shared by the CLI and the window. It holds the folders and servers the user added or
+kept from an import, with their enabled flags, and the detected sources the user
+switched off.
+
+:func:`default_sources` is what the CLI (with no source option) and the window use:
+saved sources, then on a first run (nothing saved) the bundled samples, then the
+detected skill folders, then the servers found in other clients' config files. Labels
+are unique across all of them (I1).
+
+Secrets are never written to the file: a literal secret in a header or env value is
+moved to the OS keyring and replaced by a ``${keyring:ENTRY}`` reference; without a
+usable keyring the source is not saved and a message says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.placeholders import find_placeholders, looks_secret, only_placeholders
+from desktop.sources import importers
+from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
+from desktop.sources.known_folders import KnownFolder, detect_known_folders
+
+APP_NAME = "skill-catalog"
+CONFIG_FILE = "sources.json"
+FORMAT_VERSION = 1
+KEYRING_SERVICE = "skill-catalog"
+SAMPLES_LABEL = "samples"
+SAMPLE_SERVER_LABEL = "sample-server"
+
+
+# --- where things are ---------------------------------------------------------------
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The user config folder: platformdirs' choice, ``$XDG_CONFIG_HOME`` respected."""
+    env = os.environ if environ is None else environ
+    if sys.platform.startswith("linux") or env.get("XDG_CONFIG_HOME"):
+        xdg = env.get("XDG_CONFIG_HOME")
+        if xdg and os.path.isabs(xdg):
+            return Path(xdg) / APP_NAME
+        if sys.platform.startswith("linux") and env.get("HOME"):
+            return Path(env["HOME"]) / ".config" / APP_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    return config_dir(environ) / CONFIG_FILE
+
+
+def resources_dir() -> Path | None:
+    """The bundled ``resources/`` folder: PyInstaller bundle, source checkout or install."""
+    candidates: list[Path] = []
+    env_dir = os.environ.get("SKILL_CATALOG_RESOURCES")
+    if env_dir:
+        candidates.append(Path(env_dir))
+    meipass = getattr(sys, "_MEIPASS", None)
+    if meipass:
+        candidates.append(Path(meipass) / "resources")
+    package = Path(__file__).resolve().parent.parent  # desktop/
+    candidates += [
+        package / "resources",  # resources shipped inside the package
+        package.parent / "resources",  # a source checkout
+        Path(sys.prefix) / "share" / APP_NAME / "resources",  # data files of an install
+    ]
+    for c in candidates:
+        if (c / "skills").is_dir() or (c / "sample-server").is_dir():
+            return c
+    return None
+
+
+def sample_server_command(folder: Path) -> tuple[str, ...]:
+    """``skill-catalog serve FOLDER`` with this very program, frozen or not."""
+    if getattr(sys, "frozen", False):
+        return (sys.executable, "serve", str(folder))
+    return (sys.executable, "-m", "desktop", "serve", str(folder))
+
+
+def bundled_sources() -> list[SourceSpec]:
+    """The sample folder and the sample server shown on a first run (those that exist)."""
+    res = resources_dir()
+    if res is None:
+        return []
+    out: list[SourceSpec] = []
+    if (res / "skills").is_dir():
+        out.append(SourceSpec(SAMPLES_LABEL, "local", "folder", str((res / "skills").resolve())))
+    if (res / "sample-server").is_dir():
+        argv = sample_server_command((res / "sample-server").resolve())
+        import shlex
+
+        out.append(SourceSpec(SAMPLE_SERVER_LABEL, "mcp", "stdio", shlex.join(argv), argv))
+    return out
+
+
+# --- secrets ------------------------------------------------------------------------
+
+
+class SecretStore(Protocol):
+    def available(self) -> tuple[bool, str]: ...
+    def set(self, entry: str, value: str) -> None: ...
+    def get(self, entry: str) -> str | None: ...
+    def delete(self, entry: str) -> None: ...
+
+
+class KeyringSecrets:
+    """Secrets in the OS keyring, under service ``skill-catalog``."""
+
+    def available(self) -> tuple[bool, str]:
+        try:
+            import keyring
+            from keyring.backends import fail
+
+            backend = keyring.get_keyring()
+        except Exception as exc:  # noqa: BLE001 - any keyring failure means "none"
+            return False, f"the keyring cannot be used: {exc}"
+        if isinstance(backend, fail.Keyring):
+            return (
+                False,
+                "no OS keyring is available (no Secret Service, Keychain or Credential Manager)",
+            )
+        return True, ""
+
+    def set(self, entry: str, value: str) -> None:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, entry, value)
+
+    def get(self, entry: str) -> str | None:
+        try:
+            import keyring
+
+            return keyring.get_password(KEYRING_SERVICE, entry)
+        except Exception:  # noqa: BLE001 - a locked or missing keyring resolves to nothing
+            return None
+
+    def delete(self, entry: str) -> None:
+        import keyring
+
+        # Already gone, or no keyring: nothing to delete.
+        with contextlib.suppress(Exception):
+            keyring.delete_password(KEYRING_SERVICE, entry)
+
+
+def secret_lookup(entry: str) -> str | None:
+    """For :func:`desktop.core.placeholders.resolve`: a ``${keyring:ENTRY}`` value."""
+    return KeyringSecrets().get(entry)
+
+
+def secret_entry(label: str, where: str, name: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    return f"source/{label}/{where}/{safe}"
+
+
+# --- the saved file -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SavedSource:
+    """A source the user added, kept from an import, or a bundled sample."""
+
+    spec: SourceSpec
+    bundled: str | None = None  # "samples" | "sample-server": resolved at load time
+    imported_from: dict[str, str] | None = None  # file, client, server_id
+
+    def to_json(self) -> dict[str, Any]:
+        if self.bundled:
+            return {"bundled": self.bundled, "label": self.spec.label, "enabled": self.spec.enabled}
+        s = self.spec
+        out: dict[str, Any] = {
+            "label": s.label,
+            "kind": s.kind,
+            "transport": s.transport,
+            "endpoint": s.endpoint,
+            "enabled": s.enabled,
+        }
+        if s.command:
+            out["command"] = list(s.command)
+        if s.env:
+            out["env"] = dict(s.env)
+        if s.headers:
+            out["headers"] = dict(s.headers)
+        if s.agent:
+            out["agent"] = s.agent
+        if self.imported_from:
+            out["imported_from"] = dict(self.imported_from)
+        return out
+
+
+@dataclass(slots=True)
+class Config:
+    """The saved configuration. ``exists`` is False on a first run."""
+
+    sources: list[SavedSource] = field(default_factory=list)
+    switched_off: set[str] = field(default_factory=set)
+    exists: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    def labels(self) -> list[str]:
+        return [s.spec.label for s in self.sources]
+
+    def get(self, label: str) -> SavedSource | None:
+        return next((s for s in self.sources if s.spec.label == label), None)
+
+    def add(self, spec: SourceSpec, imported_from: dict[str, str] | None = None) -> SourceSpec:
+        """Add a source; its label is changed if taken. Returns the spec as added."""
+        labels = LabelAllocator(self.labels())
+        base = spec.label if LABEL_RE.match(spec.label) else "source"
+        spec = replace(spec, label=labels.take(base))
+        self.sources.append(SavedSource(spec, imported_from=imported_from))
+        return spec
+
+    def keep_imported(self, server: ImportedServer) -> SourceSpec:
+        """Keep an imported server as a saved source (the user picked it in the preview)."""
+        origin = {
+            "file": server.source_file,
+            "client": server.client,
+            "server_id": server.server_id,
+        }
+        return self.add(replace(server.spec, label=server.label), imported_from=origin)
+
+    def remove(self, label: str, secrets: SecretStore | None = None) -> bool:
+        """Remove a saved source and the keyring secrets it refers to."""
+        found = self.get(label)
+        if found is None:
+            return False
+        self.sources.remove(found)
+        store = secrets or KeyringSecrets()
+        for _, value in found.spec.env + found.spec.headers:
+            for p in find_placeholders(value):
+                if p.kind == "keyring" and p.name.startswith(f"source/{label}/"):
+                    store.delete(p.name)
+        return True
+
+    def set_enabled(self, label_or_key: str, enabled: bool) -> None:
+        """Switch a saved source (by label) or a detected one (by its key) on or off."""
+        for i, s in enumerate(self.sources):
+            if s.spec.label == label_or_key:
+                self.sources[i] = SavedSource(
+                    replace(s.spec, enabled=enabled), s.bundled, s.imported_from
+                )
+                return
+        if enabled:
+            self.switched_off.discard(label_or_key)
+        else:
+            self.switched_off.add(label_or_key)
+
+
+class SavedSourceError(ValueError):
+    """One saved source cannot be understood; it is left out with this message."""
+
+
+def _spec_from_json(raw: Any) -> SavedSource:
+    if not isinstance(raw, dict):
+        raise SavedSourceError("a source is not an object")
+    label = raw.get("label")
+    if not isinstance(label, str) or not LABEL_RE.match(label):
+        raise SavedSourceError(f"bad label {label!r}")
+    enabled = raw.get("enabled", True) is not False
+    bundled = raw.get("bundled")
+    if bundled is not None:
+        found = next((b for b in bundled_sources() if b.label == bundled), None)
+        if found is None:
+            raise SavedSourceError(
+                f"the bundled source {bundled!r} is not part of this installation"
+            )
+        return SavedSource(replace(found, label=label, enabled=enabled), bundled=str(bundled))
+    kind, transport, endpoint = raw.get("kind"), raw.get("transport"), raw.get("endpoint")
+    if (kind, transport) not in (("local", "folder"), ("mcp", "stdio"), ("mcp", "http")):
+        raise SavedSourceError(f"source {label!r}: unknown kind/transport {kind!r}/{transport!r}")
+    if not isinstance(endpoint, str) or not endpoint:
+        raise SavedSourceError(f"source {label!r}: no endpoint")
+    command = raw.get("command") or []
+    env = raw.get("env") or {}
+    headers = raw.get("headers") or {}
+    if not (isinstance(command, list) and all(isinstance(c, str) for c in command)):
+        raise SavedSourceError(f"source {label!r}: command must be a list of strings")
+    if transport == "stdio" and not command:
+        raise SavedSourceError(f"source {label!r}: a stdio server needs a command")
+    for what, m in (("env", env), ("headers", headers)):
+        if not (isinstance(m, dict) and all(isinstance(v, str) for v in m.values())):
+            raise SavedSourceError(f"source {label!r}: {what} must map names to strings")
+    agent = raw.get("agent") if isinstance(raw.get("agent"), str) else None
+    imported = raw.get("imported_from") if isinstance(raw.get("imported_from"), dict) else None
+    spec = SourceSpec(
+        label=label,
+        kind=kind,
+        transport=transport,
+        endpoint=endpoint,
+        command=tuple(command),
+        env=tuple((str(k), v) for k, v in env.items()),
+        headers=tuple((str(k), v) for k, v in headers.items()),
+        enabled=enabled,
+        agent=agent,
+    )
+    return SavedSource(spec, imported_from=imported)
+
+
+def load_config(path: Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """Read the saved configuration; a damaged file gives problems, never an exception."""
+    p = path or config_path(environ)
+    if not p.exists():
+        return Config(exists=False)
+    cfg = Config(exists=True)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        cfg.problems.append(f"{p}: cannot read the saved sources ({exc}); using none of them")
+        return cfg
+    if not isinstance(data, dict) or not isinstance(data.get("sources", []), list):
+        cfg.problems.append(f"{p}: not a saved-sources file; using none of it")
+        return cfg
+    seen: set[str] = set()
+    for raw in data.get("sources", []):
+        try:
+            saved = _spec_from_json(raw)
+        except SavedSourceError as exc:
+            cfg.problems.append(f"{p}: {exc}; that source is left out")
+            continue
+        if saved.spec.label.casefold() in seen:
+            cfg.problems.append(
+                f"{p}: the label {saved.spec.label!r} is used twice; the second is left out"
+            )
+            continue
+        seen.add(saved.spec.label.casefold())
+        cfg.sources.append(saved)
+    off = data.get("switched_off", [])
+    if isinstance(off, list):
+        cfg.switched_off = {k for k in off if isinstance(k, str)}
+    return cfg
+
+
+def _secure_spec(spec: SourceSpec, store: SecretStore) -> tuple[SourceSpec | None, list[str]]:
+    """The spec with literal secrets moved to the keyring, or None when that is impossible."""
+    messages: list[str] = []
+    secret_fields = [
+        (where, name, value)
+        for where, pairs in (("env", spec.env), ("header", spec.headers))
+        for name, value in pairs
+        if not only_placeholders(value) and looks_secret(name, value)
+    ]
+    if not secret_fields:
+        return spec, messages
+    ok, why = store.available()
+    if not ok:
+        names = ", ".join(f"{w} {n}" for w, n, _ in secret_fields)
+        messages.append(
+            f"{spec.label} was not saved: it holds a secret ({names}) and {why}. "
+            "Put the secret in an environment variable and write ${env:NAME} in its place."
+        )
+        return None, messages
+    stored: dict[tuple[str, str], str] = {}
+    for where, name, value in secret_fields:
+        entry = secret_entry(spec.label, where, name)
+        try:
+            store.set(entry, value)
+        except Exception as exc:  # noqa: BLE001 - a locked keyring, a refused write
+            messages.append(f"{spec.label} was not saved: the keyring refused the secret ({exc})")
+            return None, messages
+        stored[(where, name)] = "${keyring:" + entry + "}"
+    env = tuple((n, stored.get(("env", n), v)) for n, v in spec.env)
+    headers = tuple((n, stored.get(("header", n), v)) for n, v in spec.headers)
+    return replace(spec, env=env, headers=headers), messages
+
+
+def save_config(
+    cfg: Config,
+    path: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    secrets: SecretStore | None = None,
+) -> list[str]:
+    """Write the configuration (atomically, private to the user); returns messages.
+
+    Literal secrets go to the keyring first and ``cfg`` is updated to the references;
+    a source whose secret cannot go there is left out of the file (and said so).
+    """
+    p = path or config_path(environ)
+    store = secrets or KeyringSecrets()
+    messages: list[str] = []
+    kept: list[dict[str, Any]] = []
+    for i, saved in enumerate(cfg.sources):
+        if saved.bundled:
+            kept.append(saved.to_json())
+            continue
+        secured, msgs = _secure_spec(saved.spec, store)
+        messages += msgs
+        if secured is None:
+            continue
+        cfg.sources[i] = SavedSource(secured, saved.bundled, saved.imported_from)
+        kept.append(cfg.sources[i].to_json())
+    data = {"version": FORMAT_VERSION, "sources": kept, "switched_off": sorted(cfg.switched_off)}
+    p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = p.with_name(p.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2)
+        fh.write("\n")
+    os.replace(tmp, p)
+    cfg.exists = True
+    return messages
+
+
+def first_run_config() -> Config:
+    """What a first run starts from: the bundled samples, as if they had been saved."""
+    return Config(
+        sources=[SavedSource(s, bundled=s.label) for s in bundled_sources()], exists=False
+    )
+
+
+# --- all sources together -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SourceEntry:
+    """One source in use, with where it came from (for the window's sources panel).
+
+    ``origin``: ``saved``, ``bundled``, ``detected-folder`` or ``imported``; ``key``
+    is what :meth:`Config.set_enabled` takes to switch a detected source off.
+    """
+
+    spec: SourceSpec
+    origin: str
+    key: str
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class Sources:
+    entries: list[SourceEntry] = field(default_factory=list)
+    folders: list[KnownFolder] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    first_run: bool = False
+
+    @property
+    def specs(self) -> list[SourceSpec]:
+        return [e.spec for e in self.entries]
+
+
+def _same_server(a: SourceSpec, b: SourceSpec) -> bool:
+    if a.kind != "mcp" or b.kind != "mcp" or a.transport != b.transport:
+        return False
+    if a.transport == "stdio":
+        return a.command == b.command and dict(a.env) == dict(b.env)
+    return a.endpoint.rstrip("/") == b.endpoint.rstrip("/") and dict(a.headers) == dict(b.headers)
+
+
+def collect_sources(
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+    *,
+    config: Config | None = None,
+    detect: bool = True,
+) -> Sources:
+    """Saved (or first-run) sources, detected folders and imported servers, labelled uniquely."""
+    env = os.environ if environ is None else environ
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    cfg = config if config is not None else load_config(environ=env)
+    out = Sources(first_run=not cfg.exists)
+    out.problems += [(str(config_path(env)), m) for m in cfg.problems]
+    base = cfg.sources if cfg.exists else first_run_config().sources
+    labels = LabelAllocator()
+    folder_paths: set[str] = set()
+    for saved in base:
+        labels.reserve(saved.spec.label)
+        origin = "bundled" if saved.bundled else "saved"
+        detail = ""
+        if saved.imported_from:
+            detail = (
+                f"kept from {saved.imported_from.get('client')}: {saved.imported_from.get('file')}"
+            )
+        out.entries.append(SourceEntry(saved.spec, origin, f"saved:{saved.spec.label}", detail))
+        if saved.spec.kind == "local":
+            folder_paths.add(os.path.realpath(saved.spec.endpoint))
+    if not detect:
+        return out
+    for folder in detect_known_folders(env, here):
+        if str(folder.path) in folder_paths:
+            continue
+        label = labels.take(folder.label)
+        spec = replace(folder.spec(), label=label, enabled=folder.key not in cfg.switched_off)
+        out.folders.append(
+            KnownFolder(folder.kind, folder.path, label, folder.depth, folder.agents)
+        )
+        out.entries.append(
+            SourceEntry(spec, "detected-folder", folder.key, f"read by {spec.agent}")
+        )
+    imported = importers.import_detected(env, here, LabelAllocator())
+    out.problems += imported.problems
+    for server in imported.servers:
+        if any(_same_server(server.spec, e.spec) for e in out.entries):
+            continue
+        label = labels.take(server.label, _client_hint(server.client))
+        spec = replace(
+            server.spec,
+            label=label,
+            enabled=server.spec.enabled and server.key not in cfg.switched_off,
+        )
+        detail = f"from {server.client}: {server.source_file}"
+        if server.notes:
+            detail += " (" + "; ".join(server.notes) + ")"
+        out.entries.append(SourceEntry(spec, "imported", server.key, detail))
+    return out
+
+
+def _client_hint(client: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", client.lower()).strip("-")
+
+
+def default_sources(
+    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> list[SourceSpec]:
+    """The sources used when none are named: see the module docstring."""
+    return collect_sources(environ, cwd).specs
+
+
+def load_config_file(path: str | Path, taken: Iterable[str] = ()) -> ImportResult:
+    """Servers from one client config file (``--config FILE``), any supported format.
+
+    Every project's servers in a ``~/.claude.json`` are read. Labels avoid ``taken``.
+    """
+    return importers.load_file(Path(path), LabelAllocator(taken))

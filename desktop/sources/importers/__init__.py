@@ -1,0 +1,144 @@
+"""Read-only importers of MCP server lists from other clients' config files.
+
+One module per client format. :func:`load_file` reads one file whose format it
+detects from the file name and content; :func:`import_detected` reads every client
+config found in the usual places for this home folder and working directory.
+Nothing here writes a file or resolves a placeholder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from desktop.sources.importers import claude_code, claude_desktop, codex, cursor, vscode
+from desktop.sources.importers.base import ImportedServer, ImportResult
+from desktop.sources.importers.common import ConfigError, LabelAllocator, parse_json, read_text
+from desktop.sources.known_folders import home_dir, project_folders
+
+__all__ = [
+    "FORMATS",
+    "ImportResult",
+    "ImportedServer",
+    "LabelAllocator",
+    "detect_format",
+    "detected_config_files",
+    "import_detected",
+    "load_file",
+]
+
+Importer = Callable[..., ImportResult]
+
+# format name -> (client, importer)
+FORMATS: dict[str, tuple[str, Importer]] = {
+    "claude-desktop": (claude_desktop.CLIENT, claude_desktop.import_file),
+    "claude-code": (claude_code.CLIENT, claude_code.import_file),
+    "vscode": (vscode.CLIENT, vscode.import_file),
+    "cursor": (cursor.CLIENT, cursor.import_file),
+    "codex": (codex.CLIENT, codex.import_file),
+}
+
+
+def detect_format(path: Path) -> str:
+    """The format of a config file, from its name and place first, then its content.
+
+    Raises :class:`ConfigError` when neither tells.
+    """
+    name = path.name
+    parent = path.parent.name
+    if name == claude_desktop.FILE_NAME:
+        return "claude-desktop"
+    if name in (".claude.json", ".mcp.json"):
+        return "claude-code"
+    if name == "mcp.json" and (parent == ".vscode" or parent == "User"):
+        return "vscode"
+    if name == "mcp.json" and parent == ".cursor":
+        return "cursor"
+    if path.suffix == ".toml":
+        return "codex"
+    text = read_text(path)
+    try:
+        data = parse_json(text)
+    except ConfigError:
+        if "mcp_servers" in text:
+            return "codex"
+        raise
+    if isinstance(data, dict):
+        if "servers" in data and "mcpServers" not in data:
+            return "vscode"
+        if "mcpServers" in data or "projects" in data:
+            # Claude Code's shape is a superset of Claude Desktop's and Cursor's.
+            return "claude-code"
+    raise ConfigError(
+        "not a known MCP client config (expected 'mcpServers', 'servers' or [mcp_servers])"
+    )
+
+
+def load_file(
+    path: Path | str,
+    labels: LabelAllocator | None = None,
+    *,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    fmt: str | None = None,
+) -> ImportResult:
+    """Import one file; a file that cannot be read or understood becomes a problem."""
+    p = Path(path).expanduser()
+    labels = labels or LabelAllocator()
+    try:
+        fmt = fmt or detect_format(p)
+    except ConfigError as exc:
+        return ImportResult(problems=[(str(p), str(exc))])
+    _client, importer = FORMATS[fmt]
+    if fmt == "cursor":
+        env = os.environ if environ is None else environ
+        return cursor.import_file(p, labels, cwd, home_dir(env))
+    return importer(p, labels, cwd)
+
+
+def detected_config_files(
+    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> list[tuple[str, Path]]:
+    """(format, path) of every client config that exists, project files first."""
+    env = os.environ if environ is None else environ
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    home = home_dir(env)
+    candidates: list[tuple[str, Path]] = []
+    for folder in project_folders(here):
+        candidates += [
+            ("claude-code", folder / ".mcp.json"),
+            ("vscode", folder / ".vscode" / "mcp.json"),
+            ("cursor", folder / ".cursor" / "mcp.json"),
+        ]
+    candidates += [("claude-desktop", p) for p in claude_desktop.default_paths(env, home, here)]
+    candidates += [("claude-code", p) for p in claude_code.user_paths(env, home)]
+    candidates += [("vscode", p) for p in vscode.user_paths(env, home)]
+    candidates += [("cursor", home / ".cursor" / "mcp.json")]
+    candidates += [("codex", p) for p in codex.user_paths(env, home)]
+    out: list[tuple[str, Path]] = []
+    seen: set[Path] = set()
+    for fmt, path in candidates:
+        if not path.is_file():
+            continue
+        real = path.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        out.append((fmt, path))
+    return out
+
+
+def import_detected(
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+    labels: LabelAllocator | None = None,
+) -> ImportResult:
+    """Import every detected client config (for ``~/.claude.json``, only this project's)."""
+    env = os.environ if environ is None else environ
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    labels = labels or LabelAllocator()
+    result = ImportResult()
+    for fmt, path in detected_config_files(env, here):
+        result.extend(load_file(path, labels, cwd=here, environ=env, fmt=fmt))
+    return result

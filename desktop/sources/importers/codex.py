@@ -1,0 +1,100 @@
+"""Codex: ``~/.codex/config.toml`` (or ``$CODEX_HOME/config.toml``), ``[mcp_servers.<id>]``.
+
+Keys read: ``command``, ``args``, ``env``, ``env_vars`` (names passed through from the
+environment), ``url``, ``http_headers``, ``env_http_headers`` (header from a variable),
+``bearer_token_env_var`` and ``enabled``. Values taken from the environment become
+``${env:VAR}`` placeholders, resolved at connect time.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from desktop.sources.importers.base import ImportResult
+from desktop.sources.importers.common import (
+    ConfigError,
+    LabelAllocator,
+    import_server_map,
+    read_text,
+)
+
+CLIENT = "Codex"
+
+
+def user_paths(environ: Mapping[str, str], home: Path) -> list[Path]:
+    if environ.get("CODEX_HOME"):
+        return [Path(environ["CODEX_HOME"]) / "config.toml"]
+    return [home / ".codex" / "config.toml"]
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}") from None
+
+
+def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> ImportResult:
+    result = ImportResult()
+    try:
+        data = parse_toml(read_text(path))
+    except ConfigError as exc:
+        result.problems.append((str(path), str(exc)))
+        return result
+    servers = data.get("mcp_servers")
+    if servers is None:
+        return result
+    if not isinstance(servers, dict):
+        result.problems.append((str(path), "'mcp_servers' is not a table"))
+        return result
+    converted: dict[str, Any] = {}
+    for sid, entry in servers.items():
+        converted[sid] = _to_entry(entry) if isinstance(entry, dict) else entry
+    import_server_map(
+        converted,
+        client=CLIENT,
+        file=path,
+        result=result,
+        labels=labels,
+        label_hint="codex",
+        where="mcp_servers",
+    )
+    return result
+
+
+def _to_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A Codex server table in the common ``command``/``url`` entry shape."""
+    out: dict[str, Any] = {}
+    for key in ("command", "args", "url", "cwd"):
+        if key in entry:
+            out[key] = entry[key]
+    if entry.get("enabled") is False:
+        out["enabled"] = False
+    env = dict(entry.get("env") or {}) if isinstance(entry.get("env"), dict) else entry.get("env")
+    names = entry.get("env_vars")
+    if isinstance(names, list) and isinstance(env, dict):
+        for name in names:
+            if isinstance(name, str) and name not in env:
+                env[name] = "${env:" + name + "}"
+    if env is not None:
+        out["env"] = env
+    headers: Any = entry.get("http_headers")
+    headers = dict(headers) if isinstance(headers, dict) else headers
+    from_env = entry.get("env_http_headers")
+    if isinstance(from_env, dict):
+        headers = headers if isinstance(headers, dict) else {}
+        for header, var in from_env.items():
+            if isinstance(var, str):
+                headers[header] = "${env:" + var + "}"
+    token_var = entry.get("bearer_token_env_var")
+    if isinstance(token_var, str) and token_var:
+        headers = headers if isinstance(headers, dict) else {}
+        headers["Authorization"] = "Bearer ${env:" + token_var + "}"
+    if headers is not None:
+        out["headers"] = headers
+    if "url" in out:
+        out["type"] = "http"
+    return out

@@ -1,0 +1,292 @@
+"""Shared parts of the importers: JSON with comments, labels, one server entry to a spec."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.sources.importers.base import ImportedServer, ImportResult
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+SSE_UNSUPPORTED = (
+    "uses the SSE transport, which Skill Catalog does not speak (it speaks stdio and "
+    "Streamable HTTP); if the server also serves Streamable HTTP, add its URL with --server"
+)
+
+
+class ConfigError(ValueError):
+    """A whole file cannot be understood; the message says why."""
+
+
+def read_text(path: Path) -> str:
+    """The file's text, or :class:`ConfigError` with a reason a user can act on."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"file is {size} bytes, larger than a config file can be")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError("file not found") from None
+    except IsADirectoryError:
+        raise ConfigError("is a directory, not a file") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text") from None
+
+
+def strip_jsonc(text: str) -> str:
+    """JSON with ``//`` and ``/* */`` comments and trailing commas, as plain JSON.
+
+    Characters inside strings are kept as they are; line numbers are preserved so
+    that a parse error still points at the right line.
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_string = False
+    while i < n:
+        c = text[i]
+        if in_string:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+            i += 1
+            continue
+        if c == '"':
+            in_string = True
+            out.append(c)
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise ConfigError("a /* comment is never closed")
+            out.append("\n" * text.count("\n", i, end))
+            i = end + 2
+        else:
+            out.append(c)
+            i += 1
+    # Trailing commas are removed outside strings only.
+    pieces = _STRING_RE.split("".join(out))
+    for k in range(0, len(pieces), 2):
+        pieces[k] = _TRAILING_COMMA_RE.sub(r"\1", pieces[k])
+    return "".join(pieces)
+
+
+_STRING_RE = re.compile(r'("(?:[^"\\]|\\.)*")')
+_TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON, allowing comments and trailing commas (VS Code's JSONC)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return json.loads(strip_jsonc(text))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+
+
+def load_json_file(path: Path) -> Any:
+    return parse_json(read_text(path))
+
+
+def proposed_label(server_id: str, fallback: str) -> str:
+    """A label that matches LABEL_RE, made from the file's own name for the server."""
+    label = re.sub(r"[^A-Za-z0-9._-]+", "-", server_id).strip("-._")[:64]
+    if not label or not LABEL_RE.match(label):
+        label = fallback
+    return label
+
+
+class LabelAllocator:
+    """Hands out labels unique among everything it has seen (I1)."""
+
+    def __init__(self, taken: Iterable[str] = ()) -> None:
+        self._taken = {t.casefold() for t in taken}
+
+    def reserve(self, label: str) -> None:
+        self._taken.add(label.casefold())
+
+    def is_free(self, label: str) -> bool:
+        return label.casefold() not in self._taken
+
+    def take(self, base: str, hint: str = "") -> str:
+        candidates = [base]
+        if hint:
+            candidates.append(f"{base}-{hint}")
+        for c in candidates:
+            c = c[:64]
+            if self.is_free(c):
+                self.reserve(c)
+                return c
+        n = 2
+        while True:
+            c = f"{base[:58]}-{n}"
+            if self.is_free(c):
+                self.reserve(c)
+                return c
+            n += 1
+
+
+def _str_map(value: Any, what: str) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{what} must be an object of names to values")
+    out: list[tuple[str, str]] = []
+    for k, v in value.items():
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif isinstance(v, int | float):
+            v = str(v)
+        if not isinstance(v, str):
+            raise ConfigError(f"{what} {k!r} must be a string")
+        out.append((str(k), v))
+    return tuple(out)
+
+
+def _str_list(value: Any, what: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfigError(f"{what} must be a list of strings")
+    out: list[str] = []
+    for v in value:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            v = str(v)
+        if not isinstance(v, str):
+            raise ConfigError(f"{what} must be a list of strings")
+        out.append(v)
+    return out
+
+
+def substitute_paths(value: str, variables: Mapping[str, str]) -> str:
+    """Replace editor path variables (``${workspaceFolder}``, ``${userHome}``) we know."""
+    for name, path in variables.items():
+        value = value.replace("${" + name + "}", path)
+    return value
+
+
+def spec_from_entry(
+    label: str,
+    entry: Any,
+    *,
+    url_keys: tuple[str, ...] = ("url",),
+    headers_key: str = "headers",
+    path_vars: Mapping[str, str] | None = None,
+) -> tuple[SourceSpec, list[str]]:
+    """A :class:`SourceSpec` from one ``command``/``url`` server entry.
+
+    Returns the spec and notes; raises :class:`ConfigError` with the reason when the
+    entry cannot be understood (the caller records it as a problem for this server).
+    """
+    if not isinstance(entry, Mapping):
+        raise ConfigError("the entry is not an object")
+    notes: list[str] = []
+    pv = path_vars or {}
+    raw_type = entry.get("type", entry.get("transport"))
+    if raw_type is not None and not isinstance(raw_type, str):
+        raise ConfigError("'type' must be a string")
+    kind = (raw_type or "").strip().lower().replace("_", "-")
+    url = next((entry[k] for k in url_keys if k in entry), None)
+    command = entry.get("command")
+    if not kind:
+        kind = "stdio" if command is not None else ("http" if url is not None else "")
+    if kind in ("sse",):
+        raise ConfigError(SSE_UNSUPPORTED)
+    enabled = not bool(entry.get("disabled", False)) and entry.get("enabled", True) is not False
+    if kind in ("stdio", "local"):
+        if not isinstance(command, str) or not command.strip():
+            raise ConfigError("a stdio server needs a 'command' string")
+        args = _str_list(entry.get("args"), "'args'")
+        argv = tuple(substitute_paths(a, pv) for a in [command, *args])
+        env = tuple((k, substitute_paths(v, pv)) for k, v in _str_map(entry.get("env"), "env"))
+        if entry.get("envFile"):
+            notes.append("envFile is not read; set those variables in the environment")
+        if entry.get("cwd"):
+            notes.append("cwd is not applied; the server starts in the catalog's directory")
+        spec = SourceSpec(
+            label=label,
+            kind="mcp",
+            transport="stdio",
+            endpoint=shlex.join(argv),
+            command=argv,
+            env=env,
+            enabled=enabled,
+        )
+        return spec, notes
+    if kind in ("http", "streamable-http", "streamablehttp", "remote"):
+        if not isinstance(url, str) or not url.strip():
+            raise ConfigError("an http server needs a 'url' string")
+        url = substitute_paths(url.strip(), pv)
+        if not re.match(r"^(https?://|\$\{)", url, re.IGNORECASE):
+            raise ConfigError(f"the url must start with http:// or https:// (got {url[:60]!r})")
+        headers = _str_map(entry.get(headers_key), headers_key)
+        spec = SourceSpec(
+            label=label,
+            kind="mcp",
+            transport="http",
+            endpoint=url,
+            headers=headers,
+            enabled=enabled,
+        )
+        return spec, notes
+    if not kind:
+        raise ConfigError("neither 'command' nor 'url' is given")
+    raise ConfigError(f"unknown transport type {raw_type!r}")
+
+
+def import_server_map(
+    servers: Any,
+    *,
+    client: str,
+    file: Path,
+    result: ImportResult,
+    labels: LabelAllocator,
+    label_hint: str,
+    where: str = "mcpServers",
+    **entry_kwargs: Any,
+) -> None:
+    """Import every ``id: entry`` of a server map into ``result``; bad entries become problems."""
+    if servers is None:
+        return
+    if not isinstance(servers, Mapping):
+        result.problems.append((str(file), f"'{where}' is not an object"))
+        return
+    for server_id, entry in servers.items():
+        sid = str(server_id)
+        label = labels.take(proposed_label(sid, label_hint), label_hint)
+        try:
+            spec, notes = spec_from_entry(label, entry, **entry_kwargs)
+        except ConfigError as exc:
+            result.problems.append((str(file), f"server {sid!r} in '{where}': {exc}"))
+            continue
+        result.servers.append(
+            ImportedServer(
+                label=label,
+                spec=spec,
+                source_file=str(file),
+                client=client,
+                server_id=sid,
+                notes=tuple(notes),
+            )
+        )

@@ -1,0 +1,49 @@
+"""Cursor: ``~/.cursor/mcp.json`` and a project's ``.cursor/mcp.json``.
+
+``mcpServers`` entries have ``command``/``args``/``env`` or ``url`` + ``headers``;
+Cursor's ``${env:NAME}`` stays a placeholder, ``${workspaceFolder}`` of a project
+file becomes the project folder and ``${userHome}`` the home folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.sources.importers.base import ImportResult
+from desktop.sources.importers.common import (
+    ConfigError,
+    LabelAllocator,
+    import_server_map,
+    load_json_file,
+)
+
+CLIENT = "Cursor"
+
+
+def import_file(
+    path: Path, labels: LabelAllocator, cwd: Path | None = None, home: Path | None = None
+) -> ImportResult:
+    result = ImportResult()
+    try:
+        data = load_json_file(path)
+    except ConfigError as exc:
+        result.problems.append((str(path), str(exc)))
+        return result
+    if not isinstance(data, dict):
+        result.problems.append((str(path), "the file does not hold a JSON object"))
+        return result
+    path_vars: dict[str, str] = {}
+    if home is not None:
+        path_vars["userHome"] = str(home)
+    if path.parent.name == ".cursor" and (home is None or path.parent.parent != home):
+        path_vars["workspaceFolder"] = str(path.parent.parent)
+    import_server_map(
+        data.get("mcpServers"),
+        client=CLIENT,
+        file=path,
+        result=result,
+        labels=labels,
+        label_hint="cursor",
+        path_vars=path_vars,
+    )
+    return result

@@ -1,0 +1,83 @@
+"""VS Code: ``.vscode/mcp.json`` and the user's ``mcp.json`` (JSON with comments).
+
+``servers`` maps ids to entries with ``type`` stdio/http/sse; ``inputs`` declares
+values VS Code prompts for, referenced as ``${input:ID}``: those stay placeholders
+(resolved at connect time from values the user gives, never stored resolved).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from desktop.core.placeholders import find_placeholders
+from desktop.sources.importers.base import ImportedServer, ImportResult
+from desktop.sources.importers.common import (
+    ConfigError,
+    LabelAllocator,
+    import_server_map,
+    load_json_file,
+)
+
+CLIENT = "VS Code"
+
+
+def user_paths(environ: Mapping[str, str], home: Path) -> list[Path]:
+    xdg = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    paths = [
+        Path(xdg) / "Code" / "User" / "mcp.json",
+        home / "Library" / "Application Support" / "Code" / "User" / "mcp.json",
+    ]
+    if environ.get("APPDATA"):
+        paths.append(Path(environ["APPDATA"]) / "Code" / "User" / "mcp.json")
+    return paths
+
+
+def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> ImportResult:
+    result = ImportResult()
+    try:
+        data = load_json_file(path)
+    except ConfigError as exc:
+        result.problems.append((str(path), str(exc)))
+        return result
+    if not isinstance(data, dict):
+        result.problems.append((str(path), "the file does not hold a JSON object"))
+        return result
+    path_vars = {}
+    if path.parent.name == ".vscode":
+        path_vars["workspaceFolder"] = str(path.parent.parent)
+    import_server_map(
+        data.get("servers"),
+        client=CLIENT,
+        file=path,
+        result=result,
+        labels=labels,
+        label_hint="vscode",
+        where="servers",
+        path_vars=path_vars,
+    )
+    inputs = _inputs(data.get("inputs"))
+    result.servers = [_note_inputs(s, inputs) for s in result.servers]
+    return result
+
+
+def _inputs(raw: object) -> dict[str, dict[str, object]]:
+    if not isinstance(raw, list):
+        return {}
+    return {str(i["id"]): i for i in raw if isinstance(i, dict) and "id" in i}
+
+
+def _note_inputs(server: ImportedServer, inputs: dict[str, dict[str, object]]) -> ImportedServer:
+    values = [v for _, v in server.spec.env + server.spec.headers] + list(server.spec.command)
+    used = sorted({p.name for v in values for p in find_placeholders(v) if p.kind == "input"})
+    if not used:
+        return server
+    notes = list(server.notes)
+    for name in used:
+        desc = inputs.get(name, {}).get("description")
+        secret = " (secret)" if inputs.get(name, {}).get("password") else ""
+        what = f": {desc}" if isinstance(desc, str) and desc else ""
+        notes.append(f"asks for input {name}{secret}{what}; it is asked for at connect time")
+    from dataclasses import replace
+
+    return replace(server, notes=tuple(notes))

@@ -1,0 +1,337 @@
+"""Skill folders that coding agents read, detected in the home folder and the project.
+
+Project-level folders (``.agents/skills``, ``.claude/skills``, ``.github/skills``) are
+looked for in the working directory and every folder above it up to the repository
+root (the nearest folder holding ``.git``); outside a repository only the working
+directory is looked at. User-level folders are looked for in the home folder.
+
+Which agent reads which folder comes from each agent's documentation (2026); the
+table is deliberately small: an agent is listed for a folder only where its docs
+say it reads it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core.model import SourceSpec
+
+CLAUDE_CODE = "Claude Code"
+CODEX = "Codex"
+COPILOT = "GitHub Copilot"
+CURSOR = "Cursor"
+GEMINI = "Gemini CLI"
+OPENCODE = "opencode"
+GOOSE = "goose"
+AGENTS: tuple[str, ...] = (CLAUDE_CODE, CODEX, COPILOT, CURSOR, GEMINI, OPENCODE, GOOSE)
+
+
+@dataclass(frozen=True, slots=True)
+class FolderKind:
+    """One kind of known folder: where it lives and which agents read it."""
+
+    family: str  # label stem: agents, claude, github, codex, ...
+    scope: str  # "project" or "user"
+    relpath: str  # relative to the project folder or the home folder
+    agents: tuple[str, ...]
+
+
+PROJECT_KINDS: tuple[FolderKind, ...] = (
+    FolderKind(
+        "agents", "project", ".agents/skills", (CODEX, COPILOT, CURSOR, GEMINI, OPENCODE, GOOSE)
+    ),
+    FolderKind(
+        "claude", "project", ".claude/skills", (CLAUDE_CODE, COPILOT, CURSOR, OPENCODE, GOOSE)
+    ),
+    FolderKind("github", "project", ".github/skills", (COPILOT,)),
+)
+
+USER_KINDS: tuple[FolderKind, ...] = (
+    FolderKind("agents", "user", ".agents/skills", (CODEX, COPILOT, CURSOR, GEMINI, OPENCODE)),
+    FolderKind("claude", "user", ".claude/skills", (CLAUDE_CODE, COPILOT, CURSOR, OPENCODE, GOOSE)),
+    FolderKind("codex", "user", ".codex/skills", (CODEX, CURSOR)),
+    FolderKind("copilot", "user", ".copilot/skills", (COPILOT,)),
+    FolderKind("cursor", "user", ".cursor/skills", (CURSOR,)),
+    FolderKind("gemini", "user", ".gemini/skills", (GEMINI,)),
+    FolderKind("opencode", "user", ".config/opencode/skills", (OPENCODE,)),
+    FolderKind("goose", "user", ".config/goose/skills", (GOOSE,)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KnownFolder:
+    """A detected folder: its kind, its resolved path, and how far above the cwd it is."""
+
+    kind: FolderKind
+    path: Path
+    label: str
+    depth: int = 0  # 0 = in the working directory (project) or the home folder (user)
+    agents: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"folder:{self.path}"
+
+    def spec(self) -> SourceSpec:
+        return SourceSpec(
+            label=self.label,
+            kind="local",
+            transport="folder",
+            endpoint=str(self.path),
+            agent=", ".join(self.agents or self.kind.agents),
+        )
+
+
+def home_dir(environ: Mapping[str, str]) -> Path:
+    home = environ.get("HOME") or environ.get("USERPROFILE")
+    return Path(home) if home else Path.home()
+
+
+def repo_root(cwd: Path) -> Path | None:
+    """The nearest folder at or above ``cwd`` that holds ``.git`` (a folder or a file)."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def project_folders(cwd: Path) -> list[Path]:
+    """The working directory and the folders above it up to the repository root."""
+    root = repo_root(cwd)
+    if root is None:
+        return [cwd]
+    out = [cwd]
+    for folder in cwd.parents:
+        out.append(folder)
+        if folder == root:
+            break
+    return out
+
+
+def _resolve(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p.absolute()
+
+
+def _user_kind_paths(environ: Mapping[str, str], home: Path) -> list[tuple[FolderKind, Path]]:
+    out: list[tuple[FolderKind, Path]] = []
+    for kind in USER_KINDS:
+        if kind.family == "claude" and environ.get("CLAUDE_CONFIG_DIR"):
+            # Claude Code reads $CLAUDE_CONFIG_DIR/skills; the others still read ~/.claude.
+            custom = FolderKind("claude", "user", "skills", (CLAUDE_CODE,))
+            out.append((custom, Path(environ["CLAUDE_CONFIG_DIR"]) / "skills"))
+            others = tuple(a for a in kind.agents if a != CLAUDE_CODE)
+            out.append(
+                (FolderKind("claude-home", "user", kind.relpath, others), home / kind.relpath)
+            )
+            continue
+        out.append((kind, home / kind.relpath))
+    return out
+
+
+def detect_known_folders(
+    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> list[KnownFolder]:
+    """Every known skill folder that exists, project-level first (nearest first).
+
+    A folder reached twice (the working directory is the home folder, a symlink)
+    is listed once, with the agents of both.
+    """
+    env = os.environ if environ is None else environ
+    here = _resolve(Path(cwd) if cwd is not None else Path.cwd())
+    home = home_dir(env)
+    found: list[KnownFolder] = []
+    by_path: dict[Path, int] = {}
+
+    def add(kind: FolderKind, path: Path, depth: int, label: str) -> None:
+        if not path.is_dir():
+            return
+        real = _resolve(path)
+        if real in by_path:
+            i = by_path[real]
+            prev = found[i]
+            agents = tuple(dict.fromkeys(prev.agents + kind.agents))
+            # Keep the user-level identity for a folder that is both (cwd == home).
+            if kind.scope == "user":
+                found[i] = KnownFolder(kind, real, label, depth, agents)
+            else:
+                found[i] = KnownFolder(prev.kind, real, prev.label, prev.depth, agents)
+            return
+        by_path[real] = len(found)
+        found.append(KnownFolder(kind, real, label, depth, kind.agents))
+
+    counts: dict[str, int] = {}
+    for depth, folder in enumerate(project_folders(here)):
+        for kind in PROJECT_KINDS:
+            base = f"{kind.family}-project"
+            if not (folder / kind.relpath).is_dir():
+                continue
+            counts[base] = counts.get(base, 0) + 1
+            label = base if counts[base] == 1 else f"{base}-{counts[base]}"
+            add(kind, folder / kind.relpath, depth, label)
+    for kind, path in _user_kind_paths(env, home):
+        add(kind, path, 0, f"{kind.family}-user")
+    return found
+
+
+def known_folder_specs(
+    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> list[SourceSpec]:
+    return [f.spec() for f in detect_known_folders(environ, cwd)]
+
+
+# --- which copy each agent sees -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AgentView:
+    """For one agent and one clash of names: the copy it uses and the copies it does not.
+
+    ``sees`` is ``None`` when the agent shows every copy (``shown_all``). ``basis``
+    says whether the order is documented by the agent or assumed here.
+    """
+
+    agent: str
+    sees: str | None
+    hidden: tuple[str, ...]
+    shown_all: tuple[str, ...]
+    basis: str
+
+    def describe(self) -> str:
+        if self.shown_all:
+            return f"{self.agent} lists every copy ({', '.join(self.shown_all)}); {self.basis}"
+        hidden = f", not {', '.join(self.hidden)}" if self.hidden else ""
+        return f"{self.agent} uses {self.sees}{hidden}; {self.basis}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "agent": self.agent,
+            "sees": self.sees,
+            "hidden": list(self.hidden),
+            "shown_all": list(self.shown_all),
+            "basis": self.basis,
+        }
+
+
+# Per agent: a rank for (scope, family); the lowest rank wins a clash. Sources:
+# Claude Code's docs put personal skills above project skills; Gemini CLI's put the
+# workspace above the user tier; goose's list the project folders after the user
+# ones, later winning, .agents last. Copilot, Cursor and opencode document no order:
+# the project is assumed to win over the user folder, the agent's own folder over
+# shared ones. Codex documents that same-named skills are not merged: it lists both.
+_DOCUMENTED = "order documented by the agent"
+_ASSUMED = "order assumed (project before user, the agent's own folder first)"
+_ORDER: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    CLAUDE_CODE: (_DOCUMENTED, [("user", "claude"), ("project", "claude")]),
+    GEMINI: (_DOCUMENTED, [("project", "agents"), ("user", "agents"), ("user", "gemini")]),
+    GOOSE: (
+        _DOCUMENTED,
+        [
+            ("project", "agents"),
+            ("project", "claude"),
+            ("user", "goose"),
+            ("user", "claude"),
+            ("user", "claude-home"),
+        ],
+    ),
+    COPILOT: (
+        _ASSUMED,
+        [
+            ("project", "github"),
+            ("project", "claude"),
+            ("project", "agents"),
+            ("user", "copilot"),
+            ("user", "claude"),
+            ("user", "claude-home"),
+            ("user", "agents"),
+        ],
+    ),
+    CURSOR: (
+        _ASSUMED,
+        [
+            ("project", "agents"),
+            ("project", "claude"),
+            ("user", "cursor"),
+            ("user", "agents"),
+            ("user", "claude"),
+            ("user", "claude-home"),
+            ("user", "codex"),
+        ],
+    ),
+    OPENCODE: (
+        _ASSUMED,
+        [
+            ("project", "claude"),
+            ("project", "agents"),
+            ("user", "opencode"),
+            ("user", "claude"),
+            ("user", "claude-home"),
+            ("user", "agents"),
+        ],
+    ),
+}
+# Gemini CLI: within a tier the .agents alias wins over .gemini (its docs).
+
+
+def agent_views(labels: Iterable[str], folders: Sequence[KnownFolder]) -> list[AgentView]:
+    """For a skill name found in the folders ``labels``: which copy each agent uses.
+
+    Only known folders count (other sources are not read by these agents). Nearer
+    project folders win over farther ones. Agents that read none or one of the
+    folders are left out: for them there is no clash.
+    """
+    by_label = {f.label: f for f in folders}
+    involved = [by_label[lb] for lb in dict.fromkeys(labels) if lb in by_label]
+    views: list[AgentView] = []
+    for agent in AGENTS:
+        reading = [f for f in involved if agent in f.agents]
+        if len(reading) < 2:
+            continue
+        if agent == CODEX:
+            views.append(
+                AgentView(
+                    agent,
+                    None,
+                    (),
+                    tuple(f.label for f in reading),
+                    "documented: same-named skills are not merged",
+                )
+            )
+            continue
+        basis, order = _ORDER[agent]
+
+        def rank(f: KnownFolder, order: list[tuple[str, str]] = order) -> tuple[int, int]:
+            key = (f.kind.scope, f.kind.family)
+            return (order.index(key) if key in order else len(order), f.depth)
+
+        ranked = sorted(reading, key=rank)
+        views.append(
+            AgentView(agent, ranked[0].label, tuple(f.label for f in ranked[1:]), (), basis)
+        )
+    return views
+
+
+def folders_for_specs(
+    specs: Iterable[SourceSpec],
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+) -> list[KnownFolder]:
+    """The known folders among ``specs`` (matched by path), under the specs' own labels.
+
+    Lets a view that only holds the configured sources (labels may have been changed
+    to keep them unique) ask :func:`agent_views` about them.
+    """
+    detected = {f.path: f for f in detect_known_folders(environ, cwd)}
+    out: list[KnownFolder] = []
+    for spec in specs:
+        if spec.kind != "local":
+            continue
+        f = detected.get(_resolve(Path(spec.endpoint)))
+        if f is not None:
+            out.append(KnownFolder(f.kind, f.path, spec.label, f.depth, f.agents))
+    return out

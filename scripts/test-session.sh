@@ -1,0 +1,75 @@
+# Part of scripts/test: runs inside `dbus-run-session` with the throw-away directories
+# already exported. Starts gnome-keyring (Secret Service, unlocked) and Xvfb, runs pytest,
+# stops both. Not meant to be called directly.
+set -uo pipefail
+if { true >&4; } 2>/dev/null; then exec 2>&4 4>&-; fi
+
+scratch=${SKILL_CATALOG_TEST_SCRATCH:?run scripts/test, not this file}
+venv=${SKILL_CATALOG_VENV:?run scripts/test, not this file}
+keyring_pid=""
+xvfb_pid=""
+
+say() { printf 'scripts/test: %s\n' "$*" >&2; }
+
+stop_services() {
+    if [ -n "$xvfb_pid" ]; then kill "$xvfb_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null; fi
+    if [ -n "$keyring_pid" ]; then
+        kill "$keyring_pid" 2>/dev/null
+        for _ in $(seq 50); do kill -0 "$keyring_pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+    xvfb_pid="" keyring_pid=""
+}
+trap stop_services EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+bus_call() {
+    dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus \
+        /org/freedesktop/DBus "org.freedesktop.DBus.$1" "string:$2" 2>/dev/null
+}
+
+# The Secret Service: a new login keyring under the throw-away XDG_DATA_HOME, unlocked with
+# a random password (tests that lock the keyring can unlock it again with it).
+SKILL_CATALOG_TEST_KEYRING_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+export SKILL_CATALOG_TEST_KEYRING_PASSWORD
+printf %s "$SKILL_CATALOG_TEST_KEYRING_PASSWORD" \
+    | gnome-keyring-daemon --unlock --components=secrets >"$scratch/keyring.log" 2>&1
+for _ in $(seq 100); do
+    case $(bus_call NameHasOwner org.freedesktop.secrets) in *true*) break ;; esac
+    sleep 0.1
+done
+keyring_pid=$(bus_call GetConnectionUnixProcessID org.freedesktop.secrets | awk '{ print $2 }')
+if [ -z "$keyring_pid" ]; then
+    cat "$scratch/keyring.log" >&2
+    say "gnome-keyring-daemon did not provide the Secret Service on the test D-Bus session"
+    exit 1
+fi
+
+# A virtual X server on the first free display number, for the tests marked `xvfb`.
+exec 3>"$scratch/xvfb.display"
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp >"$scratch/xvfb.log" 2>&1 &
+xvfb_pid=$!
+exec 3>&-
+for _ in $(seq 100); do
+    [ -s "$scratch/xvfb.display" ] && break
+    kill -0 "$xvfb_pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [ ! -s "$scratch/xvfb.display" ]; then
+    cat "$scratch/xvfb.log" >&2
+    say "Xvfb did not start"
+    exit 1
+fi
+export SKILL_CATALOG_TEST_DISPLAY=":$(tr -d '[:space:]' <"$scratch/xvfb.display")"
+export SKILL_CATALOG_TEST_SESSION=1
+
+say "Secret Service: gnome-keyring (pid $keyring_pid); Xvfb on $SKILL_CATALOG_TEST_DISPLAY"
+"$venv/bin/python" -m pytest "$@"
+rc=$?
+stop_services
+
+if [ "$rc" -eq 5 ]; then
+    say "pytest collected no tests: that is a failure (check the paths and -k/-m options)"
+    exit 1
+fi
+exit "$rc"

@@ -86,7 +86,8 @@ def _assign_names(skills: list[Skill]) -> None:
                 if len(group) == 1:
                     key = name
                 else:  # in-listing duplicates are told apart by their paths (I3)
-                    key = skill_dir_of(skill.uri) or skill.uri
+                    path = skill_dir_of(skill.uri) or skill.uri
+                    key = path.split("://", 1)[-1]
                 if skill.origin.kind == "mcp":
                     skill.qualified_name = f"{skill.origin.label}{QUALIFIER}{key}"
                 else:

@@ -44,7 +44,7 @@ def _dropped(field: str, value: Any, why: str) -> Problem:
     shown = repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
-    return Problem(f"loading-{field}-dropped", f"{field} {shown} ignored: {why}", "info")
+    return Problem(f"{field}-dropped", f"{field} {shown} ignored: {why}", "info")
 
 
 def read_loading(

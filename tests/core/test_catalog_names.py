@@ -1,0 +1,74 @@
+"""Identity and qualified names (I1-I3) over local and server-shaped skills."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.catalog import build_catalog
+from desktop.core.checks import NAME_RE
+from desktop.core.model import QUALIFIER, Identity, LoadingConfig, Origin, Skill, SourceStatus
+
+
+def skill(label: str, kind: str, uri: str, name: str) -> Skill:
+    transport = "folder" if kind == "local" else "http"
+    return Skill(
+        origin=Origin(label, kind, transport, "x"),
+        uri=uri,
+        name=name,
+        description="d",
+        frontmatter={"name": name, "description": "d"},
+        resources=(),
+        loading=LoadingConfig(),
+    )
+
+
+def test_identity_round_trip_and_refusal() -> None:
+    ident = Identity("docs", "skill://refunds/SKILL.md")
+    assert Identity.parse(ident.id) == ident
+    for bad in ["no-separator", ":skill://x", "bad label:x", "docs:"]:
+        with pytest.raises(ValueError):
+            Identity.parse(bad)
+
+
+def test_qualifier_can_never_be_in_a_skill_name() -> None:
+    assert not NAME_RE.match(f"docs{QUALIFIER}refunds")
+
+
+def test_server_skills_are_namespaced_and_in_listing_duplicates_use_paths() -> None:
+    skills = [
+        skill("docs", "mcp", "skill://acme/billing/refunds/SKILL.md", "refunds"),
+        skill("docs", "mcp", "skill://acme/support/refunds/SKILL.md", "refunds"),
+        skill("other", "mcp", "skill://refunds/SKILL.md", "refunds"),
+        skill("local", "local", "refunds/SKILL.md", "refunds"),
+    ]
+    statuses = [SourceStatus(s.origin) for s in skills[1:]]
+    catalog = build_catalog(statuses, skills)
+    names = [s.qualified_name for s in catalog.skills]
+    assert names == [
+        "docs:acme/billing/refunds",
+        "docs:acme/support/refunds",
+        "other:refunds",
+        "refunds",
+    ]
+    assert len(set(names)) == 4
+    # the local skill's name is never shadowed by a server's
+    assert catalog.get("local:refunds/SKILL.md").qualified_name == "refunds"
+    (same,) = [c for c in catalog.collisions if c.kind == "same-name"]
+    assert len(same.ids) == 4
+
+
+def test_same_uri_on_two_servers_are_two_skills() -> None:
+    a = skill("a", "mcp", "skill://x/SKILL.md", "x")
+    b = skill("b", "mcp", "skill://x/SKILL.md", "x")
+    catalog = build_catalog([], [a, b])
+    assert catalog.get("a:skill://x/SKILL.md") is a
+    assert catalog.get("b:skill://x/SKILL.md") is b
+
+
+def test_server_nesting_by_uri_prefix() -> None:
+    outer = skill("s", "mcp", "skill://tools/SKILL.md", "tools")
+    inner = skill("s", "mcp", "skill://tools/extra/inner/SKILL.md", "inner")
+    other = skill("t", "mcp", "skill://tools/extra/inner2/SKILL.md", "inner2")
+    build_catalog([], [outer, inner, other])
+    assert inner.nested_in == outer.id
+    assert other.nested_in is None  # another server's skill never nests in this one

@@ -1,0 +1,108 @@
+"""The CLI on local folders, run as a real subprocess (issue 2, item 7)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "resources" / "skills"
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning"}
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd or REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_list_json_shape_and_digests() -> None:
+    proc = cli("list", "--folder", str(SAMPLES), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) >= {"sources", "skills", "collisions"}
+    assert [s["label"] for s in data["sources"]] == ["skills"]
+    names = {s["name"] for s in data["skills"]}
+    assert {"pdf-forms", "release-notes", "changelog-format", "incident-triage"} <= names
+    required = {
+        "id", "origin", "kind", "path", "name", "qualified_name", "description",
+        "frontmatter", "resources", "loading", "nested_in", "state", "problems",
+    }
+    for s in data["skills"]:
+        assert required <= set(s), s["name"]
+        assert s["kind"] == "local"
+        for r in s["resources"]:
+            raw = (Path(s["path"]) / r["uri"]).read_bytes()
+            assert r["digest"] == "sha256:" + hashlib.sha256(raw).hexdigest()
+            assert r["size"] == len(raw)
+        assert {"strategy", "strategy_declared", "priority", "triggers", "tool_affinity"} <= set(
+            s["loading"]
+        )
+    by = {s["name"]: s for s in data["skills"]}
+    assert by["changelog-format"]["nested_in"] == by["release-notes"]["id"]
+    assert by["incident-triage"]["loading"]["strategy"] == "always"
+    assert by["incident-triage"]["loading"]["strategy_declared"] is True
+    assert by["incident-triage"]["loading"]["triggers"] == ["incident", "outage", "pager"]
+    broken = by["Meeting_Summary"]
+    codes = {p["code"] for p in broken["problems"]}
+    assert {"name-mismatch", "description-too-long", "name-pattern"} <= codes
+
+
+def test_ids_are_accepted_back(tmp_path: Path) -> None:
+    proc = cli("list", "--folder", f"mine={SAMPLES}", "--json")
+    data = json.loads(proc.stdout)
+    assert all(s["id"].startswith("mine:") for s in data["skills"])
+
+
+def test_human_output_names_origins_and_problems() -> None:
+    proc = cli("list", "--folder", str(SAMPLES))
+    assert proc.returncode == 0
+    assert "pdf-forms" in proc.stdout and "skills (folder" in proc.stdout
+    assert "description-too-long" in proc.stdout
+
+
+def test_lint_exit_codes(tmp_path: Path) -> None:
+    assert cli("lint", str(SAMPLES / "pdf-forms")).returncode == 0
+    proc = cli("lint", str(SAMPLES / "meeting-notes"), "--json")
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert data["ok"] is False
+    assert data["skills"][0]["resources"][0]["uri"] == "SKILL.md"
+
+
+def test_bad_input_gives_a_message_not_a_traceback(tmp_path: Path) -> None:
+    proc = cli("lint", str(tmp_path / "missing"))
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    garbage = tmp_path / "garbage"
+    garbage.mkdir()
+    (garbage / "SKILL.md").write_bytes(os.urandom(2048))
+    proc = cli("list", "--folder", str(tmp_path), "--json")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    (skill,) = json.loads(proc.stdout)["skills"]
+    assert skill["state"] == "invalid"
+    proc = cli("list", "--folder", str(tmp_path / "missing"), "--json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["sources"][0]["status"] == "error"
+    proc = cli("list", "--server", "nolabel")
+    assert proc.returncode == 2 and "LABEL=" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_triggers_command() -> None:
+    proc = cli("triggers", "We have an OUTAGE in prod", "--folder", str(SAMPLES), "--json")
+    assert proc.returncode == 0
+    matches = json.loads(proc.stdout)["matches"]
+    assert [m["qualified_name"] for m in matches] == ["incident-triage"]
+    proc = cli("triggers", "hello", "--folder", str(SAMPLES))
+    assert "No skill" in proc.stdout

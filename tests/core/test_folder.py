@@ -1,0 +1,152 @@
+"""Local folders as a source (F1, F2, D9) on real files in a temporary folder."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from desktop.core.catalog import build_catalog
+from desktop.core.model import SourceSpec
+from desktop.sources.folder import read_local_file, scan_folder
+
+
+def write_skill(root: Path, rel: str, name: str | None = None, extra: str = "", body: str = "") -> Path:
+    d = root / rel
+    d.mkdir(parents=True, exist_ok=True)
+    name = name or Path(rel).name
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: about {name}\n{extra}---\n{body or '# ' + name}\n",
+        encoding="utf-8",
+    )
+    return d
+
+
+def scan(root: Path, label: str = "here"):
+    return scan_folder(SourceSpec(label, "local", "folder", str(root)))
+
+
+def test_manifest_matches_sha256_and_stat(tmp_path: Path) -> None:
+    d = write_skill(tmp_path, "alpha")
+    (d / "scripts").mkdir()
+    (d / "scripts" / "run.sh").write_bytes(b"#!/bin/sh\r\necho hi\r\n")
+    (d / "blob.bin").write_bytes(bytes(range(256)) * 10)
+    status, skills = scan(tmp_path)
+    assert status.status == "ok" and status.skill_count == 1
+    (skill,) = skills
+    assert [f.uri for f in skill.files] == ["SKILL.md", "blob.bin", "scripts/run.sh"]
+    for f in skill.files:
+        raw = (d / f.uri).read_bytes()
+        assert f.digest == "sha256:" + hashlib.sha256(raw).hexdigest()
+        assert f.size == os.stat(d / f.uri).st_size
+    assert skill.uri == "alpha/SKILL.md"
+    assert skill.path == str(d.resolve())
+    assert skill.id == "here:alpha/SKILL.md"
+    assert skill.state == "listed"
+
+
+def test_nested_skills_are_found_and_marked(tmp_path: Path) -> None:
+    write_skill(tmp_path, "outer")
+    write_skill(tmp_path, "outer/parts/inner")
+    _, skills = scan(tmp_path)
+    by_name = {s.name: s for s in skills}
+    assert by_name["inner"].nested_in == by_name["outer"].id
+    assert by_name["outer"].nested_in is None
+    # The enclosing skill's manifest lists the nested skill's files too (completeness).
+    assert "parts/inner/SKILL.md" in [f.uri for f in by_name["outer"].files]
+
+
+def test_folder_that_is_itself_a_skill(tmp_path: Path) -> None:
+    d = write_skill(tmp_path, "solo")
+    _, skills = scan(d)
+    assert [s.uri for s in skills] == ["SKILL.md"]
+    assert skills[0].problems == []
+
+
+def test_symlinks_out_of_the_folder_are_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write_skill(outside, "secret-skill")
+    (outside / "secret.txt").write_text("do not read")
+    root = tmp_path / "root"
+    d = write_skill(root, "alpha")
+    os.symlink(outside, root / "linked-dir")
+    os.symlink(outside / "secret.txt", d / "leak.txt")
+    (d / "inside.txt").write_text("ok")
+    os.symlink(d / "inside.txt", d / "alias.txt")
+    _, skills = scan(root)
+    assert [s.name for s in skills] == ["alpha"]
+    uris = [f.uri for f in skills[0].files]
+    assert "leak.txt" not in uris
+    assert "alias.txt" in uris  # a link that stays inside the folder counts
+    assert "symlink-outside" in {p.code for p in skills[0].problems}
+
+
+def test_limits_are_problems(tmp_path: Path) -> None:
+    many = write_skill(tmp_path, "many")
+    for i in range(512):
+        (many / f"f{i:03}.txt").write_text("x")
+    big = write_skill(tmp_path, "big")
+    with open(big / "huge.bin", "wb") as fh:
+        fh.truncate(16 * 1024 * 1024)
+    ok = write_skill(tmp_path, "edge")
+    with open(ok / "edge.bin", "wb") as fh:  # exactly 16 MiB with SKILL.md: over by SKILL.md
+        fh.truncate(16 * 1024 * 1024 - (ok / "SKILL.md").stat().st_size)
+    _, skills = scan(tmp_path)
+    by = {s.name: s for s in skills}
+    assert len(by["many"].files) == 513 and by["many"].state == "over-limit"
+    assert "limit-files" in {p.code for p in by["many"].problems}
+    assert by["big"].state == "over-limit"
+    assert "limit-bytes" in {p.code for p in by["big"].problems}
+    assert by["edge"].total_size == 16 * 1024 * 1024 and by["edge"].state == "listed"
+
+
+def test_invalid_skill_is_listed_as_invalid(tmp_path: Path) -> None:
+    d = tmp_path / "broken"
+    d.mkdir()
+    (d / "SKILL.md").write_bytes(b"\x00\x01garbage\xff")
+    e = tmp_path / "nodesc"
+    e.mkdir()
+    (e / "SKILL.md").write_text("---\nname: nodesc\n---\n")
+    status, skills = scan(tmp_path)
+    assert {s.name: s.state for s in skills} == {"broken": "invalid", "nodesc": "invalid"}
+    assert status.status == "ok"
+
+
+def test_missing_and_empty_folders(tmp_path: Path) -> None:
+    status, skills = scan(tmp_path / "nope")
+    assert status.status == "error" and "does not exist" in status.message and skills == []
+    status, skills = scan(tmp_path)
+    assert status.status == "no-skills"
+
+
+def test_collisions_same_name_case_and_nfkc(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    write_skill(a, "deploy")
+    write_skill(b, "deploy")
+    write_skill(b, "other/Deploy", name="Deploy")
+    write_skill(b, "fullwidth/ｄｅｐｌｏｙ", name="ｄｅｐｌｏｙ")
+    sa, ka = scan(a, "a")
+    sb, kb = scan(b, "b")
+    catalog = build_catalog([sa, sb], ka + kb)
+    kinds = {c.kind for c in catalog.collisions}
+    assert kinds == {"same-name", "case", "unicode"}
+    same = next(c for c in catalog.collisions if c.kind == "same-name")
+    assert set(same.ids) == {"a:deploy/SKILL.md", "b:deploy/SKILL.md"}
+    # Never silently resolved: every copy stays, each carries a visible warning.
+    assert len(catalog.skills) == 4
+    for s in catalog.skills:
+        assert any(p.code.startswith("collision-") for p in s.problems)
+
+
+def test_read_local_file_refuses_escapes(tmp_path: Path) -> None:
+    d = write_skill(tmp_path, "alpha")
+    (tmp_path / "secret.txt").write_text("no")
+    _, (skill,) = scan(tmp_path)
+    assert read_local_file(skill, "SKILL.md").startswith(b"---")
+    with pytest.raises(PermissionError):
+        read_local_file(skill, "../secret.txt")
+    with pytest.raises(PermissionError):
+        read_local_file(skill, "/etc/passwd")
+    assert d.exists()

@@ -71,3 +71,23 @@ def scan(root: Path, label: str = "local") -> dict[str, Skill]:
     status, skills = scan_folder(SourceSpec(label, "local", "folder", str(root.resolve())))
     assert status.status == "ok", status.message
     return {s.uri: s for s in skills}
+
+
+def unlock_keyring() -> None:
+    """Unlock the default collection without a prompt (scripts/test's password), as the
+    shared ``locked_secret_service`` fixture does at teardown."""
+    import os
+
+    import secretstorage
+    from secretstorage.util import DBusAddressWrapper, format_secret, open_session
+
+    password = os.environ["SKILL_CATALOG_TEST_KEYRING_PASSWORD"]
+    with secretstorage.dbus_init() as connection:
+        collection = secretstorage.get_default_collection(connection)
+        secret = format_secret(open_session(connection), password.encode(), "text/plain")
+        DBusAddressWrapper(
+            "/org/freedesktop/secrets",
+            "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
+            connection,
+        ).call("UnlockWithMasterPassword", "o(oayays)", collection.collection_path, secret)
+        assert not collection.is_locked()

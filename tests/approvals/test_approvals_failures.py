@@ -1,0 +1,185 @@
+"""A7 failure modes against the real Secret Service: no backend, a refused backend, a
+locked keyring, damaged or altered records. Each gives a clear message, the skill counts
+as not approved, and nothing stored is deleted or rewritten."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import keyring
+import keyring.backend
+import pytest
+from approval_helpers import STDIO_A, server_entry, server_skill, unlock_keyring
+from keyring.backends import fail, null
+from secretstorage import dbus_init, get_default_collection
+
+from desktop.core.approvals import APPROVED, NOT_APPROVED, ApprovalError
+from desktop.core.catalog import Catalog
+from desktop.core.model import Skill
+from desktop.store.approvals_keyring import Deadline, KeyringBlobs, run_bounded
+from desktop.store.approvals_store import INDEX_NAME, ApprovalStore, approval_states
+
+pytestmark = [pytest.mark.keyring, pytest.mark.timeout(120)]
+
+
+def refunds(content: bytes = b"30 days") -> Skill:
+    return server_skill("docs", STDIO_A, server_entry("refunds", {"policy.md": content}))
+
+
+class PlaintextFileKeyring(keyring.backend.KeyringBackend):
+    """Stands for keyrings.alt's file backends: a backend that is not an OS keyring."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise AssertionError("a plaintext backend must never be used")
+
+    set_password = delete_password = get_password  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("backend", "code", "words"),
+    [
+        (fail.Keyring(), "no-backend", "No OS keyring is available"),
+        (null.Keyring(), "refused-backend", "is not an OS keyring"),
+        (PlaintextFileKeyring(), "refused-backend", "is not an OS keyring"),
+    ],
+)
+def test_without_an_os_keyring_nothing_is_stored_or_lost(
+    store: ApprovalStore,
+    service_name: str,
+    stored_secrets: Callable[[], dict[str, str]],
+    backend: Any,
+    code: str,
+    words: str,
+) -> None:
+    skill = refunds()
+    store.approve(skill)
+    before = stored_secrets()
+    other = ApprovalStore(service_name, backend=backend, timeout=10)
+    with pytest.raises(ApprovalError) as exc:
+        other.approve(skill)
+    assert exc.value.code == code and words in exc.value.message
+    assert "Credential Manager" in exc.value.message  # says where approvals can live
+    state = other.state(skill)
+    assert state.state == NOT_APPROVED and state.problem is not None
+    assert state.problem.code == code
+    with pytest.raises(ApprovalError):
+        other.records()
+    with pytest.raises(ApprovalError):
+        other.revoke(skill.id)
+    assert stored_secrets() == before
+    assert store.state(skill).state == APPROVED
+
+
+def test_locked_keyring_gives_a_clear_message_and_loses_nothing(
+    store: ApprovalStore,
+    stored_secrets: Callable[[], dict[str, str]],
+    request: pytest.FixtureRequest,
+) -> None:
+    kept, new = refunds(), server_skill("docs", STDIO_A, server_entry("other"))
+    store.approve(kept)
+    before = stored_secrets()
+    request.getfixturevalue("locked_secret_service")  # locked until the test ends
+    # No prompter can be shown in the test session: gnome-keyring completes the unlock
+    # prompt as dismissed, exactly what it reports when a person presses Cancel.
+    state = store.state(kept)
+    assert state.state == NOT_APPROVED and state.problem is not None
+    assert state.problem.code == "locked"
+    assert "locked" in state.message() and "refused" in state.message()
+    for action in (lambda: store.approve(new), lambda: store.revoke(kept.id), store.records):
+        with pytest.raises(ApprovalError) as exc:
+            action()
+        assert exc.value.code == "locked"
+    listed = approval_states(Catalog(skills=[kept, new]), store)
+    assert listed[kept.id]["state"] == NOT_APPROVED
+    assert listed[kept.id]["error"]["code"] == "locked"
+
+    with dbus_init() as connection:
+        assert get_default_collection(connection).is_locked()  # nothing unlocked it
+    unlock_keyring()
+    assert stored_secrets() == before
+    assert store.state(kept).state == APPROVED
+    assert store.state(new).state == NOT_APPROVED
+
+
+def test_altered_record_is_refused_and_left_as_is(
+    store: ApprovalStore,
+    service_name: str,
+    stored_secrets: Callable[[], dict[str, str]],
+) -> None:
+    skill = refunds()
+    record = store.approve(skill)
+    # Someone edits the stored record: the digest of policy.md now matches other bytes.
+    blobs = KeyringBlobs(keyring.get_keyring(), service_name, Deadline(30))
+    data = blobs.read(record.key.storage_name)
+    data["files"][1]["digest"] = "sha256:" + "0" * 64
+    blobs.write(record.key.storage_name, data)
+    before = stored_secrets()
+
+    state = store.state(skill)
+    assert state.state == NOT_APPROVED and state.problem is not None
+    assert state.problem.code == "tampered"
+    assert "altered" in state.message()
+    (item,) = store.records()
+    assert item.record is None and item.problem is not None and item.problem.code == "tampered"
+    assert stored_secrets() == before  # reading changed nothing
+
+    # A record copied under another skill's name is refused too (approvals never move).
+    other = server_skill("docs", "python -m elsewhere", server_entry("refunds"))
+    store.approve(other)
+    copied = blobs.read(store.records()[0].entry.name)
+    blobs.write(record.key.storage_name, copied if copied else {})
+    problem = store.state(skill).problem
+    assert problem is not None and problem.code == "tampered"
+
+
+def test_unparseable_record_and_index(
+    store: ApprovalStore,
+    service_name: str,
+    stored_secrets: Callable[[], dict[str, str]],
+) -> None:
+    skill = refunds()
+    record = store.approve(skill)
+    backend = keyring.get_keyring()
+    backend.set_password(service_name, record.key.storage_name, "{not json")
+    before = stored_secrets()
+    state = store.state(skill)
+    assert state.state == NOT_APPROVED and state.problem is not None
+    assert state.problem.code == "unparseable"
+    assert stored_secrets() == before
+
+    backend.set_password(service_name, INDEX_NAME, "garbage")
+    new = server_skill("docs", STDIO_A, server_entry("other"))
+    with pytest.raises(ApprovalError) as exc:
+        store.approve(new)
+    assert exc.value.code == "unparseable" and INDEX_NAME in exc.value.message
+    assert stored_secrets() == {**before, INDEX_NAME: "garbage"}  # nothing written
+    assert store.state(skill).problem is not None  # states still read records directly
+
+    # An explicit revoke by the resolved key removes the damaged record, index untouched.
+    gone = store.revoke(skill.id, key=record.key)
+    assert [g.key for g in gone] == [record.key]
+    assert stored_secrets() == {INDEX_NAME: "garbage"}
+
+
+def test_a_keyring_that_does_not_answer_times_out_and_writes_nothing() -> None:
+    release = threading.Event()
+    wrote: list[str] = []
+
+    def work(deadline: Deadline) -> None:
+        release.wait(10)  # an unlock prompt nobody answers
+        deadline.check()
+        wrote.append("record")
+
+    started = time.monotonic()
+    with pytest.raises(ApprovalError) as exc:
+        run_bounded(work, 0.5)
+    assert exc.value.code == "timeout" and "did not answer" in exc.value.message
+    assert time.monotonic() - started < 9
+    release.set()
+    time.sleep(0.2)
+    assert wrote == []  # the abandoned work stopped before writing

@@ -8,6 +8,7 @@ import asyncio
 from desktop.cli.output import emit_json, table
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.catalog import Catalog
+from desktop.store.approvals_store import add_approval_field
 
 NAME = "list"
 HELP = "list every skill from every source"
@@ -22,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = asyncio.run(load_catalog(args))
     data = catalog.to_json()
     if args.json:
+        add_approval_field(data, catalog)
         emit_json(data)
     else:
         print(render(catalog))

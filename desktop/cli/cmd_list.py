@@ -8,6 +8,7 @@ import asyncio
 from desktop.cli.output import emit_json, table
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.catalog import Catalog
+from desktop.sources.known_folders import annotate_collisions, collision_views
 from desktop.store.approvals_store import add_approval_field
 
 NAME = "list"
@@ -22,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     catalog = asyncio.run(load_catalog(args))
     data = catalog.to_json()
+    annotate_collisions(data.get("collisions", []), [s.origin for s in catalog.sources])
     if args.json:
         add_approval_field(data, catalog)
         emit_json(data)
@@ -67,6 +69,8 @@ def render(catalog: Catalog) -> str:
         lines.append("Collisions:")
         for c in catalog.collisions:
             lines.append(f"  {c.describe()}: {', '.join(c.ids)}")
+            origins = [s.origin for s in catalog.sources]
+            lines.extend(f"    {v.describe()}" for v in collision_views(c.ids, origins))
     flagged = [s for s in catalog.skills if any(p.severity != "info" for p in s.problems)]
     if flagged:
         lines.append("")

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from desktop.core.model import SourceSpec
 
 # ${VAR}, ${VAR:-default}, ${env:VAR}, ${input:ID}, ${keyring:ENTRY}
 PLACEHOLDER_RE = re.compile(
@@ -195,3 +197,34 @@ def _mask(literal: str) -> str:
 def display_value(name: str, value: str) -> str:
     """What to show for an env variable or header: redacted when it looks secret."""
     return redact(value) if looks_secret(name, value) else value
+
+
+def resolve_spec(
+    spec: SourceSpec,
+    environ: Mapping[str, str],
+    *,
+    inputs: Mapping[str, str] | None = None,
+    secret_lookup: Callable[[str], str | None] | None = None,
+) -> SourceSpec:
+    """The spec with its command, URL, env and headers resolved, for one connection.
+
+    Never store or display the result: it holds the secrets themselves. Every
+    missing placeholder is reported in one :class:`UnresolvedPlaceholder`.
+    """
+    kw = {"inputs": inputs, "secret_lookup": secret_lookup}
+    missing: list[Placeholder] = []
+
+    def one(value: str) -> str:
+        try:
+            return resolve(value, environ, **kw)  # type: ignore[arg-type]
+        except UnresolvedPlaceholder as exc:
+            missing.extend(p for p in exc.missing if p not in missing)
+            return value
+
+    command = tuple(one(a) for a in spec.command)
+    endpoint = one(spec.endpoint) if spec.transport == "http" else spec.endpoint
+    env = tuple((k, one(v)) for k, v in spec.env)
+    headers = tuple((k, one(v)) for k, v in spec.headers)
+    if missing:
+        raise UnresolvedPlaceholder(missing)
+    return replace(spec, command=command, endpoint=endpoint, env=env, headers=headers)

@@ -16,8 +16,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from desktop.core.model import SourceSpec
+from desktop.core.model import Identity, SourceSpec
 
 CLAUDE_CODE = "Claude Code"
 CODEX = "Codex"
@@ -282,15 +283,18 @@ def agent_views(labels: Iterable[str], folders: Sequence[KnownFolder]) -> list[A
     """For a skill name found in the folders ``labels``: which copy each agent uses.
 
     Only known folders count (other sources are not read by these agents). Nearer
-    project folders win over farther ones. Agents that read none or one of the
-    folders are left out: for them there is no clash.
+    project folders win over farther ones. Agents that read none of the folders are
+    left out; an agent that reads one of them sees that copy.
     """
     by_label = {f.label: f for f in folders}
     involved = [by_label[lb] for lb in dict.fromkeys(labels) if lb in by_label]
     views: list[AgentView] = []
     for agent in AGENTS:
         reading = [f for f in involved if agent in f.agents]
-        if len(reading) < 2:
+        if not reading:
+            continue
+        if len(reading) == 1:
+            views.append(AgentView(agent, reading[0].label, (), (), "the only copy it reads"))
             continue
         if agent == CODEX:
             views.append(
@@ -316,15 +320,26 @@ def agent_views(labels: Iterable[str], folders: Sequence[KnownFolder]) -> list[A
     return views
 
 
+class _Located(Protocol):
+    """A source spec or an origin: a label, a kind and (for folders) a path."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def endpoint(self) -> str: ...
+
+
 def folders_for_specs(
-    specs: Iterable[SourceSpec],
+    specs: Iterable[_Located],
     environ: Mapping[str, str] | None = None,
     cwd: Path | str | None = None,
 ) -> list[KnownFolder]:
     """The known folders among ``specs`` (matched by path), under the specs' own labels.
 
-    Lets a view that only holds the configured sources (labels may have been changed
-    to keep them unique) ask :func:`agent_views` about them.
+    Takes source specs or origins, so a view that only holds the configured sources
+    (whose labels may have been changed to keep them unique) can ask :func:`agent_views`.
     """
     detected = {f.path: f for f in detect_known_folders(environ, cwd)}
     out: list[KnownFolder] = []
@@ -335,3 +350,31 @@ def folders_for_specs(
         if f is not None:
             out.append(KnownFolder(f.kind, f.path, spec.label, f.depth, f.agents))
     return out
+
+
+def collision_views(
+    skill_ids: Iterable[str],
+    sources: Iterable[_Located],
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+) -> list[AgentView]:
+    """For one collision (its skills' ``label:uri`` ids): which copy each agent uses."""
+    labels: list[str] = []
+    for skill_id in skill_ids:
+        try:
+            labels.append(Identity.parse(skill_id).label)
+        except ValueError:
+            continue
+    return agent_views(labels, folders_for_specs(sources, environ, cwd))
+
+
+def annotate_collisions(collisions: list[dict[str, object]], sources: Iterable[_Located]) -> None:
+    """Add ``agents`` (which copy each agent uses) to collisions given as JSON objects."""
+    sources = list(sources)
+    for c in collisions:
+        ids = c.get("ids")
+        if not isinstance(ids, list):
+            continue
+        views = collision_views([str(i) for i in ids], sources)
+        if views:
+            c["agents"] = [v.to_json() for v in views]

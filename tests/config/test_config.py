@@ -39,7 +39,9 @@ class MemorySecrets:
         self.entries.pop(entry, None)
 
 
-def test_config_file_respects_xdg_config_home(tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_file_respects_xdg_config_home(
+    tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert config.config_path() == tmp_home / ".config" / "skill-catalog" / "sources.json"
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert config.config_path() == tmp_path / "xdg" / "skill-catalog" / "sources.json"
@@ -92,7 +94,12 @@ def test_a_damaged_config_is_reported_not_fatal(tmp_home: Path) -> None:
             {
                 "sources": [
                     {"label": "ok", "kind": "local", "transport": "folder", "endpoint": "/x"},
-                    {"label": "bad:label", "kind": "local", "transport": "folder", "endpoint": "/y"},
+                    {
+                        "label": "bad:label",
+                        "kind": "local",
+                        "transport": "folder",
+                        "endpoint": "/y",
+                    },
                     {"label": "nocmd", "kind": "mcp", "transport": "stdio", "endpoint": "x"},
                     {"label": "ok", "kind": "mcp", "transport": "http", "endpoint": "https://a"},
                     "junk",
@@ -191,10 +198,10 @@ def test_a_kept_import_is_saved_with_its_secret_in_the_keyring(tmp_home: Path) -
 
 def test_without_a_keyring_a_secret_is_never_written(tmp_home: Path) -> None:
     cfg = config.load_config()
+    cfg.add(SourceSpec("api", "mcp", "http", "https://x/mcp", headers=(("X-Api-Key", SECRET),)))
     cfg.add(
-        SourceSpec("api", "mcp", "http", "https://x/mcp", headers=(("X-Api-Key", SECRET),))
+        SourceSpec("fine", "mcp", "http", "https://y/mcp", headers=(("X-Api-Key", "${env:K}"),))
     )
-    cfg.add(SourceSpec("fine", "mcp", "http", "https://y/mcp", headers=(("X-Api-Key", "${env:K}"),)))
     messages = config.save_config(cfg, secrets=MemorySecrets(available=False))
     assert len(messages) == 1
     assert "api was not saved" in messages[0] and "no OS keyring" in messages[0]
@@ -217,7 +224,15 @@ def test_repr_of_imported_server_hides_secrets(tmp_path: Path) -> None:
 @pytest.mark.keyring
 def test_secret_goes_to_the_real_keyring(tmp_home: Path, secret_service: object) -> None:
     cfg = config.load_config()
-    cfg.add(SourceSpec("vault", "mcp", "http", "https://v/mcp", headers=(("Authorization", f"Bearer {SECRET}"),)))
+    cfg.add(
+        SourceSpec(
+            "vault",
+            "mcp",
+            "http",
+            "https://v/mcp",
+            headers=(("Authorization", f"Bearer {SECRET}"),),
+        )
+    )
     assert config.save_config(cfg) == []
     assert SECRET not in config.config_path().read_text()
     assert config.secret_lookup("source/vault/header/Authorization") == f"Bearer {SECRET}"

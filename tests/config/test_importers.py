@@ -232,7 +232,9 @@ def test_codex_config_toml(tmp_home: Path) -> None:
     assert servers["off"].spec.enabled is False
 
 
-def test_codex_home_variable(tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_home_variable(
+    tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codex_home = tmp_path / "codex-home"
     write(codex_home / "config.toml", '[mcp_servers.x]\ncommand = "x"\n')
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -283,7 +285,9 @@ def test_a_broken_file_is_a_problem_and_the_rest_still_import(
         ('{"type": "sse", "url": "http://x/sse"}', "SSE transport"),
     ],
 )
-def test_a_bad_entry_is_a_problem_naming_the_server(tmp_path: Path, entry: str, reason: str) -> None:
+def test_a_bad_entry_is_a_problem_naming_the_server(
+    tmp_path: Path, entry: str, reason: str
+) -> None:
     path = write(
         tmp_path / ".mcp.json",
         '{"mcpServers": {"bad": ' + entry + ', "ok": {"command": "ok"}}}',
@@ -325,5 +329,10 @@ def test_labels_are_host_assigned_and_unique(tmp_path: Path) -> None:
         ),
     )
     labels = [s.label for s in config.load_config_file(path, taken=["docs-evil"]).servers]
-    assert labels == ["My-Server", "my-server-claude-desktop", "docs-evil-claude-desktop", "claude-desktop"]
+    assert labels == [
+        "My-Server",
+        "my-server-claude-desktop",
+        "docs-evil-claude-desktop",
+        "claude-desktop",
+    ]
     assert all(":" not in label for label in labels)

@@ -126,12 +126,18 @@ def test_which_copy_each_agent_sees(tmp_home: Path, project: Path) -> None:
     assert "assumed" in views[CURSOR].basis
     assert views[GOOSE].sees == "claude-project"
     assert CODEX not in views  # Codex reads neither .claude folder
+    only = {v.agent: v for v in agent_views(["claude-user", "agents-user"], folders)}
+    assert only[CLAUDE_CODE].sees == "claude-user" and only[CLAUDE_CODE].hidden == ()
+    assert only[CLAUDE_CODE].describe() == "Claude Code uses claude-user; the only copy it reads"
     # Codex lists both copies of a skill in .agents and ~/.codex.
     codex = {v.agent: v for v in agent_views(["agents-user", "codex-user"], folders)}[CODEX]
     assert codex.sees is None and set(codex.shown_all) == {"agents-user", "codex-user"}
     assert "lists every copy" in codex.describe()
     # Gemini: the workspace wins; the nearest project folder wins over the one above.
-    gem = {v.agent: v for v in agent_views(["agents-user", "agents-project-2", "agents-project"], folders)}
+    gem = {
+        v.agent: v
+        for v in agent_views(["agents-user", "agents-project-2", "agents-project"], folders)
+    }
     assert gem[GEMINI].sees == "agents-project"
     assert gem[GEMINI].hidden == ("agents-project-2", "agents-user")
 

@@ -84,3 +84,23 @@ def test_display_value_redacts_what_looks_secret() -> None:
     assert looks_secret("X-Api-Key") and looks_secret("GITHUB_TOKEN")
     assert not looks_secret("LOG_LEVEL", "debug")
     assert not looks_secret("DATA_DIR", "/home/someone/projects/data-2026")
+
+
+def test_resolve_spec_for_one_connection() -> None:
+    from desktop.core.model import SourceSpec
+    from desktop.core.placeholders import resolve_spec
+
+    spec = SourceSpec(
+        "s",
+        "mcp",
+        "stdio",
+        "tool --root ${env:ROOT}",
+        ("tool", "--root", "${env:ROOT}"),
+        env=(("TOKEN", "${keyring:source/s/env/TOKEN}"),),
+    )
+    done = resolve_spec(spec, {"ROOT": "/r"}, secret_lookup={"source/s/env/TOKEN": "t"}.get)
+    assert done.command == ("tool", "--root", "/r") and done.env == (("TOKEN", "t"),)
+    assert spec.env == (("TOKEN", "${keyring:source/s/env/TOKEN}"),)  # the original is kept
+    http = SourceSpec("h", "mcp", "http", "https://x/${env:TENANT}/mcp")
+    with pytest.raises(UnresolvedPlaceholder, match="TENANT"):
+        resolve_spec(http, {})

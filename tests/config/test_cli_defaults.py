@@ -188,3 +188,30 @@ def test_secrets_and_missing_variables(tmp_home: Path, tmp_path: Path, run_cli: 
         .read_text()
         .count("with-secret")
     )
+
+
+def test_broken_detected_config_is_reported_and_the_rest_listed(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    no_first_run(tmp_home)
+    skill(tmp_home / ".claude" / "skills", "kept", "Still listed.")
+    broken = tmp_home / ".cursor" / "mcp.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"mcpServers": {"x": ', encoding="utf-8")
+    data, stderr = list_json(run_cli, tmp_path)
+    assert [s["id"] for s in data["skills"]] == ["claude-user:kept/SKILL.md"]
+    assert f"{broken}: not valid JSON" in stderr
+
+
+def test_two_config_files_with_the_same_server_name(tmp_path: Path, run_cli: RunCli) -> None:
+    one = tmp_path / "a" / "claude_desktop_config.json"
+    two = tmp_path / "b" / ".mcp.json"
+    for path in (one, two):
+        path.parent.mkdir(parents=True)
+        path.write_text(
+            json.dumps({"mcpServers": {"docs": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}})
+        )
+    proc = run_cli("list", "--json", "--config", one, "--config", two, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    labels = [s["label"] for s in json.loads(proc.stdout)["sources"]]
+    assert labels == ["docs", "docs-claude-code"]

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, unquote
 
+from desktop.core.checks import check_name
 from desktop.core.model import Skill
 from desktop.serve.content import DIRECTORY, MARKDOWN, mime_type
 
@@ -106,7 +107,7 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
     """Build the publication for ``skills`` scanned from ``root``."""
     pub = Publication(root=root)
     for skill in sorted(skills, key=lambda s: s.uri):
-        reason = _unpublishable(skill)
+        reason = _unpublishable(skill, root)
         if reason is not None:
             pub.warnings.append(f"skipped {skill.uri}: {reason}")
             continue
@@ -118,21 +119,17 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
         pub.skills.append(published)
         for f in published.files:
             pub._files.setdefault(f.uri, f)
-        name = skill.frontmatter.get("name") if skill.frontmatter else None
-        last_segment = published.skill_path.rpartition("/")[2]
-        if name != last_segment:
+        errors = [p.message for p in skill.problems if p.severity == "error"]
+        if errors:
             pub.warnings.append(
-                f"published {published.uri}, but hosts will refuse it: its name {name!r} "
-                f"differs from its directory {last_segment!r}"
+                f"published {published.uri}, which strict hosts may refuse: {'; '.join(errors)}"
             )
-        over = [p.message for p in skill.problems if p.code.startswith("limit-")]
-        if over:
-            pub.warnings.append(f"published {skill.uri} over a limit: {'; '.join(over)}")
     pub.skills.sort(key=lambda s: s.uri)
     return pub
 
 
-def _unpublishable(skill: Skill) -> str | None:
+def _unpublishable(skill: Skill, root: Path) -> str | None:
+    """Why a skill cannot be served as the Skills extension requires, or ``None``."""
     fm = skill.frontmatter
     if fm is None:
         invalid = [p.message for p in skill.problems if p.severity == "invalid"]
@@ -143,6 +140,16 @@ def _unpublishable(skill: Skill) -> str | None:
             return f"frontmatter has no usable '{key}'"
     if not isinstance(skill.resources, tuple) or skill.path is None:
         return "no file manifest"
+    name = fm["name"]
+    last_segment = skill_path_of(skill, root).rpartition("/")[2]
+    if name != last_segment:
+        return (
+            f"its name {name!r} differs from its directory {last_segment!r} "
+            "(a skill's URI must end in its name)"
+        )
+    bad_name = check_name(name)
+    if bad_name:
+        return bad_name[0].message
     return None
 
 

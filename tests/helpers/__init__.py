@@ -1,0 +1,1 @@
+"""Helpers shared by the test areas (start real servers, build skill folders)."""

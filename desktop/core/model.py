@@ -279,8 +279,9 @@ class SourceSpec:
     transport: Literal["folder", "stdio", "http"]
     endpoint: str
     command: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-    headers: tuple[tuple[str, str], ...] = ()
+    # Values may be secrets (an imported API key): kept out of repr and logs.
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     enabled: bool = True
     agent: str | None = None
 

@@ -255,3 +255,8 @@ def test_with_the_fail_keyring_backend_nothing_secret_is_saved(tmp_home: Path) -
         keyring.set_keyring(previous)
     assert "api was not saved" in messages[0] and "no OS keyring" in messages[0]
     assert SECRET not in config.config_path().read_text()
+
+
+def test_source_spec_repr_hides_env_and_headers() -> None:
+    spec = SourceSpec("s", "mcp", "http", "https://x", headers=(("Authorization", SECRET),))
+    assert SECRET not in repr(spec) and SECRET not in str(spec)

@@ -61,40 +61,153 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def _check_events(yaml_text: str) -> Problem | None:
-    """Walk the YAML event stream once: refuse aliases, anchors, deep or huge documents."""
-    depth = 0
+_CParser = getattr(yaml, "CSafeLoader", None)
+
+
+class _FastEvents(_CParser or yaml.SafeLoader):  # type: ignore[misc]
+    """The event source: libyaml's parser where available, else PyYAML's own."""
+
+
+_RESOLVER = _JsonLoader("")
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Refused(Exception):
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+_STR = "tag:yaml.org,2002:str"
+_STANDARD_COLLECTION_TAGS = frozenset(
+    {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+)
+_IMPLICIT_FIRST = frozenset(_JsonLoader.yaml_implicit_resolvers)
+
+
+def _scalar_tag(event: yaml.ScalarEvent) -> str:
+    tag = event.tag
+    if tag is not None and tag != "!":
+        return tag
+    value = event.value
+    if not event.implicit[0]:  # quoted or block scalar: a string
+        return _STR
+    if value and value[0] not in _IMPLICIT_FIRST:
+        return _STR
+    return _RESOLVER.resolve(yaml.ScalarNode, value, event.implicit)
+
+
+def _scalar(event: yaml.ScalarEvent, tag: str) -> Any:
+    if tag == _STR:
+        return event.value
+    constructor = _JsonLoader.yaml_constructors.get(tag)
+    if constructor is None:
+        raise _Refused(
+            Problem("frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid")
+        )
+    return constructor(_RESOLVER, yaml.ScalarNode(tag, event.value, style=event.style))
+
+
+def _alias_problem() -> _Refused:
+    return _Refused(
+        Problem(
+            "frontmatter-alias",
+            "frontmatter uses YAML anchors or aliases, which are refused "
+            "(they can expand into huge structures)",
+            "invalid",
+        )
+    )
+
+
+def _build(yaml_text: str) -> Any:
+    """Build the value from one pass over the parser's events.
+
+    Anchors and aliases are refused as they appear, explicit tags are limited to the
+    safe scalar ones, nesting depth and the number of values are bounded, so no input
+    can make this expensive.
+    """
+    stack: list[Any] = []  # open containers
+    keys: list[Any] = []  # for each open container: the pending mapping key (or _NO_KEY)
+    root: list[Any] = []
     nodes = 0
-    try:
-        for event in yaml.parse(yaml_text, Loader=_JsonLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                return Problem(
-                    "frontmatter-alias",
-                    "frontmatter uses YAML anchors or aliases, which are refused "
-                    "(they can expand into huge structures)",
-                    "invalid",
-                )
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return Problem(
-                        "frontmatter-too-deep",
-                        f"frontmatter nests deeper than {MAX_DEPTH} levels",
-                        "invalid",
-                    )
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-            if isinstance(event, yaml.NodeEvent):
-                nodes += 1
-                if nodes > MAX_NODES:
-                    return Problem(
+    scalar_event, seq_start, map_start = yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent
+    end_events = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+    for event in yaml.parse(yaml_text, Loader=_FastEvents):
+        kind = type(event)
+        if kind is scalar_event or kind is seq_start or kind is map_start:
+            if event.anchor is not None:
+                raise _alias_problem()
+            nodes += 1
+            if nodes > MAX_NODES:
+                raise _Refused(
+                    Problem(
                         "frontmatter-too-large",
                         f"frontmatter has more than {MAX_NODES} values",
                         "invalid",
                     )
-    except yaml.YAMLError as exc:
-        return Problem("frontmatter-yaml", f"frontmatter is not valid YAML: {_short(exc)}", "invalid")
-    return None
+                )
+            if kind is scalar_event:
+                tag = _scalar_tag(event)
+                value: Any = _MERGE if tag == _MERGE else _scalar(event, tag)
+            else:
+                if event.tag not in _STANDARD_COLLECTION_TAGS:
+                    raise _Refused(
+                        Problem(
+                            "frontmatter-yaml",
+                            f"frontmatter uses the unsupported YAML tag {event.tag}",
+                            "invalid",
+                        )
+                    )
+                if len(stack) >= MAX_DEPTH:
+                    raise _Refused(
+                        Problem(
+                            "frontmatter-too-deep",
+                            f"frontmatter nests deeper than {MAX_DEPTH} levels",
+                            "invalid",
+                        )
+                    )
+                stack.append([] if kind is seq_start else {})
+                keys.append(_NO_KEY)
+                continue
+        elif kind in end_events:
+            value = stack.pop()
+            keys.pop()
+        elif kind is yaml.AliasEvent:
+            raise _alias_problem()
+        else:
+            continue
+        # attach the finished value to its parent
+        if not stack:
+            root.append(value)
+            continue
+        parent = stack[-1]
+        if type(parent) is list:
+            parent.append(value)
+        elif keys[-1] is _NO_KEY:
+            keys[-1] = value if value is _MERGE else _key_of(value)
+        else:
+            key = keys[-1]
+            keys[-1] = _NO_KEY
+            if key is _MERGE and isinstance(value, dict):
+                for k, v in value.items():
+                    parent.setdefault(k, v)
+            else:
+                parent[key] = value
+    if len(root) > 1:
+        raise _Refused(
+            Problem("frontmatter-yaml", "frontmatter holds more than one YAML document", "invalid")
+        )
+    return root[0] if root else None
+
+
+_NO_KEY = object()
+
+
+def _key_of(value: Any) -> Any:
+    if isinstance(value, dict | list):
+        return str(to_json_value(value))
+    return value
 
 
 def _short(exc: Exception) -> str:
@@ -138,12 +251,11 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
                 "invalid",
             )
         ]
-    refused = _check_events(yaml_text)
-    if refused:
-        return None, [refused]
     try:
-        value = yaml.load(yaml_text, Loader=_JsonLoader)  # noqa: S506 - a SafeLoader subclass
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        value = _build(yaml_text)
+    except _Refused as refused:
+        return None, [refused.problem]
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
         return None, [
             Problem("frontmatter-yaml", f"frontmatter is not valid YAML: {_short(exc)}", "invalid")
         ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
@@ -24,6 +25,12 @@ from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStat
 SKILL_MD = "SKILL.md"
 SKIPPED_DIRS = frozenset({".git"})
 _CHUNK = 1 << 20
+HASH_WORKERS = 4
+HashResult = tuple[int, str, bytes | None] | str  # size, digest, small bytes | error
+
+
+def entry_path(directory: str, name: str) -> str:
+    return directory + os.sep + name
 
 
 class _Tree:
@@ -39,22 +46,40 @@ class _Tree:
         self._walk()
 
     def _walk(self) -> None:
-        root = str(self.root)
-        for dirpath, dirnames, filenames in os.walk(root, onerror=self._onerror):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
-            rel = os.path.relpath(dirpath, root)
-            rel = "" if rel == "." else PurePosixPath(Path(rel)).as_posix()
+        """Walk with ``os.scandir``: entry types come with the listing, no extra stat."""
+        pending: list[tuple[str, str]] = [(str(self.root), "")]
+        while pending:
+            full_dir, rel = pending.pop()
             kept: list[str] = []
-            for name in sorted(filenames):
-                full = os.path.join(dirpath, name)
-                if os.path.islink(full):
-                    target = os.path.realpath(full)
-                    inside = os.path.commonpath([target, self.real_root]) == self.real_root
-                    if not inside or not os.path.isfile(target):
-                        self.outside.setdefault(rel, []).append(name)
-                        continue
-                kept.append(name)
+            subdirs: list[str] = []
+            try:
+                with os.scandir(full_dir) as it:
+                    entries = list(it)
+            except OSError as exc:
+                self._onerror(exc)
+                continue
+            for entry in entries:
+                name = entry.name
+                try:
+                    if entry.is_symlink():
+                        target = os.path.realpath(entry.path)
+                        inside = os.path.commonpath([target, self.real_root]) == self.real_root
+                        if inside and os.path.isfile(target):
+                            kept.append(name)
+                        elif not inside:
+                            self.outside.setdefault(rel, []).append(name)
+                        continue  # a linked directory is never entered
+                    if entry.is_dir(follow_symlinks=False):
+                        if name not in SKIPPED_DIRS:
+                            subdirs.append(name)
+                    elif entry.is_file(follow_symlinks=False):
+                        kept.append(name)
+                except OSError as exc:
+                    self._onerror(exc)
+            kept.sort()
             self.files[rel] = kept
+            for name in sorted(subdirs, reverse=True):
+                pending.append((entry_path(full_dir, name), f"{rel}/{name}" if rel else name))
 
     def _onerror(self, exc: OSError) -> None:
         self.errors.append(f"{exc.filename}: {exc.strerror}")
@@ -123,17 +148,51 @@ def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         status.status, status.message = "error", f"{root} is not a folder"
         return status, []
     tree = _Tree(root)
-    hashed: dict[str, tuple[int, str, bytes | None] | str] = {}
-
-    def digest_of(rel: str) -> tuple[int, str, bytes | None] | str:
-        if rel not in hashed:
-            try:
-                hashed[rel] = _hash_file(os.path.join(root, rel))
-            except OSError as exc:
-                hashed[rel] = exc.strerror or str(exc)
-        return hashed[rel]
-
+    root_prefix = str(root) + os.sep
     skill_dirs = tree.skill_dirs()
+    # Hash every file below a skill in worker threads (reading and hashing release the
+    # GIL) while this thread parses the SKILL.md files as their bytes arrive.
+    skill_set = set(skill_dirs)
+    batches: list[list[str]] = []
+    for rel_dir in skill_dirs:  # outermost skills only: nested files are theirs already
+        if not any(a in skill_set for a in _ancestors(rel_dir)):
+            batches.append(tree.files_under(rel_dir))
+    with ThreadPoolExecutor(max_workers=HASH_WORKERS) as pool:
+        futures: dict[str, Future[dict[str, HashResult]]] = {}
+        for batch in batches:
+            fut = pool.submit(_hash_batch, root_prefix, batch)
+            for rel in batch:
+                futures[rel] = fut
+
+        def digest_of(rel: str) -> HashResult:
+            fut = futures.get(rel)
+            if fut is None:
+                return _hash_or_error(root_prefix + rel)
+            return fut.result()[rel]
+
+        return _collect(spec, root, tree, skill_dirs, digest_of, status)
+
+
+def _ancestors(rel_dir: str) -> list[str]:
+    """The directories enclosing ``rel_dir``, the folder itself ("") included."""
+    if not rel_dir:
+        return []
+    parts = rel_dir.split("/")
+    return ["", *("/".join(parts[:i]) for i in range(1, len(parts)))]
+
+
+def _hash_batch(prefix: str, rels: list[str]) -> dict[str, HashResult]:
+    return {rel: _hash_or_error(prefix + rel) for rel in rels}
+
+
+def _hash_or_error(path: str) -> HashResult:
+    try:
+        return _hash_file(path)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _collect(spec, root, tree, skill_dirs, digest_of, status):
     skills: list[Skill] = []
     by_dir: dict[str, Skill] = {}
     for rel_dir in skill_dirs:
@@ -156,9 +215,9 @@ def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     return status, skills
 
 
-def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:  # noqa: ANN001
+def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:
     skill_md_rel = f"{rel_dir}/{SKILL_MD}" if rel_dir else SKILL_MD
-    skill_path = (root / rel_dir).resolve() if rel_dir else root.resolve()
+    skill_path = Path(tree.real_root, rel_dir) if rel_dir else Path(tree.real_root)
     dir_name = skill_path.name
     problems: list[Problem] = []
     files: list[SkillFile] = []

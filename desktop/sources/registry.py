@@ -23,7 +23,7 @@ async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceS
     if spec.kind == "local":
         try:
             return await asyncio.to_thread(scan_folder, spec)
-        except Exception as exc:  # a bug, but the window and CLI must survive it
+        except Exception as exc:  # noqa: BLE001 - a bug, but the window and CLI must survive it
             return SourceStatus(spec.origin, "error", f"scan failed: {exc}"), []
     try:
         from desktop.sources import mcp
@@ -31,7 +31,7 @@ async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceS
         return SourceStatus(spec.origin, "error", f"MCP support is unavailable: {exc}"), []
     try:
         return await mcp.discover_server(spec, budgets)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - one bad server must not stop the others
         return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []
 
 

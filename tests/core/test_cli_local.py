@@ -17,6 +17,7 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning"}
     return subprocess.run(
         [sys.executable, "-m", "desktop", *args],
+        check=False,
         capture_output=True,
         text=True,
         timeout=120,

@@ -14,6 +14,7 @@ Pure: no I/O, no global state. ``redact`` never returns a literal secret in full
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -151,12 +152,62 @@ def looks_secret(name: str, value: str = "") -> bool:
 
 
 def _looks_like_token(text: str) -> bool:
-    # A long run without spaces that mixes letters and digits: an API key or token.
-    if len(text) < 20 or " " in text or "://" in text or text[:1] in "/~.":
+    """A long run that reads like a generated key: letters and digits switching often.
+
+    Paths, URLs, package names (``@scope/name``) and file names are not tokens.
+    """
+    if len(text) < 20 or any(c in text for c in " /@\\") or text[:1] in "~.":
         return False
-    has_alpha = any(c.isalpha() for c in text)
+    if "." in text and min(len(part) for part in text.split(".")) < 8:
+        return False
+    switches = sum(
+        1
+        for a, b in itertools.pairwise(text)
+        if a.isdigit() != b.isdigit() and a.isalnum() and b.isalnum()
+    )
+    mixed_case = any(c.isupper() for c in text) and any(c.islower() for c in text)
     has_digit = any(c.isdigit() for c in text)
-    return has_alpha and has_digit
+    return switches >= 4 or (len(text) >= 32 and mixed_case and has_digit)
+
+
+def secret_arg_spans(argv: Iterable[str]) -> list[tuple[int, int]]:
+    """Where secrets sit in a command line: ``(argument index, offset of the secret)``.
+
+    ``--token=VALUE`` (offset after ``=``), the argument after ``--api-key``, and an
+    argument that reads like a generated token. Placeholders are not secrets.
+    """
+    args = list(argv)
+    spans: list[tuple[int, int]] = []
+    for i, arg in enumerate(args):
+        if i == 0:
+            continue
+        flag = _FLAG_RE.match(arg)
+        if flag and flag.group(2) is not None:
+            value = flag.group(2)
+            if value and not only_placeholders(value) and _SECRET_NAME_RE.search(flag.group(1)):
+                spans.append((i, len(arg) - len(value)))
+            continue
+        prev = _FLAG_RE.match(args[i - 1]) if i > 1 else None
+        secret_flag = (
+            prev is not None and prev.group(2) is None and _SECRET_NAME_RE.search(prev.group(1))
+        )
+        if arg.startswith("-") or only_placeholders(arg):
+            continue
+        literal = PLACEHOLDER_RE.sub("", arg)
+        if secret_flag or _looks_like_token(literal):
+            spans.append((i, 0))
+    return spans
+
+
+_FLAG_RE = re.compile(r"^--?([A-Za-z][A-Za-z0-9_.-]*)(?:=(.*))?$", re.DOTALL)
+
+
+def redact_command(argv: Iterable[str]) -> tuple[str, ...]:
+    """A command line for display, secrets in it masked (see :func:`secret_arg_spans`)."""
+    args = list(argv)
+    for i, offset in secret_arg_spans(args):
+        args[i] = args[i][:offset] + redact(args[i][offset:])
+    return tuple(args)
 
 
 def redact(value: str) -> str:

@@ -22,14 +22,21 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from desktop.core.model import LABEL_RE, SourceSpec
-from desktop.core.placeholders import find_placeholders, looks_secret, only_placeholders
+from desktop.core.placeholders import (
+    find_placeholders,
+    looks_secret,
+    only_placeholders,
+    secret_arg_spans,
+)
 from desktop.sources import importers
 from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
 from desktop.sources.known_folders import KnownFolder, detect_known_folders
@@ -101,8 +108,6 @@ def bundled_sources() -> list[SourceSpec]:
         out.append(SourceSpec(SAMPLES_LABEL, "local", "folder", str((res / "skills").resolve())))
     if (res / "sample-server").is_dir():
         argv = sample_server_command((res / "sample-server").resolve())
-        import shlex
-
         out.append(SourceSpec(SAMPLE_SERVER_LABEL, "mcp", "stdio", shlex.join(argv), argv))
     return out
 
@@ -344,37 +349,81 @@ def load_config(path: Path | None = None, environ: Mapping[str, str] | None = No
     return cfg
 
 
-def _secure_spec(spec: SourceSpec, store: SecretStore) -> tuple[SourceSpec | None, list[str]]:
-    """The spec with literal secrets moved to the keyring, or None when that is impossible."""
-    messages: list[str] = []
-    secret_fields = [
+def _secret_places(spec: SourceSpec) -> list[tuple[str, str, str]]:
+    """(where, name, literal secret) for every secret in a spec: env, headers, args, URL."""
+    found = [
         (where, name, value)
         for where, pairs in (("env", spec.env), ("header", spec.headers))
         for name, value in pairs
         if not only_placeholders(value) and looks_secret(name, value)
     ]
-    if not secret_fields:
-        return spec, messages
+    for i, offset in secret_arg_spans(spec.command):
+        found.append(("arg", str(i), spec.command[i][offset:]))
+    if spec.transport == "http":
+        parts = urlsplit(spec.endpoint)
+        password = parts.password
+        if password and not only_placeholders(password):
+            found.append(("url", "password", password))
+        for name, value in parse_qsl(parts.query, keep_blank_values=True):
+            if value and not only_placeholders(value) and looks_secret(name, value):
+                found.append(("url", name, value))
+    return found
+
+
+def _secure_spec(spec: SourceSpec, store: SecretStore) -> tuple[SourceSpec | None, list[str]]:
+    """The spec with literal secrets moved to the keyring, or None when that is impossible."""
+    places = _secret_places(spec)
+    if not places:
+        return spec, []
     ok, why = store.available()
     if not ok:
-        names = ", ".join(f"{w} {n}" for w, n, _ in secret_fields)
-        messages.append(
+        names = ", ".join(_describe_place(w, n) for w, n, _ in places)
+        message = (
             f"{spec.label} was not saved: it holds a secret ({names}) and {why}. "
             "Put the secret in an environment variable and write ${env:NAME} in its place."
         )
-        return None, messages
-    stored: dict[tuple[str, str], str] = {}
-    for where, name, value in secret_fields:
+        return None, [message]
+    refs: dict[tuple[str, str], str] = {}
+    for where, name, value in places:
         entry = secret_entry(spec.label, where, name)
         try:
             store.set(entry, value)
         except Exception as exc:  # noqa: BLE001 - a locked keyring, a refused write
-            messages.append(f"{spec.label} was not saved: the keyring refused the secret ({exc})")
-            return None, messages
-        stored[(where, name)] = "${keyring:" + entry + "}"
-    env = tuple((n, stored.get(("env", n), v)) for n, v in spec.env)
-    headers = tuple((n, stored.get(("header", n), v)) for n, v in spec.headers)
-    return replace(spec, env=env, headers=headers), messages
+            return None, [f"{spec.label} was not saved: the keyring refused the secret ({exc})"]
+        refs[(where, name)] = "${keyring:" + entry + "}"
+    env = tuple((n, refs.get(("env", n), v)) for n, v in spec.env)
+    headers = tuple((n, refs.get(("header", n), v)) for n, v in spec.headers)
+    command = list(spec.command)
+    for i, offset in secret_arg_spans(spec.command):
+        command[i] = command[i][:offset] + refs[("arg", str(i))]
+    endpoint = spec.endpoint
+    if spec.transport == "stdio":
+        endpoint = shlex.join(command)
+    elif any(w == "url" for w, _, _ in places):
+        endpoint = _url_with_refs(spec.endpoint, refs)
+    secured = replace(spec, env=env, headers=headers, command=tuple(command), endpoint=endpoint)
+    return secured, []
+
+
+def _describe_place(where: str, name: str) -> str:
+    if where == "arg":
+        return f"command argument {name}"
+    if where == "url":
+        return f"URL {name}"
+    return f"{where} {name}"
+
+
+def _url_with_refs(url: str, refs: dict[tuple[str, str], str]) -> str:
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if ("url", "password") in refs:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:{refs[('url', 'password')]}@{host}"
+    query = "&".join(
+        f"{quote(k, safe='')}={refs.get(('url', k)) or quote(v, safe='')}"
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def save_config(

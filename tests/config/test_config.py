@@ -260,3 +260,62 @@ def test_with_the_fail_keyring_backend_nothing_secret_is_saved(tmp_home: Path) -
 def test_source_spec_repr_hides_env_and_headers() -> None:
     spec = SourceSpec("s", "mcp", "http", "https://x", headers=(("Authorization", SECRET),))
     assert SECRET not in repr(spec) and SECRET not in str(spec)
+
+
+def test_secrets_in_command_arguments_and_urls_go_to_the_keyring(tmp_home: Path) -> None:
+    cfg = config.load_config()
+    cfg.add(
+        SourceSpec(
+            "cli",
+            "mcp",
+            "stdio",
+            f"srv --token {SECRET} --mode fast",
+            ("srv", "--token", SECRET, "--mode", "fast", f"--api-key={SECRET}"),
+        )
+    )
+    cfg.add(
+        SourceSpec("web", "mcp", "http", f"https://u:{SECRET}@h.example/mcp?api_key={SECRET}&v=2")
+    )
+    secrets = MemorySecrets()
+    assert config.save_config(cfg, secrets=secrets) == []
+    text = config.config_path().read_text()
+    assert SECRET not in text
+    cli = config.load_config().get("cli").spec
+    assert cli.command == (
+        "srv",
+        "--token",
+        "${keyring:source/cli/arg/2}",
+        "--mode",
+        "fast",
+        "--api-key=${keyring:source/cli/arg/5}",
+    )
+    assert SECRET not in cli.endpoint
+    web = config.load_config().get("web").spec
+    assert web.endpoint == (
+        "https://u:${keyring:source/web/url/password}@h.example/mcp"
+        "?api_key=${keyring:source/web/url/api_key}&v=2"
+    )
+    from desktop.core.placeholders import resolve_spec
+
+    assert resolve_spec(cli, {}, secret_lookup=secrets.get).command[2] == SECRET
+    assert resolve_spec(web, {}, secret_lookup=secrets.get).endpoint == (
+        f"https://u:{SECRET}@h.example/mcp?api_key={SECRET}&v=2"
+    )
+
+
+def test_preview_masks_secrets_in_command_and_url(tmp_path: Path) -> None:
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "a": {"command": "srv", "args": ["--token", SECRET, "@scope/pkg-2025"]},
+                    "b": {"type": "http", "url": f"https://u:{SECRET}@h/mcp?token={SECRET}"},
+                }
+            }
+        )
+    )
+    servers = config.load_config_file(path).servers
+    for server in servers:
+        assert SECRET not in repr(server) and SECRET not in json.dumps(server.preview())
+    assert servers[0].preview()["endpoint"] == "srv --token ****" + SECRET[-4:] + " @scope/pkg-2025"

@@ -24,6 +24,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -54,6 +55,8 @@ OS_BACKENDS = frozenset(
     }
 )
 CHAINER = "keyring.backends.chainer.ChainerBackend"
+# Backends whose calls are independent (a connection each) and may overlap.
+PARALLEL_BACKENDS = {"keyring.backends.SecretService.Keyring": 4}
 
 WHERE = (
     "approvals are kept only in the OS keyring: Secret Service (GNOME Keyring, KWallet) "
@@ -181,6 +184,19 @@ class KeyringBlobs:
     service: str
     deadline: Deadline
 
+    @property
+    def workers(self) -> int:
+        """Calls in flight at once: the Secret Service backend opens a D-Bus connection
+        per call, so independent reads overlap well; other backends go one at a time."""
+        return PARALLEL_BACKENDS.get(backend_name(self.backend), 1)
+
+    def map(self, fn: Callable[[Any], T], items: list[Any]) -> list[T]:
+        """``[fn(x) for x in items]``, overlapped where the backend allows it."""
+        if self.workers <= 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(min(self.workers, len(items))) as pool:
+            return list(pool.map(fn, items))
+
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         self.deadline.check()
         try:
@@ -233,7 +249,7 @@ class KeyringBlobs:
         if head["n"] == 0:
             payload = head.get("data")
         else:
-            pieces = [self._get(f"{name}.{i}") for i in range(1, head["n"] + 1)]
+            pieces = self.map(self._get, [f"{name}.{i}" for i in range(1, head["n"] + 1)])
             payload = None if any(p is None for p in pieces) else "".join(pieces)  # type: ignore[arg-type]
         if not isinstance(payload, str):
             raise ApprovalError("unparseable", f"the keyring entry {name!r} is incomplete")
@@ -267,12 +283,12 @@ class KeyringBlobs:
             chunks = [payload[i : i + CHUNK_CHARS] for i in range(0, len(payload), CHUNK_CHARS)]
             if len(chunks) > MAX_CHUNKS:
                 raise ApprovalError("too-large", f"{name!r} is too large for the keyring")
-            for i, chunk in enumerate(chunks, 1):
-                self._set(f"{name}.{i}", chunk)
+            self.map(
+                lambda item: self._set(*item), [(f"{name}.{i}", c) for i, c in enumerate(chunks, 1)]
+            )
             n = len(chunks)
             self._set(name, json.dumps({"v": BLOB_FORMAT, "n": n, "sha256": digest}))
-        for i in range(n + 1, old_n + 1):
-            self._delete(f"{name}.{i}")
+        self.map(self._delete, [f"{name}.{i}" for i in range(n + 1, old_n + 1)])
         return n + 1
 
     def delete(self, name: str) -> bool:

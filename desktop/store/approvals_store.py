@@ -44,6 +44,10 @@ from desktop.store.approvals_keyring import (
 
 INDEX_NAME = "index"
 INDEX_KIND = "skill-approval-index"
+# Errors of the keyring as a whole (as opposed to one damaged record).
+KEYRING_FAILURES = frozenset(
+    {"no-backend", "refused-backend", "locked", "timeout", "keyring-error"}
+)
 
 T = TypeVar("T")
 
@@ -261,23 +265,30 @@ class ApprovalStore:
         """Every stored approval, each with its record or the problem reading it."""
 
         def work(blobs: KeyringBlobs) -> list[StoredApproval]:
+            entries = self._read_index(blobs) or []
+            read = blobs.map(lambda e: self._try_read(blobs, e.key), entries)
             out = []
-            for entry in self._read_index(blobs) or []:
-                item = StoredApproval(entry)
-                try:
-                    item.record = self._read_record(blobs, entry.key)
-                    if item.record is None:
-                        item.problem = ApprovalError(
-                            "missing", "the index lists this approval but its record is gone"
-                        )
-                except ApprovalError as exc:
-                    if exc.code in ("no-backend", "locked", "timeout", "keyring-error"):
-                        raise
-                    item.problem = exc
-                out.append(item)
+            for entry, (record, problem) in zip(entries, read, strict=True):
+                if record is None and problem is None:
+                    problem = ApprovalError(
+                        "missing", "the index lists this approval but its record is gone"
+                    )
+                out.append(StoredApproval(entry, record, problem))
             return out
 
         return self._run(work)
+
+    @classmethod
+    def _try_read(
+        cls, blobs: KeyringBlobs, key: ApprovalKey
+    ) -> tuple[ApprovalRecord | None, ApprovalError | None]:
+        """A record, or the problem with it; a keyring that fails as a whole raises."""
+        try:
+            return cls._read_record(blobs, key), None
+        except ApprovalError as exc:
+            if exc.code in KEYRING_FAILURES:
+                raise
+            return None, exc
 
     def state(self, skill: Skill) -> ApprovalState:
         return self.states([skill])[skill.id]
@@ -296,6 +307,7 @@ class ApprovalStore:
                     raise
                 entries = None
             stored = {e.key for e in entries} if entries is not None else None
+            lookups: list[tuple[Skill, ApprovalKey, list[ApprovalKey]]] = []
             for skill in wanted:
                 key = ApprovalKey.for_skill(skill)
                 elsewhere = [
@@ -308,15 +320,11 @@ class ApprovalStore:
                 ]
                 if stored is not None and key not in stored:
                     found[skill.id] = bind(skill, None, elsewhere=elsewhere)
-                    continue
-                try:
-                    record = self._read_record(blobs, key)
-                except ApprovalError as exc:
-                    if exc.code in ("no-backend", "locked", "timeout", "keyring-error"):
-                        raise
-                    found[skill.id] = bind(skill, None, problem=exc)
-                    continue
-                found[skill.id] = bind(skill, record, elsewhere=elsewhere)
+                else:
+                    lookups.append((skill, key, elsewhere))
+            read = blobs.map(lambda item: self._try_read(blobs, item[1]), lookups)
+            for (skill, _key, elsewhere), (record, problem) in zip(lookups, read, strict=True):
+                found[skill.id] = bind(skill, record, problem=problem, elsewhere=elsewhere)
 
         problem: ApprovalError | None = None
         if wanted:

@@ -158,7 +158,7 @@ def test_server_skill_rotated_digest_and_relabelled_endpoint(
     skill_id = "docs:skill://deploy/SKILL.md"
     done = cli("approve", skill_id, "--grant-tool", "Read", *server)
     assert done.returncode == 0, done.stderr
-    assert approvals_of(cli("list", "--json", *server))[skill_id]["state"] == "approved"
+    assert "granted Read (requested: Bash, Read)" in done.stdout
 
     (folder / "deploy" / "scripts" / "run.sh").write_text("echo rotated\n")
     state = approvals_of(cli("list", "--json", *server))[skill_id]

@@ -94,7 +94,14 @@ def resources_dir() -> Path | None:
 def sample_server_command(folder: Path) -> tuple[str, ...]:
     """``skill-catalog serve FOLDER`` with this very program, frozen or not."""
     if getattr(sys, "frozen", False):
-        return (sys.executable, "serve", str(folder))
+        exe = Path(sys.executable)
+        # The bundle's window executable opens the window whatever its arguments: the
+        # server is started with the command-line executable beside it.
+        if exe.name.startswith("skill-catalog-window"):
+            cli = exe.with_name("skill-catalog" + exe.suffix)
+            if cli.exists():
+                exe = cli
+        return (str(exe), "serve", str(folder))
     return (sys.executable, "-m", "desktop", "serve", str(folder))
 
 

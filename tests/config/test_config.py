@@ -319,3 +319,21 @@ def test_preview_masks_secrets_in_command_and_url(tmp_path: Path) -> None:
     for server in servers:
         assert SECRET not in repr(server) and SECRET not in json.dumps(server.preview())
     assert servers[0].preview()["endpoint"] == "srv --token ****" + SECRET[-4:] + " @scope/pkg-2025"
+
+
+def test_sample_server_command_in_a_frozen_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = tmp_path / "skill-catalog-window"
+    cli = tmp_path / "skill-catalog"
+    window.touch()
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(window))
+    # Without the command-line executable beside it, the window's own is used.
+    assert config.sample_server_command(tmp_path / "s")[0] == str(window)
+    cli.touch()
+    assert config.sample_server_command(tmp_path / "s") == (str(cli), "serve", str(tmp_path / "s"))
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path / "bundle"), raising=False)
+    (tmp_path / "bundle" / "resources" / "skills").mkdir(parents=True)
+    monkeypatch.delenv("SKILL_CATALOG_RESOURCES", raising=False)
+    assert config.resources_dir() == tmp_path / "bundle" / "resources"

@@ -183,3 +183,63 @@ def test_a_keyring_that_does_not_answer_times_out_and_writes_nothing() -> None:
     release.set()
     time.sleep(0.2)
     assert wrote == []  # the abandoned work stopped before writing
+
+
+def _bus_call(method: str, signature: str, *args: Any) -> Any:
+    from jeepney import DBusAddress, new_method_call
+    from jeepney.io.blocking import open_dbus_connection
+
+    bus_daemon = DBusAddress(
+        "/org/freedesktop/DBus", bus_name="org.freedesktop.DBus", interface="org.freedesktop.DBus"
+    )
+    with open_dbus_connection(bus="SESSION") as bus:
+        reply = bus.send_and_get_reply(new_method_call(bus_daemon, method, signature, args))
+    return reply.body
+
+
+def _stop_prompter() -> None:
+    """End the unlock prompter this test caused D-Bus to start (gnome-keyring then
+    completes the prompt as dismissed)."""
+    import os
+    import signal
+
+    owner = "org.gnome.keyring.SystemPrompter"
+    for _ in range(50):
+        if _bus_call("NameHasOwner", "s", owner)[0]:
+            (pid,) = _bus_call(
+                "GetConnectionUnixProcessID", "s", _bus_call("GetNameOwner", "s", owner)[0]
+            )
+            os.kill(pid, signal.SIGTERM)
+            return
+        time.sleep(0.1)
+
+
+@pytest.mark.xvfb
+def test_an_unlock_prompt_nobody_answers_does_not_hang(
+    store: ApprovalStore,
+    service_name: str,
+    xvfb_display: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """With a display, gnome-keyring shows its real unlock prompt and waits for a person;
+    the store gives up after its timeout with a message instead of hanging."""
+    skill = refunds()
+    store.approve(skill)
+    # D-Bus starts the prompter with its own environment: give it the Xvfb display.
+    _bus_call(
+        "UpdateActivationEnvironment", "a{ss}", {"DISPLAY": xvfb_display, "NO_AT_BRIDGE": "1"}
+    )
+    try:
+        request.getfixturevalue("locked_secret_service")
+        waiting = ApprovalStore(service_name, timeout=3)
+        started = time.monotonic()
+        state = waiting.state(skill)
+        assert time.monotonic() - started < 20
+        assert state.state == NOT_APPROVED and state.problem is not None
+        assert state.problem.code == "timeout"
+        assert "did not answer within 3 s" in state.message()
+    finally:
+        _stop_prompter()
+        _bus_call("UpdateActivationEnvironment", "a{ss}", {"DISPLAY": ""})
+    unlock_keyring()
+    assert store.state(skill).state == APPROVED

@@ -127,3 +127,28 @@ def test_built_app_carries_the_resources(build: Path, repo_root: Path) -> None:
     for skill_md in (repo_root / "resources" / "skills").rglob("SKILL.md"):
         relative = skill_md.relative_to(repo_root / "resources")
         assert (bundled / relative).read_bytes() == skill_md.read_bytes()
+
+
+def test_built_app_first_run_lists_the_bundled_samples_and_sample_server(
+    build: Path,
+    tmp_home: Path,
+    repo_root: Path,
+    run_cli: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    """With no source options and an empty home, the build lists its own bundled sample
+    folder and the sample server (which it starts from its own executable)."""
+    built = _run(build / "skill-catalog", "list", "--json", env=dict(os.environ))
+    assert built.returncode == 0, built.stderr
+    listing = json.loads(built.stdout)
+    statuses = {s["label"]: s for s in listing["sources"]}
+    assert statuses, "no bundled sources"
+    assert all(s["status"] == "ok" for s in statuses.values()), statuses
+    endpoints = " ".join(str(s.get("endpoint")) for s in statuses.values())
+    assert str(build) in endpoints, "the build used resources outside itself"
+    assert str(repo_root) not in endpoints
+
+    from_source = json.loads(run_cli("list", "--json").stdout)
+    assert {s["label"] for s in from_source["sources"]} == set(statuses)
+    assert sorted(s["qualified_name"] for s in listing["skills"]) == sorted(
+        s["qualified_name"] for s in from_source["skills"]
+    )

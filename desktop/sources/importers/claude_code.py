@@ -8,6 +8,7 @@ kept as placeholders here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -60,8 +61,9 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
     if not isinstance(projects, dict):
         result.problems.append((str(path), "'projects' is not an object"))
         return result
+    wanted = _folders_at_and_above(cwd) if cwd is not None else None
     for project, settings in projects.items():
-        if cwd is not None and not _applies(str(project), cwd):
+        if wanted is not None and os.path.normpath(os.path.expanduser(str(project))) not in wanted:
             continue
         if not isinstance(settings, dict) or not settings.get("mcpServers"):
             continue
@@ -77,10 +79,10 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
     return result
 
 
-def _applies(project: str, cwd: Path) -> bool:
-    try:
-        p = Path(project).expanduser().resolve()
-        c = cwd.resolve()
-    except (OSError, RuntimeError):
-        return False
-    return c == p or p in c.parents
+def _folders_at_and_above(cwd: Path) -> set[str]:
+    """``cwd`` and the folders above it, as written and resolved (Claude Code keys its
+    ``projects`` by absolute path)."""
+    out: set[str] = set()
+    for base in (cwd.absolute(), cwd.resolve()):
+        out.update(os.path.normpath(str(p)) for p in (base, *base.parents))
+    return out

@@ -12,7 +12,8 @@ from typing import Any
 from desktop.core.model import LABEL_RE, SourceSpec
 from desktop.sources.importers.base import ImportedServer, ImportResult
 
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
+# ~/.claude.json also keeps per-project history and grows to tens of MiB.
+MAX_CONFIG_BYTES = 64 * 1024 * 1024
 
 SSE_UNSUPPORTED = (
     "uses the SSE transport, which Skill Catalog does not speak (it speaks stdio and "

@@ -10,8 +10,8 @@ mark is never stripped: the digest a client computes must match the manifest.
 from __future__ import annotations
 
 import base64
+import functools
 import mimetypes
-from pathlib import PurePosixPath
 
 import mcp_types as types
 
@@ -42,10 +42,16 @@ _TEXT_SUFFIXES = {
 
 def mime_type(file_path: str) -> str:
     """A MIME type for a file, from its name alone."""
-    suffix = PurePosixPath(file_path).suffix.lower()
+    name = file_path.rpartition("/")[2]
+    stem, dot, suffix = name.rpartition(".")
+    return _mime_for_suffix(f".{suffix.lower()}" if dot and stem else "")
+
+
+@functools.lru_cache(maxsize=256)
+def _mime_for_suffix(suffix: str) -> str:
     if suffix in _TEXT_SUFFIXES:
         return _TEXT_SUFFIXES[suffix]
-    guessed, _ = mimetypes.guess_type(file_path, strict=False)
+    guessed, _ = mimetypes.guess_type("file" + suffix, strict=False)
     return guessed or OCTET_STREAM
 
 

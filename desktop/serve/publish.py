@@ -9,8 +9,10 @@ manifest (``uri``, ``digest``, ``size``) the local scanner computed. Invalid ski
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -24,8 +26,13 @@ SKILL_MD = "SKILL.md"
 _SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
 
 
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9/!$&'()*+,;=:@._~-]*")
+
+
 def quote_path(posix_path: str) -> str:
     """Percent-encode each segment of a POSIX path for use in a URI."""
+    if _PLAIN_PATH.fullmatch(posix_path):
+        return posix_path
     return "/".join(quote(part, safe=_SEGMENT_SAFE) for part in posix_path.split("/"))
 
 
@@ -38,7 +45,7 @@ class PublishedFile:
     """One file a client may read: its URI, where it lies, and what was listed."""
 
     uri: str
-    path: Path
+    path: str
     digest: str
     size: int
     mime: str
@@ -51,7 +58,7 @@ class PublishedSkill:
 
     uri: str
     skill_path: str
-    directory: Path
+    directory: str
     entry: dict[str, Any]
     files: tuple[PublishedFile, ...]
 
@@ -97,10 +104,10 @@ def _requote(uri: str) -> str:
 
 def skill_path_of(skill: Skill, root: Path) -> str:
     """The ``<skill-path>`` of a local skill: its directory relative to the folder."""
-    parent = PurePosixPath(skill.uri).parent
-    if str(parent) in ("", "."):
+    parent = skill.uri.rpartition("/")[0]
+    if parent in ("", "."):
         return root.resolve().name or "skill"
-    return str(parent)
+    return parent
 
 
 def publish(root: Path, skills: list[Skill]) -> Publication:
@@ -155,15 +162,15 @@ def _unpublishable(skill: Skill, root: Path) -> str | None:
 
 def _published_skill(root: Path, skill: Skill) -> PublishedSkill:
     skill_path = skill_path_of(skill, root)
-    directory = Path(skill.path or root)
+    directory = skill.path or str(root)
     files = tuple(
         PublishedFile(
             uri=skill_file_uri(skill_path, f.uri),
-            path=directory / f.uri,
+            path=os.path.join(directory, f.uri),
             digest=f.digest,
             size=f.size,
             mime=MARKDOWN if f.uri == SKILL_MD else mime_type(f.uri),
-            name=PurePosixPath(f.uri).name,
+            name=f.uri.rpartition("/")[2],
         )
         for f in skill.files
     )

@@ -1,0 +1,132 @@
+"""What `skill-catalog serve` puts on the wire, read raw (no SDK client in between):
+the extension in the legacy `initialize` result and in `server/discover`, nothing but
+protocol on stdout, warnings on stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.serve import HttpServe, serve_argv, stop
+
+pytestmark = pytest.mark.timeout(60)
+
+EXTENSION = "io.modelcontextprotocol/skills"
+MODERN = "2026-07-28"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": {EXTENSION: {}}},
+        "clientInfo": {"name": "raw-test", "version": "1"},
+    },
+}
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}},
+}
+DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": ENVELOPE}}
+
+
+def exchange(folder: Path, messages: list[dict[str, Any]], answers: int) -> tuple[list[str], str]:
+    """Send ``messages`` to a stdio server, read ``answers`` lines, then close its stdin."""
+    process = subprocess.Popen(
+        serve_argv(folder, "--instructions", "Read skill://alpha/SKILL.md first."),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for message in messages:
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.flush()
+        lines = [process.stdout.readline().decode() for _ in range(answers)]
+        process.stdin.close()
+        rest = process.stdout.read()
+        stderr = process.stderr.read() if process.stderr is not None else b""
+        process.wait(30)
+    finally:
+        stop(process)
+    return [*lines, *rest.decode().splitlines()], stderr.decode()
+
+
+def test_legacy_initialize_declares_the_extension_on_stdio(skills_folder: Path) -> None:
+    lines, stderr = exchange(
+        skills_folder,
+        [
+            INITIALIZE,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "skills/list", "params": {}},
+        ],
+        answers=2,
+    )
+    messages = [json.loads(line) for line in lines if line.strip()]  # stdout: JSON only
+    init = messages[0]["result"]
+    assert init["protocolVersion"] == "2025-11-25"
+    assert init["capabilities"]["extensions"][EXTENSION] == {"directoryRead": True}
+    assert "resources" in init["capabilities"]
+    assert init["instructions"] == "Read skill://alpha/SKILL.md first."
+    listing = messages[1]["result"]
+    assert listing["resultType"] == "complete" and len(listing["skills"]) == 7
+    # One warning line per skipped skill, on stderr.
+    warnings = [line for line in stderr.splitlines() if line.startswith("warning: skipped")]
+    assert len(warnings) == 2
+    assert any("broken/SKILL.md" in w and "description" in w for w in warnings)
+    assert any("misnamed/SKILL.md" in w and "other-name" in w for w in warnings)
+
+
+def test_discover_declares_the_extension_on_stdio(skills_folder: Path) -> None:
+    lines, _ = exchange(skills_folder, [DISCOVER], answers=1)
+    result = json.loads(lines[0])["result"]
+    assert MODERN in result["supportedVersions"]
+    assert result["capabilities"]["extensions"][EXTENSION] == {"directoryRead": True}
+    assert "resources" in result["capabilities"]
+    assert result["instructions"] == "Read skill://alpha/SKILL.md first."
+
+
+def _post(url: str, message: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(message).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **(headers or {}),
+        },
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        content_type = response.headers["content-type"]
+        body = response.read().decode()
+    if content_type.startswith("text/event-stream"):
+        data = [
+            line[len("data:") :].strip()
+            for line in body.splitlines()
+            if line.startswith("data:") and line[len("data:") :].strip()
+        ]
+        return json.loads(data[-1])
+    return json.loads(body)
+
+
+def test_legacy_initialize_declares_the_extension_over_http(http_server: HttpServe) -> None:
+    answer = _post(http_server.url, INITIALIZE)
+    capabilities = answer["result"]["capabilities"]
+    assert capabilities["extensions"][EXTENSION] == {"directoryRead": True}
+    assert "resources" in capabilities
+
+
+def test_discover_declares_the_extension_over_http(http_server: HttpServe) -> None:
+    answer = _post(
+        http_server.url,
+        DISCOVER,
+        {"Mcp-Protocol-Version": MODERN, "Mcp-Method": "server/discover"},
+    )
+    assert answer["result"]["capabilities"]["extensions"][EXTENSION] == {"directoryRead": True}

@@ -530,6 +530,12 @@ def collect_sources(
     base = cfg.sources if cfg.exists else first_run_config().sources
     labels = LabelAllocator()
     folder_paths: set[str] = set()
+    # Imported servers the user kept (their secrets may since have moved to the keyring).
+    kept = {
+        f"import:{s.imported_from.get('file')}#{s.imported_from.get('server_id')}"
+        for s in base
+        if s.imported_from
+    }
     for saved in base:
         labels.reserve(saved.spec.label)
         origin = "bundled" if saved.bundled else "saved"
@@ -557,7 +563,7 @@ def collect_sources(
     imported = importers.import_detected(env, here, LabelAllocator())
     out.problems += imported.problems
     for server in imported.servers:
-        if any(_same_server(server.spec, e.spec) for e in out.entries):
+        if server.key in kept or any(_same_server(server.spec, e.spec) for e in out.entries):
             continue
         label = labels.take(server.label, _client_hint(server.client))
         spec = replace(

@@ -186,6 +186,9 @@ def test_a_kept_import_is_saved_with_its_secret_in_the_keyring(tmp_home: Path) -
     assert remote["imported_from"]["client"] == "Cursor"
     local = next(s for s in saved if s["label"] == "local")
     assert local["env"] == {"API_KEY": "${keyring:source/local/env/API_KEY}", "T": "${env:T}"}
+    # The kept servers are not listed a second time as detected imports.
+    labels = [e.spec.label for e in config.collect_sources(cwd=tmp_home.parent).entries]
+    assert labels.count("remote") == 1 and not any(x.startswith("remote-") for x in labels)
     # At connect time the reference resolves to the secret again.
     spec = config.load_config().get("remote").spec
     resolved = resolve_pairs(spec.headers, {}, secret_lookup=secrets.get)

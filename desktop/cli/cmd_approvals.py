@@ -22,7 +22,7 @@ from desktop.core.approvals import (
 )
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
-from desktop.store.approvals_store import ApprovalStore, StoredApproval
+from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
 
 NAME = "approvals"
 HELP = "list the approvals stored in the OS keyring (with sources: their current state)"
@@ -114,7 +114,15 @@ def run(args: argparse.Namespace) -> int:
             row["current"] = current_state(item, catalog)
         rows.append(row)
     if args.json:
-        emit_json({"service": store.service, "backend": backend, "approvals": rows})
+        emit_json(
+            {
+                "service": store.service,
+                "backend": backend,
+                "exported_at": now_utc(),
+                "exported_by": current_user(),
+                "approvals": rows,
+            }
+        )
         return 0
     print(f"Approvals in the OS keyring ({backend}, service {store.service}): {len(items)}")
     for item, row in zip(items, rows, strict=True):

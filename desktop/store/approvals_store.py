@@ -5,6 +5,14 @@ One keyring value per approved skill, named by a digest of its
 stored keys (a keyring cannot enumerate). All methods block on the keyring and may
 be called from any worker thread; each is bounded by the store's ``timeout``.
 
+For the window (all blocking; run them on a worker thread, e.g. ``asyncio.to_thread``):
+``store.states(skills) -> {id: ApprovalState}`` (never raises), ``store.state(skill)``,
+``store.approve(skill, grant_tools=[...], allow_scripts=False) -> ApprovalRecord``,
+``store.revoke(skill.id, key=ApprovalKey.for_skill(skill))``, ``store.records()``;
+``ApprovalState.diff`` holds a ``changed`` skill's added/removed/changed files, and
+``ApprovalState.tool_granted(name)`` / ``.scripts_allowed`` are the gates (A3).
+Write calls raise :class:`~desktop.core.approvals.ApprovalError` with ``.message``.
+
 Failures never delete or rewrite what is stored: a record that cannot be read
 (unparseable, or altered so that its own hash no longer matches its files) makes
 its skill ``not-approved`` with the reason, and stays as it is until the reviewer

@@ -18,7 +18,6 @@ usable keyring the source is not saved and a message says why.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -27,24 +26,47 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+from typing import Any
 
 from desktop.core.model import LABEL_RE, SourceSpec
-from desktop.core.placeholders import (
-    find_placeholders,
-    looks_secret,
-    only_placeholders,
-    secret_arg_spans,
-)
+from desktop.core.placeholders import find_placeholders
 from desktop.sources import importers
+from desktop.sources.config_secrets import (
+    KEYRING_SERVICE,
+    KeyringSecrets,
+    SecretStore,
+    secret_entry,
+    secret_lookup,
+    secure_spec,
+)
 from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
 from desktop.sources.known_folders import KnownFolder, detect_known_folders
+
+__all__ = [
+    "KEYRING_SERVICE",
+    "Config",
+    "KeyringSecrets",
+    "SavedSource",
+    "SecretStore",
+    "SourceEntry",
+    "Sources",
+    "bundled_sources",
+    "collect_sources",
+    "config_path",
+    "default_sources",
+    "first_run_config",
+    "load_config",
+    "load_config_file",
+    "resources_dir",
+    "sample_server_command",
+    "save_config",
+    "secret_entry",
+    "secret_lookup",
+]
 
 APP_NAME = "skill-catalog"
 CONFIG_FILE = "sources.json"
 FORMAT_VERSION = 1
-KEYRING_SERVICE = "skill-catalog"
 SAMPLES_LABEL = "samples"
 SAMPLE_SERVER_LABEL = "sample-server"
 
@@ -117,65 +139,6 @@ def bundled_sources() -> list[SourceSpec]:
         argv = sample_server_command((res / "sample-server").resolve())
         out.append(SourceSpec(SAMPLE_SERVER_LABEL, "mcp", "stdio", shlex.join(argv), argv))
     return out
-
-
-# --- secrets ------------------------------------------------------------------------
-
-
-class SecretStore(Protocol):
-    def available(self) -> tuple[bool, str]: ...
-    def set(self, entry: str, value: str) -> None: ...
-    def get(self, entry: str) -> str | None: ...
-    def delete(self, entry: str) -> None: ...
-
-
-class KeyringSecrets:
-    """Secrets in the OS keyring, under service ``skill-catalog``."""
-
-    def available(self) -> tuple[bool, str]:
-        try:
-            import keyring
-            from keyring.backends import fail
-
-            backend = keyring.get_keyring()
-        except Exception as exc:  # noqa: BLE001 - any keyring failure means "none"
-            return False, f"the keyring cannot be used: {exc}"
-        if isinstance(backend, fail.Keyring):
-            return (
-                False,
-                "no OS keyring is available (no Secret Service, Keychain or Credential Manager)",
-            )
-        return True, ""
-
-    def set(self, entry: str, value: str) -> None:
-        import keyring
-
-        keyring.set_password(KEYRING_SERVICE, entry, value)
-
-    def get(self, entry: str) -> str | None:
-        try:
-            import keyring
-
-            return keyring.get_password(KEYRING_SERVICE, entry)
-        except Exception:  # noqa: BLE001 - a locked or missing keyring resolves to nothing
-            return None
-
-    def delete(self, entry: str) -> None:
-        import keyring
-
-        # Already gone, or no keyring: nothing to delete.
-        with contextlib.suppress(Exception):
-            keyring.delete_password(KEYRING_SERVICE, entry)
-
-
-def secret_lookup(entry: str) -> str | None:
-    """For :func:`desktop.core.placeholders.resolve`: a ``${keyring:ENTRY}`` value."""
-    return KeyringSecrets().get(entry)
-
-
-def secret_entry(label: str, where: str, name: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-    return f"source/{label}/{where}/{safe}"
 
 
 # --- the saved file -----------------------------------------------------------------
@@ -356,83 +319,6 @@ def load_config(path: Path | None = None, environ: Mapping[str, str] | None = No
     return cfg
 
 
-def _secret_places(spec: SourceSpec) -> list[tuple[str, str, str]]:
-    """(where, name, literal secret) for every secret in a spec: env, headers, args, URL."""
-    found = [
-        (where, name, value)
-        for where, pairs in (("env", spec.env), ("header", spec.headers))
-        for name, value in pairs
-        if not only_placeholders(value) and looks_secret(name, value)
-    ]
-    for i, offset in secret_arg_spans(spec.command):
-        found.append(("arg", str(i), spec.command[i][offset:]))
-    if spec.transport == "http":
-        parts = urlsplit(spec.endpoint)
-        password = parts.password
-        if password and not only_placeholders(password):
-            found.append(("url", "password", password))
-        for name, value in parse_qsl(parts.query, keep_blank_values=True):
-            if value and not only_placeholders(value) and looks_secret(name, value):
-                found.append(("url", name, value))
-    return found
-
-
-def _secure_spec(spec: SourceSpec, store: SecretStore) -> tuple[SourceSpec | None, list[str]]:
-    """The spec with literal secrets moved to the keyring, or None when that is impossible."""
-    places = _secret_places(spec)
-    if not places:
-        return spec, []
-    ok, why = store.available()
-    if not ok:
-        names = ", ".join(_describe_place(w, n) for w, n, _ in places)
-        message = (
-            f"{spec.label} was not saved: it holds a secret ({names}) and {why}. "
-            "Put the secret in an environment variable and write ${env:NAME} in its place."
-        )
-        return None, [message]
-    refs: dict[tuple[str, str], str] = {}
-    for where, name, value in places:
-        entry = secret_entry(spec.label, where, name)
-        try:
-            store.set(entry, value)
-        except Exception as exc:  # noqa: BLE001 - a locked keyring, a refused write
-            return None, [f"{spec.label} was not saved: the keyring refused the secret ({exc})"]
-        refs[(where, name)] = "${keyring:" + entry + "}"
-    env = tuple((n, refs.get(("env", n), v)) for n, v in spec.env)
-    headers = tuple((n, refs.get(("header", n), v)) for n, v in spec.headers)
-    command = list(spec.command)
-    for i, offset in secret_arg_spans(spec.command):
-        command[i] = command[i][:offset] + refs[("arg", str(i))]
-    endpoint = spec.endpoint
-    if spec.transport == "stdio":
-        endpoint = shlex.join(command)
-    elif any(w == "url" for w, _, _ in places):
-        endpoint = _url_with_refs(spec.endpoint, refs)
-    secured = replace(spec, env=env, headers=headers, command=tuple(command), endpoint=endpoint)
-    return secured, []
-
-
-def _describe_place(where: str, name: str) -> str:
-    if where == "arg":
-        return f"command argument {name}"
-    if where == "url":
-        return f"URL {name}"
-    return f"{where} {name}"
-
-
-def _url_with_refs(url: str, refs: dict[tuple[str, str], str]) -> str:
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if ("url", "password") in refs:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:{refs[('url', 'password')]}@{host}"
-    query = "&".join(
-        f"{quote(k, safe='')}={refs.get(('url', k)) or quote(v, safe='')}"
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
 def save_config(
     cfg: Config,
     path: Path | None = None,
@@ -452,7 +338,7 @@ def save_config(
         if saved.bundled:
             kept.append(saved.to_json())
             continue
-        secured, msgs = _secure_spec(saved.spec, store)
+        secured, msgs = secure_spec(saved.spec, store)
         messages += msgs
         if secured is None:
             continue

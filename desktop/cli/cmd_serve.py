@@ -111,12 +111,12 @@ def run(args: argparse.Namespace) -> int:
         url = http_url(sock)
 
         def announce() -> None:
-            print(url, flush=True)
             print(
                 f"serving {count} skill{plural} from {root} at {url} (Ctrl+C to stop)",
                 file=sys.stderr,
                 flush=True,
             )
+            print(url, flush=True)
 
         anyio.run(partial(serve_http, server, sock, on_ready=announce))
         return 0

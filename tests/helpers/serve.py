@@ -12,6 +12,7 @@ Usage (the ``tests`` folder is on ``sys.path`` when pytest runs, so import as
     with serve_http(folder) as server:
         server.url                      # "http://127.0.0.1:PORT/mcp"
         server.stderr_text()            # what it has printed on stderr so far
+        server.wait_for_stderr("serving")
 
 All servers bind 127.0.0.1 only. ``write_skill`` makes a minimal valid skill folder.
 """
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -61,6 +63,15 @@ class HttpServe:
 
     def stderr_text(self) -> str:
         return b"".join(self._stderr).decode("utf-8", "replace")
+
+    def wait_for_stderr(self, text: str, timeout: float = 10.0) -> str:
+        """Wait until ``text`` appears on the server's stderr; return all of it so far."""
+        deadline = time.monotonic() + timeout
+        while text not in self.stderr_text():
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise AssertionError(f"{text!r} not on stderr: {self.stderr_text()!r}")
+            time.sleep(0.05)
+        return self.stderr_text()
 
 
 def _drain(stream: IO[bytes], sink: list[bytes]) -> None:

@@ -1,0 +1,134 @@
+"""The folder changes while `skill-catalog serve` runs: new listings, `skills/get` and reads
+see the change; a listing walk in progress keeps its snapshot; links out are refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from helpers.serve import serve_stdio_params, write_skill
+from mcp import Client, MCPError
+from mcp.client import advertise
+from pydantic import TypeAdapter
+
+from .sample_folder import sha256
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
+
+ANY_DICT = TypeAdapter(dict[str, Any])
+EXTENSION = "io.modelcontextprotocol/skills"
+
+
+async def call(client: Client, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    request = types.Request[dict[str, Any], str](method=method, params=params)
+    return await client.session.send_request(request, ANY_DICT)
+
+
+async def walk(client: Client, cursor: str | None = None) -> list[str]:
+    uris: list[str] = []
+    while True:
+        page = await call(client, "skills/list", {} if cursor is None else {"cursor": cursor})
+        uris += [entry["uri"] for entry in page["skills"]]
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return uris
+
+
+async def read(client: Client, uri: str) -> bytes:
+    result = await client.read_resource(uri)
+    content = result.contents[0]
+    assert isinstance(content, types.TextResourceContents)
+    return content.text.encode("utf-8")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_changes_are_seen(mode: str, tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    for name in ("one", "two", "three"):
+        write_skill(root, name, files={"notes.md": b"first version\n"})
+    params = serve_stdio_params(root, "--page-size", "2")
+    async with Client(params, mode=mode, extensions=[advertise(EXTENSION)]) as client:
+        assert len(await walk(client)) == 3
+
+        # A walk in progress keeps its snapshot; the next walk sees the new skill.
+        first = await call(client, "skills/list", {})
+        write_skill(root, "four")
+        rest = await walk(client, first["nextCursor"])
+        assert [e["uri"] for e in first["skills"]] + rest == [
+            "skill://one/SKILL.md",
+            "skill://three/SKILL.md",
+            "skill://two/SKILL.md",
+        ]
+        assert "skill://four/SKILL.md" in await walk(client)
+
+        # An edited file: skills/get gives the new digest, the read gives the new bytes.
+        (root / "one" / "notes.md").write_bytes(b"second version, longer\n")
+        entry = (await call(client, "skills/get", {"uri": "skill://one/SKILL.md"}))["skill"]
+        notes = next(r for r in entry["resources"] if r["uri"] == "skill://one/notes.md")
+        assert notes["digest"] == sha256(b"second version, longer\n")
+        assert await read(client, "skill://one/notes.md") == b"second version, longer\n"
+
+        # A file added since the last listing can be read at once.
+        (root / "two" / "added.md").write_bytes(b"added later\n")
+        assert await read(client, "skill://two/added.md") == b"added later\n"
+
+        # A removed file is an invalid-params error, not a crash.
+        (root / "two" / "notes.md").unlink()
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://two/notes.md")
+        assert caught.value.error.code == -32602
+
+        # A listed file swapped for a link leaving the folder is refused.
+        outside = tmp_path / "secret.txt"
+        outside.write_bytes(b"not for the client\n")
+        (root / "three" / "notes.md").unlink()
+        os.symlink(outside, root / "three" / "notes.md")
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://three/notes.md")
+        assert caught.value.error.code == -32602
+
+        # A removed skill is gone from skills/get.
+        for path in sorted((root / "four").iterdir()):
+            path.unlink()
+        (root / "four").rmdir()
+        with pytest.raises(MCPError) as caught:
+            await call(client, "skills/get", {"uri": "skill://four/SKILL.md"})
+        assert caught.value.error.code == -32602
+
+
+async def test_stale_and_forged_cursors_are_invalid_params(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    for name in ("one", "two", "three"):
+        write_skill(root, name)
+    params = serve_stdio_params(root, "--page-size", "1")
+    async with Client(params, mode="legacy", extensions=[advertise(EXTENSION)]) as client:
+        first = await call(client, "skills/list", {})
+        for i in range(5):  # five new scans: the first walk's snapshot is dropped
+            write_skill(root, f"extra-{i}")
+            await call(client, "skills/list", {})
+        with pytest.raises(MCPError) as caught:
+            await call(client, "skills/list", {"cursor": first["nextCursor"]})
+        assert caught.value.error.code == -32602
+        assert "list again" in caught.value.error.message
+        for forged in ("", "not-a-cursor", "LTE6MA"):
+            with pytest.raises(MCPError) as caught:
+                await call(client, "skills/list", {"cursor": forged})
+            assert caught.value.error.code == -32602
+
+
+async def test_links_leaving_the_folder_are_not_served(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "linked")
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"outside the served folder\n")
+    os.symlink(outside, root / "linked" / "leak.txt")
+    params = serve_stdio_params(root)
+    async with Client(params, mode="legacy", extensions=[advertise(EXTENSION)]) as client:
+        entry = (await call(client, "skills/get", {"uri": "skill://linked/SKILL.md"}))["skill"]
+        assert [r["uri"] for r in entry["resources"]] == ["skill://linked/SKILL.md"]
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://linked/leak.txt")
+        assert caught.value.error.code == -32602

@@ -1,0 +1,103 @@
+"""The `skill-catalog serve` command line: bad input gives a clear message and exit code,
+instructions from a file reach both eras, and the text/blob rule keeps bytes exact."""
+
+from __future__ import annotations
+
+import base64
+import socket
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from helpers.serve import serve_http, write_skill
+from mcp import Client
+
+from desktop.serve.content import as_text, resource_contents
+from desktop.serve.server import decode_cursor, encode_cursor
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["does-not-exist"], "not a folder: does-not-exist"),
+        (["{folder}", "--http", "localhost"], "--http: expected HOST:PORT"),
+        (["{folder}", "--http", "127.0.0.1:99999"], "--http: not a port number"),
+        (["{folder}", "--page-size", "0"], "--page-size must be at least 1"),
+        (["{folder}", "--ttl-ms", "-1"], "--ttl-ms must not be negative"),
+        (["{folder}", "--instructions-file", "missing.txt"], "cannot read --instructions-file"),
+    ],
+)
+def test_bad_usage_exits_2_with_a_message(
+    run_cli: RunCli, tmp_path: Path, args: list[str], message: str
+) -> None:
+    write_skill(tmp_path / "skills", "one")
+    argv = [a.replace("{folder}", str(tmp_path / "skills")) for a in args]
+    result = run_cli("serve", *argv, cwd=tmp_path, timeout=60)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_port_in_use_exits_1(run_cli: RunCli, tmp_path: Path) -> None:
+    write_skill(tmp_path, "one")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = run_cli("serve", tmp_path, "--http", f"127.0.0.1:{port}", timeout=60)
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_instructions_file_reaches_both_eras(mode: str, tmp_path: Path) -> None:
+    write_skill(tmp_path / "skills", "one")
+    text = "Start with skill://one/SKILL.md.\n" + "x" * 3000
+    (tmp_path / "instructions.md").write_text(text, encoding="utf-8")
+    with serve_http(
+        tmp_path / "skills", "--instructions-file", str(tmp_path / "instructions.md")
+    ) as server:
+        server.wait_for_stderr("serving 1 skill from")
+        async with Client(server.url, mode=mode) as client:
+            if mode == "legacy":
+                instructions = client.instructions
+            else:
+                raw = await client.session.send_discover(mode)
+                instructions = raw["instructions"]
+    assert instructions == text
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b"plain\n", "text"),
+        (b"crlf\r\nkept\r\n", "text"),
+        (b"\xef\xbb\xbfbom kept\n", "text"),
+        (b"", "text"),
+        (b"nul\x00byte", "blob"),
+        (b"\xff\xfe not utf-8", "blob"),
+        ("line\u2028separator".encode(), "blob"),
+        (b"x" * (256 * 1024 + 1), "blob"),
+    ],
+)
+def test_contents_carry_the_exact_bytes(data: bytes, kind: str) -> None:
+    block = resource_contents("skill://a/f", data, "text/plain")
+    if kind == "text":
+        assert isinstance(block, types.TextResourceContents)
+        assert block.text.encode("utf-8") == data
+        assert as_text(data) is not None
+    else:
+        assert isinstance(block, types.BlobResourceContents)
+        assert base64.b64decode(block.blob) == data
+
+
+def test_cursor_round_trip() -> None:
+    assert decode_cursor(encode_cursor(3, 200)) == (3, 200)

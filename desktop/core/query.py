@@ -1,0 +1,159 @@
+"""What a catalog filter matches: one rule, used by the window's table and testable alone.
+
+A query is free text plus optional sets of sources, states and strategies. The text is
+split into words; a skill matches when every word occurs (case-insensitively, after
+NFKC normalisation) in its name, qualified name, description, origin (label and
+address) or triggers. Sets restrict by source label, by state (the skill's listing
+state, its verification state or its approval state) and by loading strategy; an
+empty set restricts nothing.
+
+For large catalogs, :class:`SearchIndex` keeps each skill's folded text once, so a
+keystroke costs one substring test per skill.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from desktop.core.model import Skill
+
+
+def fold_text(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class SkillQuery:
+    """A filter: words that must all occur, and optional allowed sets."""
+
+    text: str = ""
+    sources: frozenset[str] = field(default_factory=frozenset)
+    states: frozenset[str] = field(default_factory=frozenset)
+    strategies: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(fold_text(self.text).split())
+
+    @property
+    def empty(self) -> bool:
+        return not (self.words or self.sources or self.states or self.strategies)
+
+    def narrows(self, previous: SkillQuery) -> bool:
+        """Whether every skill this query accepts was accepted by ``previous``.
+
+        True when only the text grew (each old word is contained in a new word at the
+        same position) and the sets are unchanged: a caller may then test only the
+        skills the previous query accepted.
+        """
+        if (self.sources, self.states, self.strategies) != (
+            previous.sources,
+            previous.states,
+            previous.strategies,
+        ):
+            return False
+        old, new = previous.words, self.words
+        if len(new) < len(old):
+            return False
+        return all(o in n for o, n in zip(old, new, strict=False))
+
+
+def search_text(skill: Skill) -> str:
+    """The folded text a query's words are looked for in."""
+    parts = [
+        skill.name,
+        skill.qualified_name,
+        skill.description,
+        skill.origin.label,
+        skill.origin.endpoint,
+        *skill.loading.triggers,
+    ]
+    return fold_text("\n".join(parts))
+
+
+def skill_states(
+    skill: Skill, verification: str | None = None, approval: str | None = None
+) -> set[str]:
+    """Every state name a state filter can select this skill by."""
+    states = {skill.state}
+    if verification:
+        states.add(verification)
+    if approval:
+        states.add(approval)
+    return states
+
+
+def matches(
+    skill: Skill,
+    query: SkillQuery,
+    *,
+    verification: str | None = None,
+    approval: str | None = None,
+    text: str | None = None,
+) -> bool:
+    """Whether ``skill`` passes ``query``. ``text`` may pass a precomputed search text."""
+    if query.sources and skill.origin.label not in query.sources:
+        return False
+    if query.strategies and skill.loading.strategy not in query.strategies:
+        return False
+    if query.states and not (skill_states(skill, verification, approval) & query.states):
+        return False
+    words = query.words
+    if not words:
+        return True
+    haystack = text if text is not None else search_text(skill)
+    return all(w in haystack for w in words)
+
+
+class SearchIndex:
+    """Folded search texts of a list of skills, and the last accepted rows.
+
+    ``select`` returns, per row, whether the skill passes the query. When a query
+    only narrows the previous one (typing more letters), only previously accepted
+    rows are tested again.
+    """
+
+    def __init__(self, skills: Sequence[Skill]) -> None:
+        self.skills = list(skills)
+        self.texts = [search_text(s) for s in self.skills]
+        self._last: tuple[SkillQuery, bytearray] | None = None
+
+    def select(
+        self,
+        query: SkillQuery,
+        verification: dict[str, str] | None = None,
+        approval: dict[str, str] | None = None,
+    ) -> bytearray:
+        verification = verification or {}
+        approval = approval or {}
+        n = len(self.skills)
+        if query.empty:
+            out = bytearray(b"\x01") * n
+            self._last = (query, out)
+            return out
+        candidates: Iterable[int]
+        if self._last is not None and not query.states and query.narrows(self._last[0]):
+            previous = self._last[1]
+            candidates = [i for i in range(n) if previous[i]]
+        else:
+            candidates = range(n)
+        out = bytearray(n)
+        skills, texts = self.skills, self.texts
+        for i in candidates:
+            s = skills[i]
+            if matches(
+                s,
+                query,
+                verification=verification.get(s.id),
+                approval=approval.get(s.id),
+                text=texts[i],
+            ):
+                out[i] = 1
+        self._last = (query, out)
+        return out
+
+    def forget(self) -> None:
+        """Drop the remembered selection (the states it depended on changed)."""
+        self._last = None

@@ -1,0 +1,3 @@
+from desktop.ui.app import main
+
+raise SystemExit(main())

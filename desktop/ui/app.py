@@ -1,0 +1,113 @@
+"""``skill-catalog-window``: the QApplication, qasync's loop, and the main window.
+
+With no source options the window uses the saved sources shared with the CLI (on a
+first run: the bundled sample skills and the bundled sample server). ``--folder`` and
+``--server`` pin the sources for this run, as in the CLI. ``--screenshot FILE`` saves
+the window once the sources are read, then quits (for documentation and tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from desktop.cli.sources_args import add_source_options, specs_from_args
+from desktop.core.model import SourceSpec
+from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.content_reader import ContentReader
+from desktop.ui.main_window import MainWindow
+from desktop.ui.notifier import Notifier
+from desktop.ui.sources_service import SourcesService
+
+ORGANIZATION = "skill-catalog"
+APPLICATION = "Skill Catalog"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="skill-catalog-window", description=__doc__)
+    add_source_options(parser)
+    parser.add_argument("--screenshot", metavar="FILE", help="save the window as PNG, then quit")
+    parser.add_argument(
+        "--select", metavar="NAME", help="select the skill with this qualified name at start"
+    )
+    parser.add_argument("--preview", action="store_true", help="fetch the selected skill's preview")
+    return parser.parse_args(argv)
+
+
+def build_window(
+    specs: list[SourceSpec] | None = None,
+    *,
+    settings: QSettings | None = None,
+    notifier: Notifier | None = None,
+    reader: ContentReader | None = None,
+    sources: SourcesService | None = None,
+    approvals: object | None = None,
+) -> MainWindow:
+    """The window with its services (tests pass their own)."""
+    notifier = notifier or Notifier()
+    controller = CatalogController(
+        notifier,
+        reader=reader or ContentReader(),
+        approvals=approvals,  # type: ignore[arg-type]
+    )
+    settings = settings or QSettings(ORGANIZATION, "window")
+    sources = sources or SourcesService(specs)
+    return MainWindow(controller, sources, settings)
+
+
+async def _capture(window: MainWindow, args: argparse.Namespace) -> None:
+    c = window.controller
+    await asyncio.sleep(0.2)
+    await c.wait_idle()
+    if args.select:
+        for skill in c.catalog.skills:
+            if skill.qualified_name == args.select:
+                window.select_skill(skill.id)
+                break
+    if args.preview:
+        window.actions_.preview_current()
+        await asyncio.sleep(0.1)
+        await c.wait_idle()
+    await asyncio.sleep(0.5)
+    if args.screenshot:
+        window.grab().save(args.screenshot, "PNG")
+        QTimer.singleShot(0, window.close)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import qasync
+
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    specs = specs_from_args(args)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setDesktopFileName("skill-catalog")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window = build_window(specs)
+    window.resize(1400, 860)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    app.setQuitOnLastWindowClosed(True)
+    window.show()
+    window.start()
+    if args.screenshot or args.select or args.preview:
+        capture = asyncio.ensure_future(_capture(window, args))
+        capture.add_done_callback(lambda t: t.cancelled() or t.exception())
+    with loop:
+        loop.run_until_complete(closed.wait())
+        loop.run_until_complete(window.controller.reader.close())
+    if args.screenshot and not Path(args.screenshot).exists():
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""Review one skill's approval: what exactly is being bound, and what is granted (A2-A5).
+
+The dialog states the file count, the set hash and the origin being bound, the files
+that changed since the last approval, each requested tool as a separate grant, and
+running scripts as its own gate. A dynamic skill cannot be approved against content:
+the dialog says why and offers no Approve button. It only collects the decision; the
+window's controller stores it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.approvals import ApprovalState, file_set_hash, unapprovable_reason
+from desktop.core.entry import skill_md_uri
+from desktop.core.manifest import format_size
+from desktop.core.model import Skill
+from desktop.ui.detail_html import approval_html
+from desktop.ui.markdown_render import escape
+
+APPROVE = 1
+REVOKE = 2
+
+
+def binding_html(skill: Skill) -> str:
+    files = sorted(skill.files, key=lambda f: f.uri)
+    kind = "third-party server skill" if skill.kind == "mcp" else "local skill"
+    intro = (
+        f"<p>Approving <b>{escape(skill.qualified_name)}</b>, a {kind} from "
+        f"{escape(skill.origin.describe())}, binds exactly these "
+        f"<b>{len(files)} files</b> ({escape(format_size(skill.total_size))}), "
+        f"set hash <code>{escape(file_set_hash(files))}</code>. Any file added, removed or "
+        "changed later revokes the approval and asks again.</p>"
+    )
+    lines = [intro]
+    own = skill_md_uri(skill)
+    if any(f.uri.endswith("SKILL.md") and f.uri != own for f in files):
+        lines.append("<p>Nested skills are not covered: each needs its own approval.</p>")
+    lines.append("<ul>")
+    for f in files[:200]:
+        lines.append(
+            f"<li><code>{escape(f.uri)}</code> {f.size:,} B <code>{escape(f.digest[:19])}…</code></li>"
+        )
+    if len(files) > 200:
+        lines.append(f"<li>… and {len(files) - 200} more</li>")
+    lines.append("</ul>")
+    return "".join(lines)
+
+
+class ApprovalDialog(QDialog):
+    def __init__(
+        self, skill: Skill, state: ApprovalState | None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Review approval: {skill.qualified_name}")
+        self.resize(640, 560)
+        self.skill = skill
+        self.decision = 0
+        layout = QVBoxLayout(self)
+        current = QLabel(f"Current state: {state.state if state else 'unknown'}", self)
+        current.setAccessibleName("Current approval state")
+        layout.addWidget(current)
+        self.body = QTextBrowser(self)
+        self.body.setOpenLinks(False)
+        self.body.setAccessibleName("What the approval binds")
+        reason = unapprovable_reason(skill)
+        html = ""
+        if reason:
+            html = (
+                f"<p><b>This skill cannot be approved against content.</b> {escape(reason)}."
+                " An approval is bound to an exact set of files and digests; without one it "
+                "would cover whatever the server serves at any moment.</p>"
+            )
+        else:
+            html = binding_html(skill)
+        if state is not None and state.state == "changed":
+            html = "<h3>Changed since approval</h3>" + approval_html(state) + html
+        self.body.setHtml(html)
+        layout.addWidget(self.body, 1)
+        self.tool_boxes: list[QCheckBox] = []
+        requested = list(dict.fromkeys(skill.allowed_tools()))
+        group = QGroupBox("Grants (each separate from approving the skill)", self)
+        group_layout = QVBoxLayout(group)
+        if requested:
+            note = QLabel(
+                "The skill requests these tools in allowed-tools. A request is not a "
+                "permission: tick each one you grant.",
+                group,
+            )
+            note.setWordWrap(True)
+            group_layout.addWidget(note)
+        for tool in requested:
+            box = QCheckBox(f"Grant tool {tool}", group)
+            box.setAccessibleName(f"Grant tool {tool}")
+            granted = bool(state and state.record and tool in state.record.grants.tools)
+            box.setChecked(granted)
+            self.tool_boxes.append(box)
+            group_layout.addWidget(box)
+        if not requested:
+            group_layout.addWidget(QLabel("The skill requests no tools.", group))
+        self.scripts_box = QCheckBox("Allow running the skill's bundled scripts", group)
+        self.scripts_box.setAccessibleName("Allow scripts")
+        self.scripts_box.setChecked(bool(state and state.record and state.record.grants.scripts))
+        group_layout.addWidget(self.scripts_box)
+        layout.addWidget(group)
+        group.setEnabled(reason is None)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.approve_button: QPushButton | None = None
+        if reason is None:
+            self.approve_button = self.buttons.addButton(
+                "&Approve these files", QDialogButtonBox.ButtonRole.AcceptRole
+            )
+            self.approve_button.setAccessibleName("Approve")
+            self.approve_button.clicked.connect(lambda: self._done(APPROVE))
+        self.revoke_button = self.buttons.addButton(
+            "&Revoke", QDialogButtonBox.ButtonRole.DestructiveRole
+        )
+        self.revoke_button.setAccessibleName("Revoke")
+        self.revoke_button.setEnabled(bool(state and state.record is not None))
+        self.revoke_button.clicked.connect(lambda: self._done(REVOKE))
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+    def granted_tools(self) -> list[str]:
+        return [b.text().removeprefix("Grant tool ") for b in self.tool_boxes if b.isChecked()]
+
+    def _done(self, decision: int) -> None:
+        self.decision = decision
+        self.accept()

@@ -1,0 +1,70 @@
+"""Skills waiting for a decision (not approved, or changed since approval)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from desktop.core.approvals import ApprovalState
+from desktop.core.model import Skill
+
+Index = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Skill", "Origin", "State", "What changed")
+SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ApprovalQueueModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[tuple[Skill, ApprovalState]] = []
+
+    def set_rows(self, rows: list[tuple[Skill, ApprovalState]]) -> None:
+        self.beginResetModel()
+        order = {"changed": 0, "not-approved": 1}
+        self.rows = sorted(rows, key=lambda r: (order.get(r[1].state, 2), r[0].qualified_name))
+        self.endResetModel()
+
+    def skill_at(self, row: int) -> Skill | None:
+        return self.rows[row][0] if 0 <= row < len(self.rows) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS)
+        if horizontal and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+            return None
+        if not (0 <= index.column() < len(COLUMNS)):
+            return None
+        skill, state = self.rows[index.row()]
+        col = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            if col == 0:
+                return skill.qualified_name
+            if col == 1:
+                return skill.origin.label + (" (third-party)" if skill.kind == "mcp" else "")
+            if col == 2:
+                return state.state
+            if col == 3:
+                return state.diff.summary() if state.diff else ""
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return state.message() or skill.origin.describe()
+        if role == SKILL_ID_ROLE:
+            return skill.id
+        return None

@@ -1,0 +1,239 @@
+"""The window's catalog: sources read as asyncio tasks, states kept per skill id.
+
+All network and disk work runs as tasks on the running loop (qasync's in the window):
+folder scans and hashing in worker threads, MCP discovery as coroutines. Results come
+back to widgets by signals. Failures become notices (one notifier), never exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
+from desktop.core.catalog import Catalog, build_catalog
+from desktop.core.manifest import format_size
+from desktop.core.model import Problem, Skill, SourceSpec, SourceStatus
+from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
+from desktop.sources.registry import discover
+from desktop.ui.approval_service import ApprovalService
+from desktop.ui.content_reader import ContentReader, ReadResult
+from desktop.ui.notifier import Notifier
+
+PARTIAL = "partial"
+
+
+class CatalogController(QObject):
+    catalogChanged = Signal()
+    sourceDone = Signal(object)  # SourceStatus
+    progress = Signal(int, int, str)  # done, total (0: idle), what is happening
+    busyChanged = Signal(bool)
+    verificationChanged = Signal(str)  # skill id
+    approvalsChanged = Signal()
+
+    def __init__(
+        self,
+        notifier: Notifier,
+        *,
+        reader: ContentReader | None = None,
+        approvals: ApprovalService | None = None,
+        specs: Iterable[SourceSpec] = (),
+        budgets: Any = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.notifier = notifier
+        self.reader = reader or ContentReader()
+        self.approvals = approvals or ApprovalService()
+        self.specs: list[SourceSpec] = list(specs)
+        self.reader.set_specs(self.specs)
+        self.budgets = budgets
+        self.catalog = Catalog()
+        self.files: dict[str, dict[str, FileVerification]] = {}
+        self.approval_states: dict[str, ApprovalState] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._discovery: asyncio.Task[Any] | None = None
+        self._busy = 0
+
+    # -- tasks ---------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], what: str = "") -> asyncio.Task[Any]:
+        """Run ``coro`` as a task; its failure is a notice, never an escaped exception."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        self._set_busy(+1)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            self._set_busy(-1)
+            if t.cancelled():
+                return
+            exc = t.exception()
+            if exc is not None:
+                self.notifier.error(f"{what or 'work'} failed: {exc}")
+
+        task.add_done_callback(done)
+        return task
+
+    def _set_busy(self, delta: int) -> None:
+        was = self._busy > 0
+        self._busy += delta
+        if was != (self._busy > 0):
+            self.busyChanged.emit(self._busy > 0)
+            if self._busy == 0:
+                self.progress.emit(0, 0, "")
+
+    @property
+    def busy(self) -> bool:
+        return self._busy > 0
+
+    def cancel(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            self.notifier.info(f"cancelled {len(tasks)} running task(s)")
+
+    async def wait_idle(self) -> None:
+        """Wait until every task but the caller's own has finished."""
+        me = asyncio.current_task()
+        while others := [t for t in self._tasks if t is not me]:
+            await asyncio.gather(*others, return_exceptions=True)
+
+    # -- discovery -----------------------------------------------------------
+
+    def set_specs(self, specs: Iterable[SourceSpec]) -> None:
+        self.specs = list(specs)
+        self.reader.set_specs(self.specs)
+
+    def refresh(self) -> asyncio.Task[Any]:
+        if self._discovery is not None and not self._discovery.done():
+            self._discovery.cancel()
+        self._discovery = self.spawn(self._discover(), "reading sources")
+        return self._discovery
+
+    async def _discover(self) -> None:
+        enabled = [s for s in self.specs if s.enabled]
+        total = len(enabled)
+        done = 0
+        self.progress.emit(0, max(total, 1), f"reading {total} source(s)…")
+
+        def on_source(status: SourceStatus, skills: list[Skill]) -> None:
+            nonlocal done
+            done += 1
+            self.progress.emit(done, max(total, 1), f"read {status.origin.label}")
+            self.sourceDone.emit(status)
+
+        catalog = await discover(self.specs, budgets=self.budgets, on_source=on_source)
+        self.catalog = catalog
+        ids = {s.id for s in catalog.skills}
+        self.files = {k: v for k, v in self.files.items() if k in ids}
+        for status in catalog.sources:
+            if status.status == "error":
+                self.notifier.error(f"{status.origin.label}: {status.message}")
+        self.catalogChanged.emit()
+        self.progress.emit(total, max(total, 1), f"{len(catalog.skills)} skills")
+        await self.load_approvals()
+
+    async def load_approvals(self, skills: Iterable[Skill] | None = None) -> None:
+        chosen = list(self.catalog.skills if skills is None else skills)
+        if not chosen:
+            return
+        states = await self.approvals.states(chosen)
+        self.approval_states.update(states)
+        problems = {s.problem.message for s in states.values() if s.problem is not None}
+        for message in sorted(problems)[:3]:
+            self.notifier.warning(f"approvals: {message}")
+        self.approvalsChanged.emit()
+
+    async def open_uri(self, label: str, uri: str) -> Skill | None:
+        """Confirm a skill URI with the server's ``skills/get`` (D7) and add it."""
+        from desktop.sources.mcp_session import SourceError
+
+        try:
+            skill = await self.reader.get_skill(label, uri)
+        except (SourceError, KeyError) as exc:
+            self.notifier.error(f"{label}: no skill at {uri}: {exc}")
+            return None
+        skills = [s for s in self.catalog.skills if s.id != skill.id]
+        for s in skills:
+            s.problems = [p for p in s.problems if not p.code.startswith("collision-")]
+        skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
+        self.catalog = build_catalog(self.catalog.sources, [*skills, skill])
+        self.catalogChanged.emit()
+        self.notifier.info(f"{label}: opened {skill.qualified_name} by URI ({skill.state})")
+        await self.load_approvals([skill])
+        return skill
+
+    # -- verified reads ------------------------------------------------------
+
+    async def read(self, skill: Skill, uri: str) -> ReadResult:
+        result = await self.reader.read(skill, uri)
+        vf = result.verification
+        self.files.setdefault(skill.id, {})[uri] = vf
+        if vf.state in MISMATCHES:
+            self.notifier.error(f"{skill.qualified_name}: {vf.message}")
+        elif not vf.usable:
+            self.notifier.warning(f"{skill.qualified_name}: {vf.message}")
+        self.verificationChanged.emit(skill.id)
+        return result
+
+    def file_state(self, skill_id: str, uri: str) -> FileVerification | None:
+        return self.files.get(skill_id, {}).get(uri)
+
+    def verification_of(self, skill: Skill) -> tuple[str, str]:
+        """(state for filters, text for people) of a skill's files read so far."""
+        seen = self.files.get(skill.id, {})
+        if not seen:
+            return "", ""
+        bad = [f for f in seen.values() if not f.usable]
+        if bad:
+            return bad[0].state, bad[0].state
+        if skill.is_dynamic:
+            return "dynamic", f"dynamic: {len(seen)} read, unverifiable"
+        total = len(skill.files)
+        ok = sum(1 for f in seen.values() if f.state == VERIFIED)
+        size = format_size(sum(f.size for f in skill.files if f.uri in seen))
+        if ok >= total:
+            return VERIFIED, f"bytes match ({ok}/{total})"
+        return PARTIAL, f"bytes match ({ok}/{total}, {size})"
+
+    # -- approvals -----------------------------------------------------------
+
+    async def approve(
+        self, skill: Skill, *, grant_tools: Iterable[str] = (), allow_scripts: bool = False
+    ) -> ApprovalRecord | None:
+        try:
+            record = await self.approvals.approve(
+                skill, grant_tools=grant_tools, allow_scripts=allow_scripts
+            )
+        except ApprovalError as exc:
+            self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
+            return None
+        self.notifier.info(
+            f"approved {skill.qualified_name} ({record.file_count} files, {record.set_hash[:19]}…)"
+        )
+        await self.load_approvals([skill])
+        return record
+
+    async def revoke(self, skill: Skill) -> int:
+        try:
+            gone = await self.approvals.revoke(skill)
+        except ApprovalError as exc:
+            self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
+            return 0
+        self.notifier.info(f"revoked {len(gone)} approval(s) of {skill.qualified_name}")
+        await self.load_approvals([skill])
+        return len(gone)
+
+    def needs_decision(self) -> list[Skill]:
+        """Skills waiting for a reviewer: not approved, or changed since approval."""
+        out = []
+        for skill in self.catalog.skills:
+            state = self.approval_states.get(skill.id)
+            if state is not None and state.state in ("not-approved", "changed"):
+                out.append(skill)
+        return out

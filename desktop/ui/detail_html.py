@@ -1,0 +1,195 @@
+"""The detail pane's content for one skill (P2), as escaped HTML.
+
+Every value that came from a skill or a server is escaped. Links use two schemes the
+detail widget handles itself: ``skill:<id>`` selects another skill (collisions,
+nesting), ``action:<name>`` asks for an action (preview, review approval).
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+from desktop.core.approvals import ApprovalState
+from desktop.core.catalog import Catalog
+from desktop.core.loading import affinity_report
+from desktop.core.manifest import format_size
+from desktop.core.model import Skill
+from desktop.core.verify import FileVerification
+from desktop.ui.markdown_render import escape
+
+THIRD_PARTY = (
+    "Third-party content: published by the server {label}. Nothing it declares (priority, "
+    "loading strategy, allowed-tools) is granted or promoted by the host on its own."
+)
+FILE_STATE_TEXT = {
+    "verified": "bytes match the manifest",
+    "dynamic": "dynamic: no digest published, unverifiable",
+}
+
+
+def skill_link(skill_id: str, text: str) -> str:
+    return f'<a href="skill:{quote(skill_id, safe="")}">{escape(text)}</a>'
+
+
+def _row(label: str, value_html: str) -> str:
+    return f"<tr><th align='left' valign='top'>{escape(label)}</th><td>{value_html}</td></tr>"
+
+
+def _marked(value: str, declared: bool) -> str:
+    tag = "declared" if declared else "default"
+    return f"{escape(value)} <i>({tag})</i>"
+
+
+def origin_html(skill: Skill) -> str:
+    o = skill.origin
+    if o.kind == "local":
+        return f"local folder <b>{escape(o.label)}</b> ({escape(o.endpoint)})"
+    return f"server <b>{escape(o.label)}</b> over {escape(o.transport)} ({escape(o.endpoint)})"
+
+
+def file_state_text(vf: FileVerification | None) -> str:
+    if vf is None:
+        return "not fetched"
+    return FILE_STATE_TEXT.get(vf.state, vf.state)
+
+
+def approval_html(state: ApprovalState | None) -> str:
+    if state is None:
+        return "reading the keyring…"
+    parts = [f"<b>{escape(state.state)}</b>"]
+    msg = state.message()
+    if msg:
+        parts.append(escape(msg))
+    if state.record is not None and state.state == "approved":
+        rec = state.record
+        grants = ", ".join(rec.grants.tools) or "no tools"
+        parts.append(
+            f"{rec.file_count} files, set {escape(rec.set_hash[:23])}…, by "
+            f"{escape(rec.approved_by)} at {escape(rec.approved_at)}; granted: {escape(grants)}"
+            + ("; scripts allowed" if rec.grants.scripts else "; scripts not allowed")
+        )
+    if state.diff:
+        rows = []
+        for label, items in (
+            ("added", state.diff.added),
+            ("removed", state.diff.removed),
+            ("changed", state.diff.changed),
+        ):
+            for change in items:
+                rows.append(f"<li>{label}: <code>{escape(change.uri)}</code></li>")
+        parts.append("<ul>" + "".join(rows[:50]) + "</ul>")
+    return "<br>".join(parts)
+
+
+def detail_html(
+    skill: Skill,
+    catalog: Catalog,
+    *,
+    approval: ApprovalState | None,
+    files: dict[str, FileVerification],
+    tools: list[str] | None = None,
+) -> str:
+    fm = skill.frontmatter or {}
+    out: list[str] = [f"<h2>{escape(skill.qualified_name or skill.name)}</h2>"]
+    if skill.origin.kind == "mcp":
+        out.append(
+            "<p style='background:#fff3cd;color:#5c4400;padding:4px'><b>⚠ "
+            + escape(THIRD_PARTY.format(label=skill.origin.label))
+            + "</b></p>"
+        )
+    rows = [
+        _row("Origin", origin_html(skill)),
+        _row("Identity", f"<code>{escape(skill.id)}</code>"),
+        _row("Name", escape(skill.name)),
+        _row("Description", escape(skill.description) or "<i>none</i>"),
+        _row("State", escape(skill.state)),
+    ]
+    if skill.path:
+        rows.append(_row("Folder", escape(skill.path)))
+    loading = skill.loading
+    rows.append(_row("Loading strategy", _marked(loading.strategy, loading.strategy_declared)))
+    prio = "none" if loading.priority is None else f"{loading.priority:g}"
+    rows.append(_row("Priority", _marked(prio, loading.priority_declared)))
+    trig = ", ".join(loading.triggers) or "none"
+    rows.append(_row("Triggers", _marked(trig, loading.triggers_declared)))
+    aff_rows, _ = affinity_report(skill, tools)
+    aff = "; ".join(
+        f"{r.pattern}" + (f" → {', '.join(r.tools)}" if r.tools else "") for r in aff_rows
+    )
+    rows.append(_row("Tool affinity", _marked(aff or "none", loading.tool_affinity_declared)))
+    requested = skill.allowed_tools()
+    if requested:
+        power = (
+            "requests: <code>" + escape(" ".join(requested)) + "</code> — a request for power, "
+            "with no effect unless you grant each tool when approving"
+        )
+    else:
+        power = "requests no tools"
+    rows.append(_row("allowed-tools", power))
+    for key in ("license", "compatibility"):
+        if key in fm:
+            rows.append(_row(key.capitalize(), escape(str(fm[key]))))
+    if skill.nested_in:
+        parent = catalog.get(skill.nested_in)
+        shown = parent.qualified_name if parent else skill.nested_in
+        rows.append(
+            _row("Nested in", skill_link(skill.nested_in, shown) + " (needs its own approval)")
+        )
+    children = [s for s in catalog.skills if s.nested_in == skill.id]
+    if children:
+        rows.append(
+            _row("Contains", ", ".join(skill_link(c.id, c.qualified_name) for c in children))
+        )
+    rows.append(_row("Approval", approval_html(approval)))
+    out.append("<table cellspacing='4'>" + "".join(rows) + "</table>")
+
+    collisions = catalog.collisions_of(skill.id)
+    if collisions:
+        out.append("<h3>Collisions</h3><ul>")
+        for c in collisions:
+            others = [catalog.get(i) for i in c.ids if i != skill.id]
+            links = ", ".join(
+                skill_link(o.id, f"{o.qualified_name} ({o.origin.label})") for o in others if o
+            )
+            out.append(f"<li>{escape(c.describe())}: {links}</li>")
+        out.append("</ul>")
+
+    out.append(manifest_html(skill, files))
+    if skill.problems:
+        out.append("<h3>Problems</h3><ul>")
+        for p in skill.problems:
+            out.append(
+                f"<li><b>{escape(p.severity)}</b> {escape(p.code)}: {escape(p.message)}</li>"
+            )
+        out.append("</ul>")
+    extra = {k: v for k, v in fm.items() if k not in ("name", "description")}
+    if extra:
+        text = json.dumps(extra, indent=2, ensure_ascii=False, sort_keys=True)
+        out.append("<h3>Frontmatter</h3><pre>" + escape(text[:20000]) + "</pre>")
+    return "".join(out)
+
+
+def manifest_html(skill: Skill, files: dict[str, FileVerification]) -> str:
+    if skill.is_dynamic:
+        return (
+            "<h3>Files</h3><p><b>dynamic</b>: the server publishes no manifest, so nothing "
+            "read from this skill can be checked against digests; it is never shown as "
+            "matching a manifest.</p>"
+        )
+    if not skill.files:
+        return "<h3>Files</h3><p>no manifest</p>"
+    total = format_size(skill.total_size)
+    out = [f"<h3>Files ({len(skill.files)}, {escape(total)})</h3>"]
+    out.append(
+        "<table cellspacing='3'><tr><th>file</th><th>size</th><th>digest</th><th>read</th></tr>"
+    )
+    for f in skill.files[:600]:
+        state = file_state_text(files.get(f.uri))
+        out.append(
+            f"<tr><td><a href='file:{quote(f.uri, safe='')}'>{escape(f.uri)}</a></td>"
+            f"<td align='right'>{f.size:,}</td><td><code>{escape(f.digest[:19])}…</code></td>"
+            f"<td>{escape(state)}</td></tr>"
+        )
+    out.append("</table>")
+    return "".join(out)

@@ -1,0 +1,104 @@
+"""The detail pane: everything known about the selected skill, side by side (P2)."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.model import Skill
+from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.detail_html import detail_html
+from desktop.ui.safe_browser import SafeTextBrowser
+
+
+class DetailWidget(QWidget):
+    skillRequested = Signal(str)  # another skill's id (collision, nesting link)
+    fileRequested = Signal(str, str)  # skill id, file uri: open verified in the preview
+    previewRequested = Signal(str)  # skill id
+    reviewRequested = Signal(str)  # skill id
+    compareRequested = Signal(str)  # skill id
+
+    def __init__(self, controller: CatalogController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.skill: Skill | None = None
+        self.title = QLabel("Select a skill to see its details")
+        self.title.setAccessibleName("Selected skill")
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.preview_button = QPushButton("&Preview")
+        self.preview_button.setAccessibleName("Preview the selected skill")
+        self.review_button = QPushButton("Re&view approval…")
+        self.review_button.setAccessibleName("Review the approval of the selected skill")
+        self.compare_button = QPushButton("Co&mpare…")
+        self.compare_button.setAccessibleName("Compare the selected skill with another")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.title, 1)
+        for b in (self.preview_button, self.review_button, self.compare_button):
+            b.setEnabled(False)
+            buttons.addWidget(b)
+        self.browser = SafeTextBrowser(self)
+        self.browser.setAccessibleName("Skill details")
+        self.browser.linkActivated.connect(self._on_link)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+        layout.addWidget(self.browser, 1)
+        self.preview_button.clicked.connect(lambda: self._emit(self.previewRequested))
+        self.review_button.clicked.connect(lambda: self._emit(self.reviewRequested))
+        self.compare_button.clicked.connect(lambda: self._emit(self.compareRequested))
+        controller.approvalsChanged.connect(self.refresh)
+        controller.verificationChanged.connect(self._maybe_refresh)
+
+    def _emit(self, signal: Signal) -> None:  # type: ignore[type-arg]
+        if self.skill is not None:
+            signal.emit(self.skill.id)  # type: ignore[attr-defined]
+
+    def show_skill(self, skill: Skill | None) -> None:
+        self.skill = skill
+        for b in (self.preview_button, self.review_button, self.compare_button):
+            b.setEnabled(skill is not None)
+        self.refresh()
+
+    def _maybe_refresh(self, skill_id: str) -> None:
+        if self.skill is not None and self.skill.id == skill_id:
+            self.refresh()
+
+    def refresh(self) -> None:
+        skill = self.skill
+        if skill is None:
+            self.title.setText("Select a skill to see its details")
+            self.browser.setHtml("")
+            return
+        self.title.setText(f"{skill.qualified_name} — {skill.origin.describe()}")
+        catalog = self.controller.catalog
+        status = catalog.source(skill.origin.label)
+        scroll = self.browser.verticalScrollBar().value()
+        self.browser.setHtml(
+            detail_html(
+                skill,
+                catalog,
+                approval=self.controller.approval_states.get(skill.id),
+                files=self.controller.files.get(skill.id, {}),
+                tools=status.tools if status else None,
+            )
+        )
+        self.browser.verticalScrollBar().setValue(scroll)
+
+    def text(self) -> str:
+        return self.browser.toPlainText()
+
+    def _on_link(self, href: str) -> None:
+        scheme, _, rest = href.partition(":")
+        if scheme == "skill":
+            self.skillRequested.emit(unquote(rest))
+        elif scheme == "file" and self.skill is not None:
+            self.fileRequested.emit(self.skill.id, unquote(rest))

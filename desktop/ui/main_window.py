@@ -1,0 +1,338 @@
+"""The main window: sources, the catalog table, and the selected skill's detail.
+
+Services come in through the constructor (controller, sources service, settings);
+the window only wires widgets to them. Every long step runs as a task on the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettings, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QHeaderView,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.model import Skill
+from desktop.ui.approval_queue_widget import ApprovalQueueWidget
+from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.detail_widget import DetailWidget
+from desktop.ui.filter_bar_widget import FilterBarWidget
+from desktop.ui.notifier import Notice
+from desktop.ui.preview_widget import PreviewWidget
+from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
+from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
+from desktop.ui.sources_model import SourcesModel
+from desktop.ui.sources_service import SourcesService
+from desktop.ui.sources_widget import SourcesWidget
+from desktop.ui.status_widget import ProgressWidget
+from desktop.ui.window_actions import WindowActions
+
+Confirm = Callable[[str], bool]
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        controller: CatalogController,
+        sources: SourcesService,
+        settings: QSettings,
+        *,
+        confirm: Confirm | None = None,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Skill Catalog")
+        self.setObjectName("mainWindow")
+        self.controller = controller
+        self.sources = sources
+        self.settings = settings
+        self.confirm = confirm or self._ask
+        self.notifier = controller.notifier
+
+        self.table_model = SkillTableModel(self)
+        self.proxy = SkillFilterProxyModel(self)
+        self.proxy.setSourceModel(self.table_model)
+        self.sources_model = SourcesModel(self)
+
+        self.sources_widget = SourcesWidget(self.sources_model, self)
+        self.queue_widget = ApprovalQueueWidget(controller, self)
+        self.filter_bar = FilterBarWidget(self)
+        self.table = self._make_table()
+        self.detail = DetailWidget(controller, self)
+        self.preview = PreviewWidget(controller, self.confirm, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Skill panes")
+        self.tabs.addTab(self.detail, "&Details")
+        self.tabs.addTab(self.preview, "Pre&view")
+
+        middle = QWidget(self)
+        mid_layout = QVBoxLayout(middle)
+        mid_layout.setContentsMargins(0, 0, 0, 0)
+        mid_layout.addWidget(self.filter_bar)
+        mid_layout.addWidget(self.table, 1)
+        self.left_splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.left_splitter.setObjectName("leftSplitter")
+        self.left_splitter.addWidget(self.sources_widget)
+        self.left_splitter.addWidget(self.queue_widget)
+        self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.right_splitter.setObjectName("rightSplitter")
+        self.right_splitter.addWidget(middle)
+        self.right_splitter.addWidget(self.tabs)
+        self.right_splitter.setSizes([330, 420])
+        self.main_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.main_splitter.setObjectName("mainSplitter")
+        self.main_splitter.addWidget(self.left_splitter)
+        self.main_splitter.addWidget(self.right_splitter)
+        self.main_splitter.setSizes([380, 1020])
+        self.main_splitter.setStretchFactor(1, 1)
+        self.setCentralWidget(self.main_splitter)
+
+        self.messages = QPlainTextEdit(self)
+        self.messages.setReadOnly(True)
+        self.messages.setAccessibleName("Messages")
+        self.messages_dock = QDockWidget("Messages", self)
+        self.messages_dock.setObjectName("messagesDock")
+        self.messages_dock.setWidget(self.messages)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.messages_dock)
+        self.resizeDocks([self.messages_dock], [90], Qt.Orientation.Vertical)
+
+        self.progress = ProgressWidget(self)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.progress.cancel_button.clicked.connect(controller.cancel)
+
+        self.actions_ = WindowActions(self)
+        self._wire()
+        self.restore_state()
+
+    # -- construction ----------------------------------------------------------
+
+    def _make_table(self) -> QTableView:
+        table = QTableView(self)
+        table.setObjectName("skillTable")
+        table.setAccessibleName("Skills")
+        table.setModel(self.proxy)
+        table.setSortingEnabled(True)
+        table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(22)
+        table.setWordWrap(False)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for col, width in enumerate((130, 165, 185, 115, 95, 120, 55, 140, 300)):
+            table.setColumnWidth(col, width)
+        return table
+
+    def _wire(self) -> None:
+        c = self.controller
+        c.catalogChanged.connect(self._on_catalog)
+        c.sourceDone.connect(self.sources_model.set_status)
+        c.approvalsChanged.connect(self._on_approvals)
+        c.verificationChanged.connect(self._on_verification)
+        c.busyChanged.connect(self.progress.set_busy)
+        c.progress.connect(self.progress.set_progress)
+        self.notifier.noticed.connect(self._on_notice)
+        self.filter_bar.queryChanged.connect(self._on_query)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.table.doubleClicked.connect(lambda _: self.actions_.preview_current())
+        self.detail.skillRequested.connect(self.select_skill)
+        self.detail.fileRequested.connect(self._open_file)
+        self.detail.previewRequested.connect(lambda _id: self.actions_.preview_current())
+        self.detail.reviewRequested.connect(self.actions_.review)
+        self.detail.compareRequested.connect(lambda _id: self.actions_.compare())
+        self.preview.skillRequested.connect(self._open_other_skill)
+        self.queue_widget.reviewRequested.connect(self.actions_.review)
+        self.queue_widget.skillSelected.connect(self.select_skill)
+        sw = self.sources_widget
+        sw.addRequested.connect(self.actions_.add_source)
+        sw.editRequested.connect(self.actions_.edit_source)
+        sw.removeRequested.connect(self.actions_.remove_source)
+        sw.toggleRequested.connect(self.actions_.toggle_source)
+        sw.instructionsRequested.connect(self.actions_.show_instructions)
+        sw.sourceChosen.connect(self._filter_source)
+
+    # -- starting --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Load the sources and read them (as tasks; returns at once)."""
+        self.controller.spawn(self.reload_sources(), "loading the sources")
+
+    async def reload_sources(self) -> None:
+        snapshot = await self.sources.load()
+        for problem in snapshot.problems:
+            self.notifier.warning(problem)
+        self.sources_model.set_specs(snapshot.specs, snapshot.origins)
+        self.filter_bar.set_sources([s.label for s in snapshot.specs])
+        self.controller.set_specs(snapshot.specs)
+        if snapshot.first_run:
+            self.notifier.info("first run: showing the bundled sample skills and the sample server")
+        self.controller.refresh()
+
+    # -- reacting --------------------------------------------------------------
+
+    def _on_catalog(self) -> None:
+        current = self.current_skill()
+        self.table_model.set_skills(self.controller.catalog.skills)
+        for skill in self.controller.catalog.skills:
+            state, _ = self.controller.verification_of(skill)
+            if state:
+                self.table_model.verification[skill.id] = state
+        for status in self.controller.catalog.sources:
+            self.sources_model.set_status(status)
+        self._update_count()
+        if current is not None and self.select_skill(current.id):
+            return
+        if self.proxy.rowCount() and not self.table.currentIndex().isValid():
+            self.table.selectRow(0)
+
+    def _on_approvals(self) -> None:
+        states = {k: v.state for k, v in self.controller.approval_states.items()}
+        self.table_model.set_approvals(states)
+        self.proxy.states_changed()
+        self._update_count()
+
+    def _on_verification(self, skill_id: str) -> None:
+        skill = self.controller.catalog.get(skill_id)
+        if skill is None:
+            return
+        state, text = self.controller.verification_of(skill)
+        self.table_model.verification_text[skill_id] = text
+        self.table_model.set_verification(skill_id, state)
+        self.proxy.states_changed()
+
+    def _on_notice(self, notice: Notice) -> None:
+        self.messages.appendPlainText(notice.line())
+        self.statusBar().showMessage(f"{notice.level}: {notice.text}", 15000)
+
+    def _on_query(self, query: object) -> None:
+        self.proxy.set_query(query)  # type: ignore[arg-type]
+        self._update_count()
+        if self.proxy.rowCount() and not self.table.selectionModel().hasSelection():
+            self.table.selectRow(0)
+
+    def _update_count(self) -> None:
+        shown, total = self.proxy.rowCount(), self.table_model.rowCount()
+        self.filter_bar.count.setText(f"{shown} of {total}")
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        skill = self.skill_at(current)
+        self.detail.show_skill(skill)
+        if skill is None or self.preview.skill is None or self.preview.skill.id != skill.id:
+            self.preview.show_skill(skill)
+
+    def _filter_source(self, label: str) -> None:
+        self.filter_bar.restore(self.filter_bar.text.text(), label, "", "")
+
+    # -- selection helpers -----------------------------------------------------
+
+    def skill_at(self, index: QModelIndex) -> Skill | None:
+        if not index.isValid():
+            return None
+        skill_id = self.proxy.data(index, SKILL_ID_ROLE)
+        return self.controller.catalog.get(skill_id) if skill_id else None
+
+    def current_skill(self) -> Skill | None:
+        return self.skill_at(self.table.currentIndex())
+
+    def selected_skills(self) -> list[Skill]:
+        rows = self.table.selectionModel().selectedRows()
+        skills = [self.skill_at(r) for r in rows]
+        return [s for s in skills if s is not None]
+
+    def select_skill(self, skill_id: str) -> bool:
+        row = self.table_model.row_of(skill_id)
+        if row is None:
+            return False
+        proxy_index = self.proxy.mapFromSource(self.table_model.index(row, 0))
+        if not proxy_index.isValid():
+            self.filter_bar.restore("", "", "", "")
+            proxy_index = self.proxy.mapFromSource(self.table_model.index(row, 0))
+        flags = (
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.table.selectionModel().setCurrentIndex(proxy_index, flags)
+        self.table.scrollTo(proxy_index)
+        return True
+
+    def move_selection(self, step: int) -> None:
+        count = self.proxy.rowCount()
+        if not count:
+            return
+        row = self.table.currentIndex().row()
+        row = 0 if row < 0 else max(0, min(count - 1, row + step))
+        self.table.selectRow(row)
+
+    def _open_file(self, skill_id: str, uri: str) -> None:
+        skill = self.controller.catalog.get(skill_id)
+        if skill is None:
+            return
+        self.tabs.setCurrentWidget(self.preview)
+        self.preview.show_skill(skill, uri)
+        self.preview.fetch()
+
+    def _open_other_skill(self, skill_id: str) -> None:
+        if self.select_skill(skill_id):
+            self.tabs.setCurrentWidget(self.preview)
+            self.preview.fetch()
+
+    def _ask(self, question: str) -> bool:
+        answer = QMessageBox.question(self, "Skill Catalog", question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    # -- state kept between runs -------------------------------------------------
+
+    def restore_state(self) -> None:
+        s = self.settings
+        for key, fn in (
+            ("geometry", self.restoreGeometry),
+            ("windowState", self.restoreState),
+            ("mainSplitter", self.main_splitter.restoreState),
+            ("leftSplitter", self.left_splitter.restoreState),
+            ("rightSplitter", self.right_splitter.restoreState),
+            ("previewSplitter", self.preview.splitter.restoreState),
+            ("tableHeader", self.table.horizontalHeader().restoreState),
+        ):
+            value = s.value(key)
+            if isinstance(value, QByteArray | bytes):
+                fn(QByteArray(value))
+        self.filter_bar.restore(
+            str(s.value("filter/text", "") or ""),
+            str(s.value("filter/source", "") or ""),
+            str(s.value("filter/state", "") or ""),
+            str(s.value("filter/strategy", "") or ""),
+        )
+
+    def save_state(self) -> None:
+        s = self.settings
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("windowState", self.saveState())
+        s.setValue("mainSplitter", self.main_splitter.saveState())
+        s.setValue("leftSplitter", self.left_splitter.saveState())
+        s.setValue("rightSplitter", self.right_splitter.saveState())
+        s.setValue("previewSplitter", self.preview.splitter.saveState())
+        s.setValue("tableHeader", self.table.horizontalHeader().saveState())
+        fb = self.filter_bar
+        s.setValue("filter/text", fb.text.text())
+        s.setValue("filter/source", fb.source.currentData() or "")
+        s.setValue("filter/state", fb.state.currentData() or "")
+        s.setValue("filter/strategy", fb.strategy.currentData() or "")
+        s.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.controller.cancel()
+        super().closeEvent(event)

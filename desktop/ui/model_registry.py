@@ -1,0 +1,75 @@
+"""What a host would hand a model for the current sources (issue item 7). Pure: no Qt.
+
+One line per loadable skill: qualified name, origin tag and description; server
+skills are marked third-party. Per server, the length of its ``instructions`` against
+the 2048-character cut many clients apply (seed 004).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from desktop.core.catalog import Catalog
+from desktop.core.model import Skill
+
+INSTRUCTIONS_CUT = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInstructions:
+    label: str
+    length: int
+    cut: bool
+
+    def describe(self) -> str:
+        if self.length == 0:
+            return f"{self.label}: no instructions"
+        if self.cut:
+            return (
+                f"{self.label}: {self.length:,} characters; clients keeping the first "
+                f"{INSTRUCTIONS_CUT} lose {self.length - INSTRUCTIONS_CUT:,}"
+            )
+        return f"{self.label}: {self.length:,} characters (within {INSTRUCTIONS_CUT})"
+
+
+@dataclass(slots=True)
+class RegistryView:
+    lines: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    servers: list[ServerInstructions] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def length(self) -> int:
+        return len(self.text)
+
+
+def origin_tag(skill: Skill) -> str:
+    if skill.origin.kind == "mcp":
+        return f"third-party, from server {skill.origin.label}"
+    return f"local, folder {skill.origin.label}"
+
+
+def registry_line(skill: Skill) -> str:
+    description = " ".join(skill.description.split())
+    return f"- {skill.qualified_name} [{origin_tag(skill)}]: {description}"
+
+
+def model_registry(catalog: Catalog) -> RegistryView:
+    view = RegistryView()
+    for skill in sorted(catalog.skills, key=lambda s: (s.kind != "local", s.qualified_name)):
+        if not skill.loadable:
+            view.left_out.append(f"{skill.qualified_name}: {skill.state}, not offered to a model")
+            continue
+        view.lines.append(registry_line(skill))
+    for status in catalog.sources:
+        if status.origin.kind != "mcp":
+            continue
+        length = len(status.instructions or "")
+        view.servers.append(
+            ServerInstructions(status.origin.label, length, length > INSTRUCTIONS_CUT)
+        )
+    return view

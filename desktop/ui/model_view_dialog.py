@@ -1,0 +1,48 @@
+""" "What the model would see": the registry text a host would hand a model, its length,
+and each server's instructions against the 2048-character cut."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.model_registry import model_registry
+
+
+class ModelViewDialog(QDialog):
+    def __init__(self, controller: CatalogController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("What the model would see")
+        self.resize(820, 560)
+        self.controller = controller
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Registry length")
+        self.text = QPlainTextEdit(self)
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("Registry text")
+        self.servers = QLabel(self)
+        self.servers.setWordWrap(True)
+        self.servers.setAccessibleName("Server instructions lengths")
+        close = QPushButton("Close", self)
+        close.clicked.connect(self.accept)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.servers)
+        layout.addWidget(close)
+        controller.catalogChanged.connect(self.reload)
+        self.reload()
+
+    def reload(self) -> None:
+        view = model_registry(self.controller.catalog)
+        self.summary.setText(
+            f"{len(view.lines)} skills, {view.length:,} characters. Server skills are marked "
+            "third-party; names and descriptions appear exactly as a host passes them on."
+        )
+        body = view.text
+        if view.left_out:
+            body += "\n\n# not offered (cannot be loaded)\n" + "\n".join(view.left_out)
+        self.text.setPlainText(body)
+        lines = [s.describe() for s in view.servers] or ["no servers"]
+        self.servers.setText("Server instructions: " + "; ".join(lines))

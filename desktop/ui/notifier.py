@@ -1,0 +1,60 @@
+"""The one place where the window tells the user what went wrong (or right).
+
+Every failure a user should see — a source that could not be read, a file whose bytes
+did not match, a keyring that is locked — goes through :class:`Notifier`. The main
+window shows the latest message in the status bar and keeps every message in the
+Messages panel; no widget opens an error dialog of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+LEVELS = ("error", "warning", "info")
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    level: str
+    text: str
+    when: float
+
+    def line(self) -> str:
+        stamp = time.strftime("%H:%M:%S", time.localtime(self.when))
+        return f"{stamp}  {self.level}: {self.text}"
+
+
+class Notifier(QObject):
+    """Collects notices and announces each one."""
+
+    noticed = Signal(object)  # Notice
+
+    def __init__(self, parent: QObject | None = None, *, keep: int = 500) -> None:
+        super().__init__(parent)
+        self.notices: list[Notice] = []
+        self._keep = keep
+
+    def notify(self, level: str, text: str) -> Notice:
+        notice = Notice(level if level in LEVELS else "info", " ".join(text.split()), time.time())
+        self.notices.append(notice)
+        del self.notices[: -self._keep]
+        self.noticed.emit(notice)
+        return notice
+
+    def error(self, text: str) -> Notice:
+        return self.notify("error", text)
+
+    def warning(self, text: str) -> Notice:
+        return self.notify("warning", text)
+
+    def info(self, text: str) -> Notice:
+        return self.notify("info", text)
+
+    def last(self, level: str | None = None) -> Notice | None:
+        for notice in reversed(self.notices):
+            if level is None or notice.level == level:
+                return notice
+        return None

@@ -1,0 +1,220 @@
+"""The preview (P3): a skill's files, shown only after their bytes are checked.
+
+Until a file is fetched the pane says what will be fetched and from where, and a
+button fetches it. A verified ``SKILL.md`` is shown rendered (Markdown, raw HTML
+escaped, nothing loaded) beside its raw text. Supporting files open verified: text
+is shown, binary is described. Links are never followed by the view: a listed file
+opens here, verified; another server's skill needs a confirmation naming both
+servers; anything else is shown, not opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.manifest import format_size
+from desktop.core.model import Skill
+from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.content_reader import ReadResult
+from desktop.ui.markdown_render import escape, render_markdown
+from desktop.ui.preview_links import FILE, SKILL, resolve_link
+from desktop.ui.safe_browser import SafeTextBrowser
+
+Confirm = Callable[[str], bool]
+TEXT_LIMIT = 2 * 1024 * 1024
+
+
+def describe_binary(data: bytes) -> str | None:
+    """None when ``data`` is UTF-8 text; otherwise a description of the binary."""
+    if b"\x00" in data[:8192]:
+        return f"binary file, {format_size(len(data))}; not shown"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"not UTF-8 text, {format_size(len(data))}; not shown"
+    return None
+
+
+class PreviewWidget(QWidget):
+    skillRequested = Signal(str)  # open another skill (after confirmation)
+
+    def __init__(
+        self,
+        controller: CatalogController,
+        confirm: Confirm,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.confirm = confirm
+        self.skill: Skill | None = None
+        self.uri: str = ""
+        self.result: ReadResult | None = None
+        self.status = QLabel("Select a skill, then press Preview.")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setAccessibleName("Preview status")
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.fetch_button = QPushButton("&Fetch and verify")
+        self.fetch_button.setAccessibleName("Fetch and verify the file")
+        self.fetch_button.setEnabled(False)
+        self.fetch_button.clicked.connect(lambda _=False: self.fetch())
+        self.back_button = QPushButton("SKILL.md")
+        self.back_button.setAccessibleName("Back to SKILL.md")
+        self.back_button.setEnabled(False)
+        self.back_button.clicked.connect(self._back)
+        self.link_note = QLabel("")
+        self.link_note.setWordWrap(True)
+        self.link_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.link_note.setAccessibleName("Link not opened")
+        self.link_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.rendered = SafeTextBrowser(self)
+        self.rendered.setAccessibleName("Rendered preview")
+        self.rendered.linkActivated.connect(self.follow_link)
+        self.raw = QPlainTextEdit(self)
+        self.raw.setReadOnly(True)
+        self.raw.setAccessibleName("Raw text")
+        self.raw.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("previewSplitter")
+        self.splitter.addWidget(self.rendered)
+        self.splitter.addWidget(self.raw)
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.back_button)
+        top.addWidget(self.fetch_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.link_note)
+        layout.addWidget(self.splitter, 1)
+
+    # -- what is shown --------------------------------------------------------
+
+    def show_skill(self, skill: Skill | None, uri: str | None = None) -> None:
+        self.skill = skill
+        self.result = None
+        self._clear()
+        self.link_note.setText("")
+        if skill is None:
+            self.uri = ""
+            self.status.setText("Select a skill, then press Preview.")
+            self.fetch_button.setEnabled(False)
+            self.back_button.setEnabled(False)
+            return
+        self.uri = uri or self.controller.reader.skill_md_uri(skill)
+        self.back_button.setEnabled(self.uri != self.controller.reader.skill_md_uri(skill))
+        self.status.setText(self.pending_text())
+        self.fetch_button.setEnabled(skill.loadable)
+
+    def pending_text(self) -> str:
+        skill = self.skill
+        assert skill is not None
+        if not skill.loadable:
+            reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+            return f"{skill.qualified_name} cannot be loaded ({skill.state}). {reasons}"
+        f = skill.file(self.uri)
+        where = skill.origin.describe()
+        if f is not None:
+            what = f"{self.uri} ({f.size:,} bytes, {f.digest[:19]}…)"
+        else:
+            what = f"{self.uri} (dynamic: no size or digest published)"
+        return f"Nothing shown until verified. Will fetch {what} from {where}."
+
+    def _clear(self) -> None:
+        self.rendered.setHtml("")
+        self.raw.setPlainText("")
+
+    # -- fetching --------------------------------------------------------------
+
+    def fetch(self) -> None:
+        """Fetch and verify the shown file (a task; the button and shortcuts call this)."""
+        if self.skill is not None:
+            self.controller.spawn(self.fetch_now(), f"fetching {self.uri}")
+
+    async def fetch_now(self) -> ReadResult | None:
+        skill, uri = self.skill, self.uri
+        if skill is None:
+            return None
+        self.fetch_button.setEnabled(False)
+        self.status.setText(f"Fetching {uri} from {skill.origin.describe()}…")
+        try:
+            result = await self.controller.read(skill, uri)
+        finally:
+            self.fetch_button.setEnabled(True)
+        if self.skill is not skill or self.uri != uri:
+            return result  # the user moved on; the result is kept in the controller
+        self.result = result
+        self._show_result(result)
+        return result
+
+    def _show_result(self, result: ReadResult) -> None:
+        vf = result.verification
+        if result.data is None or not vf.usable:
+            self._clear()
+            self.status.setText(f"Not shown: {vf.message}")
+            return
+        data = result.data
+        if vf.state == "dynamic":
+            head = "Unverified (dynamic skill, no digest published): "
+        else:
+            head = "Bytes match the manifest (size and SHA-256; not a safety check): "
+        self.status.setText(head + f"{vf.uri}, {len(data):,} bytes")
+        binary = describe_binary(data)
+        if binary is not None:
+            self.rendered.setHtml(f"<p><i>{escape(binary)}</i></p>")
+            self.raw.setPlainText(binary)
+            return
+        text = data[:TEXT_LIMIT].decode("utf-8", "replace")
+        self.raw.setPlainText(text)
+        if result.parsed is not None:
+            self.rendered.setHtml(render_markdown(result.parsed.body))
+        elif vf.uri.lower().endswith((".md", ".markdown")):
+            self.rendered.setHtml(render_markdown(text))
+        else:
+            self.rendered.setHtml(f"<pre>{escape(text)}</pre>")
+
+    # -- links ------------------------------------------------------------------
+
+    def follow_link(self, href: str) -> None:
+        skill = self.skill
+        if skill is None:
+            return
+        target = resolve_link(skill, href, self.controller.catalog, self.uri)
+        if target.kind == FILE:
+            self.link_note.setText("")
+            self.show_skill(skill, target.uri)
+            self.fetch()
+            return
+        if target.kind == SKILL:
+            other = self.controller.catalog.get(target.uri)
+            if other is None:
+                return
+            if target.other_server is not None:
+                question = (
+                    f"This link in {skill.qualified_name} (server {skill.origin.label}) points "
+                    f"to {other.qualified_name} on another server, {target.other_server} "
+                    f"({other.origin.describe()}). Fetch it from {target.other_server}?"
+                )
+                if not self.confirm(question):
+                    self.link_note.setText(f"Not opened: {href} (on server {target.other_server})")
+                    return
+            self.skillRequested.emit(other.id)
+            return
+        self.link_note.setText(f"Link not opened: {href} — {target.reason}")
+
+    def _back(self) -> None:
+        if self.skill is not None:
+            self.show_skill(self.skill)

@@ -1,0 +1,212 @@
+"""The catalog as a Qt table: a thin adapter over a list of skills and their states.
+
+Rows are skills in catalog order; the filter and sort live in the proxy
+(:mod:`desktop.ui.skill_filter_proxy`). Verification and approval states arrive later
+than the listing and are kept in dictionaries keyed by skill id; a change to one skill
+updates one row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from desktop.core.model import Skill
+
+Index = QModelIndex | QPersistentModelIndex
+
+COLUMNS = (
+    "Name",
+    "Qualified name",
+    "Origin",
+    "Verification",
+    "Approval",
+    "Strategy",
+    "Priority",
+    "Triggers",
+    "Description",
+)
+(
+    COL_NAME,
+    COL_QUALIFIED,
+    COL_ORIGIN,
+    COL_VERIFICATION,
+    COL_APPROVAL,
+    COL_STRATEGY,
+    COL_PRIORITY,
+    COL_TRIGGERS,
+    COL_DESCRIPTION,
+) = range(len(COLUMNS))
+
+SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+NOT_FETCHED = "not fetched"
+APPROVAL_PENDING = "…"
+_WARN = QColor("#9a4d00")
+_BAD = QColor("#b00020")
+_BAD_STATES = frozenset(
+    {
+        "invalid",
+        "over-limit",
+        "size-mismatch",
+        "digest-mismatch",
+        "frontmatter-mismatch",
+        "unlisted-file",
+        "read-error",
+    }
+)
+
+
+def origin_text(skill: Skill) -> str:
+    """Origin beside every skill (P1); server skills say they are third-party (L6)."""
+    if skill.origin.kind == "mcp":
+        return f"{skill.origin.label} · {skill.origin.transport} · third-party"
+    return f"{skill.origin.label} · folder"
+
+
+def strategy_text(skill: Skill) -> str:
+    declared = "declared" if skill.loading.strategy_declared else "default"
+    return f"{skill.loading.strategy} ({declared})"
+
+
+def priority_text(skill: Skill) -> str:
+    p = skill.loading.priority
+    return "default" if p is None else f"{p:g}"
+
+
+class SkillTableModel(QAbstractTableModel):
+    """Skills in rows, :data:`COLUMNS` in columns."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.skills: list[Skill] = []
+        self.verification: dict[str, str] = {}
+        self.verification_text: dict[str, str] = {}
+        self.approval: dict[str, str] = {}
+        self._row_of: dict[str, int] = {}
+
+    # -- feeding -------------------------------------------------------------
+
+    def set_skills(self, skills: list[Skill]) -> None:
+        self.beginResetModel()
+        self.skills = list(skills)
+        self._row_of = {s.id: i for i, s in enumerate(self.skills)}
+        ids = set(self._row_of)
+        self.verification = {k: v for k, v in self.verification.items() if k in ids}
+        self.verification_text = {k: v for k, v in self.verification_text.items() if k in ids}
+        self.approval = {k: v for k, v in self.approval.items() if k in ids}
+        self.endResetModel()
+
+    def set_verification(self, skill_id: str, state: str) -> None:
+        self.verification[skill_id] = state
+        self._row_changed(skill_id, COL_VERIFICATION)
+
+    def set_approvals(self, states: dict[str, str]) -> None:
+        self.approval.update(states)
+        if self.skills:
+            self.dataChanged.emit(
+                self.index(0, COL_APPROVAL), self.index(len(self.skills) - 1, COL_APPROVAL)
+            )
+
+    def _row_changed(self, skill_id: str, column: int) -> None:
+        row = self._row_of.get(skill_id)
+        if row is not None:
+            idx = self.index(row, column)
+            self.dataChanged.emit(idx, idx)
+
+    def row_of(self, skill_id: str) -> int | None:
+        return self._row_of.get(skill_id)
+
+    def skill_at(self, row: int) -> Skill | None:
+        return self.skills[row] if 0 <= row < len(self.skills) else None
+
+    # -- Qt model interface --------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.skills)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS)
+        if horizontal and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if not (0 <= row < len(self.skills)) or not (0 <= col < len(COLUMNS)):
+            return None
+        skill = self.skills[row]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self._text(skill, col)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(skill, col)
+        if role == SORT_ROLE:
+            if col == COL_PRIORITY:
+                p = skill.loading.priority
+                return -1.0 if p is None else float(p)
+            return self._text(skill, col).casefold()
+        if role == SKILL_ID_ROLE:
+            return skill.id
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._color(skill, col)
+        return None
+
+    def _text(self, skill: Skill, col: int) -> str:
+        if col == COL_NAME:
+            return skill.name
+        if col == COL_QUALIFIED:
+            return skill.qualified_name
+        if col == COL_ORIGIN:
+            return origin_text(skill)
+        if col == COL_DESCRIPTION:
+            first = skill.description.strip().splitlines()
+            return first[0][:200] if first else ""
+        if col == COL_STRATEGY:
+            return strategy_text(skill)
+        if col == COL_PRIORITY:
+            return priority_text(skill)
+        if col == COL_TRIGGERS:
+            return ", ".join(skill.loading.triggers)
+        if col == COL_VERIFICATION:
+            if skill.state != "listed":
+                return skill.state
+            text = self.verification_text.get(skill.id)
+            return text or self.verification.get(skill.id) or NOT_FETCHED
+        if col == COL_APPROVAL:
+            return self.approval.get(skill.id, APPROVAL_PENDING)
+        return ""
+
+    def _tooltip(self, skill: Skill, col: int) -> str | None:
+        if col == COL_ORIGIN:
+            return skill.origin.describe()
+        if col == COL_DESCRIPTION:
+            return skill.description[:1200]
+        if col == COL_NAME and skill.problems:
+            return "\n".join(f"{p.severity}: {p.message}" for p in skill.problems[:12])
+        return None
+
+    def _color(self, skill: Skill, col: int) -> QBrush | None:
+        if col == COL_VERIFICATION:
+            state = skill.state if skill.state != "listed" else self.verification.get(skill.id)
+            if state in _BAD_STATES:
+                return QBrush(_BAD)
+        if col == COL_APPROVAL and self.approval.get(skill.id) == "changed":
+            return QBrush(_WARN)
+        if col == COL_NAME and skill.has_errors():
+            return QBrush(_BAD)
+        return None

@@ -1,0 +1,109 @@
+"""Add or edit a source: a local folder, an MCP server over stdio (a command), or a URL."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.sources.folder import folder_label
+
+KINDS = (
+    ("Local folder", "folder"),
+    ("MCP server (command, stdio)", "stdio"),
+    ("MCP server (URL)", "http"),
+)
+
+
+def spec_from_fields(label: str, kind: str, where: str) -> tuple[SourceSpec | None, str]:
+    """A source from the dialog's fields, or (None, why not)."""
+    where = where.strip()
+    label = label.strip()
+    if not where:
+        return None, "enter a folder, a command or a URL"
+    if kind == "folder":
+        path = Path(where).expanduser()
+        label = label or folder_label(path)
+        if not LABEL_RE.match(label):
+            return None, f"the label {label!r} may use letters, digits, '.', '_' and '-' only"
+        return SourceSpec(label, "local", "folder", str(path.resolve())), ""
+    if not label or not LABEL_RE.match(label):
+        return None, "a server needs a label of letters, digits, '.', '_' and '-' (no ':')"
+    if kind == "http":
+        if not where.startswith(("http://", "https://")):
+            return None, "a server URL starts with http:// or https://"
+        return SourceSpec(label, "mcp", "http", where), ""
+    try:
+        argv = tuple(shlex.split(where))
+    except ValueError as exc:
+        return None, f"cannot split the command line: {exc}"
+    if not argv:
+        return None, "enter the command that starts the server"
+    return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv), ""
+
+
+class SourceDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None, spec: SourceSpec | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Edit source" if spec else "Add source")
+        self.kind = QComboBox(self)
+        self.kind.setAccessibleName("Kind of source")
+        for text, value in KINDS:
+            self.kind.addItem(text, value)
+        self.label = QLineEdit(self)
+        self.label.setAccessibleName("Label")
+        self.label.setPlaceholderText("e.g. docs (used in qualified names: docs:refunds)")
+        self.where = QLineEdit(self)
+        self.where.setAccessibleName("Folder, command or URL")
+        browse = QPushButton("Browse…", self)
+        browse.setAccessibleName("Choose a folder")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.where, 1)
+        row.addWidget(browse)
+        self.error = QLabel("", self)
+        self.error.setWordWrap(True)
+        self.error.setAccessibleName("Problem with the source")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("&Kind", self.kind)
+        form.addRow("&Label", self.label)
+        form.addRow("&Where", row)
+        form.addRow(self.error)
+        form.addRow(self.buttons)
+        self.result_spec: SourceSpec | None = None
+        if spec is not None:
+            self.kind.setCurrentIndex(self.kind.findData(spec.transport))
+            self.label.setText(spec.label)
+            self.where.setText(spec.endpoint)
+
+    def _browse(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, "Choose a skills folder")
+        if chosen:
+            self.kind.setCurrentIndex(self.kind.findData("folder"))
+            self.where.setText(chosen)
+
+    def _accept(self) -> None:
+        spec, why = spec_from_fields(self.label.text(), self.kind.currentData(), self.where.text())
+        if spec is None:
+            self.error.setText(why)
+            return
+        self.result_spec = spec
+        self.accept()

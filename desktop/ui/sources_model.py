@@ -1,0 +1,119 @@
+"""The sources panel's model: each configured source with what its last read said."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from desktop.core.model import SourceSpec, SourceStatus
+
+Index = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
+LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def era_text(status: SourceStatus | None) -> str:
+    if status is None or not status.protocol_version:
+        return ""
+    return status.protocol_version
+
+
+class SourcesModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.specs: list[SourceSpec] = []
+        self.statuses: dict[str, SourceStatus] = {}
+        self.origins: dict[str, str] = {}  # label -> saved | bundled | detected-folder | imported
+
+    def set_specs(self, specs: list[SourceSpec], origins: dict[str, str] | None = None) -> None:
+        self.beginResetModel()
+        self.specs = list(specs)
+        self.origins = dict(origins or {})
+        labels = {s.label for s in self.specs}
+        self.statuses = {k: v for k, v in self.statuses.items() if k in labels}
+        self.endResetModel()
+
+    def set_status(self, status: SourceStatus) -> None:
+        label = status.origin.label
+        self.statuses[label] = status
+        for row, spec in enumerate(self.specs):
+            if spec.label == label:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def mark_pending(self) -> None:
+        self.statuses = {}
+        if self.specs:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self.specs) - 1, len(COLUMNS) - 1)
+            )
+
+    def spec_at(self, row: int) -> SourceSpec | None:
+        return self.specs[row] if 0 <= row < len(self.specs) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.specs)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS)
+        if horizontal and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.specs)):
+            return None
+        if not (0 <= index.column() < len(COLUMNS)):
+            return None
+        spec = self.specs[index.row()]
+        status = self.statuses.get(spec.label)
+        col = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self._text(spec, status, col)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [f"{spec.label}: {spec.endpoint}"]
+            if spec.label in self.origins:
+                lines.append(f"({self.origins[spec.label]})")
+            if status is not None and status.message:
+                lines.append(status.message)
+            if status is not None:
+                lines.extend(status.notes[:8])
+            return "\n".join(lines)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if not spec.enabled:
+                return QBrush(QColor("#808080"))
+            if status is not None and status.status == "error" and col == 4:
+                return QBrush(QColor("#b00020"))
+        if role == LABEL_ROLE:
+            return spec.label
+        return None
+
+    def _text(self, spec: SourceSpec, status: SourceStatus | None, col: int) -> str:
+        if col == 0:
+            return spec.label
+        if col == 1:
+            return "folder" if spec.kind == "local" else spec.transport
+        if col == 2:
+            return spec.endpoint
+        if col == 3:
+            return era_text(status) if spec.kind == "mcp" else ""
+        if col == 4:
+            if not spec.enabled:
+                return "off"
+            if status is None:
+                return "reading…"
+            return status.status if not status.message else f"{status.status}: {status.message}"
+        if col == 5:
+            return "" if status is None else str(status.skill_count)
+        return ""

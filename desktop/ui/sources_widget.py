@@ -1,0 +1,113 @@
+"""The sources panel: every MCP server and local folder, with buttons to change them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.model import SourceSpec
+from desktop.ui.sources_model import SourcesModel
+
+
+class SourcesWidget(QWidget):
+    addRequested = Signal()
+    editRequested = Signal(str)
+    removeRequested = Signal(str)
+    toggleRequested = Signal(str)
+    instructionsRequested = Signal(str)
+    sourceChosen = Signal(str)  # a double click: filter the table by this source
+
+    def __init__(self, model: SourcesModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        title = QLabel("<b>Sources</b>", self)
+        self.view = QTableView(self)
+        self.view.setObjectName("sourcesView")
+        self.view.setAccessibleName("Sources")
+        self.view.setModel(model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.setWordWrap(False)
+        for col, width in enumerate((100, 50, 110, 80, 110, 40)):
+            self.view.setColumnWidth(col, width)
+        self.view.doubleClicked.connect(lambda idx: self._emit_label(self.sourceChosen, idx.row()))
+        self.add_button = QPushButton("&Add…", self)
+        self.add_button.setAccessibleName("Add a server or folder")
+        self.edit_button = QPushButton("&Edit…", self)
+        self.edit_button.setAccessibleName("Edit the selected source")
+        self.remove_button = QPushButton("&Remove", self)
+        self.remove_button.setAccessibleName("Remove the selected source")
+        self.toggle_button = QPushButton("On/&off", self)
+        self.toggle_button.setAccessibleName("Switch the selected source on or off")
+        self.instructions_button = QPushButton("&Instructions", self)
+        self.instructions_button.setAccessibleName("Show the selected server's instructions")
+        buttons = QHBoxLayout()
+        buttons.setSpacing(2)
+        for b in (
+            self.add_button,
+            self.edit_button,
+            self.remove_button,
+            self.toggle_button,
+            self.instructions_button,
+        ):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+        self.add_button.clicked.connect(self.addRequested)
+        self.edit_button.clicked.connect(lambda: self._emit_current(self.editRequested))
+        self.remove_button.clicked.connect(lambda: self._emit_current(self.removeRequested))
+        self.toggle_button.clicked.connect(lambda: self._emit_current(self.toggleRequested))
+        self.instructions_button.clicked.connect(
+            lambda: self._emit_current(self.instructionsRequested)
+        )
+        self.view.selectionModel().selectionChanged.connect(self._update_buttons)
+        model.modelReset.connect(self._update_buttons)
+        self._update_buttons()
+
+    def current_spec(self) -> SourceSpec | None:
+        idx = self.view.currentIndex()
+        if not idx.isValid() or not self.view.selectionModel().isSelected(idx):
+            rows = self.view.selectionModel().selectedRows()
+            if not rows:
+                return None
+            idx = rows[0]
+        return self.model.spec_at(idx.row())
+
+    def select_label(self, label: str) -> None:
+        for row, spec in enumerate(self.model.specs):
+            if spec.label == label:
+                self.view.selectRow(row)
+                return
+
+    def _emit_current(self, signal: Signal) -> None:  # type: ignore[type-arg]
+        spec = self.current_spec()
+        if spec is not None:
+            signal.emit(spec.label)  # type: ignore[attr-defined]
+
+    def _emit_label(self, signal: Signal, row: int) -> None:  # type: ignore[type-arg]
+        spec = self.model.spec_at(row)
+        if spec is not None:
+            signal.emit(spec.label)  # type: ignore[attr-defined]
+
+    def _update_buttons(self, *_: object) -> None:
+        spec = self.current_spec()
+        for b in (self.edit_button, self.remove_button, self.toggle_button):
+            b.setEnabled(spec is not None)
+        self.instructions_button.setEnabled(spec is not None and spec.kind == "mcp")

@@ -1,0 +1,75 @@
+"""Type a message, see which skills it would pull in (triggers), next to those loaded
+always."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from desktop.core.loading import match_triggers
+from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.detail_html import skill_link
+from desktop.ui.markdown_render import escape
+from desktop.ui.safe_browser import SafeTextBrowser
+
+
+class TriggerTesterDialog(QDialog):
+    skillSelected = Signal(str)
+
+    def __init__(self, controller: CatalogController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle("Trigger tester")
+        self.resize(640, 420)
+        self.message = QLineEdit(self)
+        self.message.setAccessibleName("Message to test")
+        self.message.setPlaceholderText("Type a message a user might send…")
+        self.summary = QLabel("", self)
+        self.summary.setAccessibleName("Skills pulled in")
+        self.results = SafeTextBrowser(self)
+        self.results.setAccessibleName("Matching skills")
+        self.results.linkActivated.connect(self._on_link)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.results, 1)
+        self.message.textChanged.connect(self.update_results)
+        self.update_results()
+
+    def matches(self) -> list[tuple[str, str]]:
+        skills = [s for s in self.controller.catalog.skills if s.loadable]
+        found = match_triggers(skills, self.message.text()) if self.message.text().strip() else []
+        return [(m.skill.id, m.trigger) for m in found]
+
+    def update_results(self) -> None:
+        catalog = self.controller.catalog
+        found = self.matches()
+        rows = []
+        for skill_id, trigger in found:
+            s = catalog.get(skill_id)
+            if s is None:
+                continue
+            mark = " — third-party" if s.kind == "mcp" else ""
+            rows.append(
+                f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)}{mark}): "
+                f"trigger “{escape(trigger)}”</li>"
+            )
+        always = [s for s in catalog.skills if s.loadable and s.loading.strategy == "always"]
+        html = "<h3>Pulled in by this message</h3><ul>" + ("".join(rows) or "<li>none</li>")
+        html += "</ul><h3>Loaded always (strategy always)</h3><ul>"
+        html += (
+            "".join(
+                f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)})</li>"
+                for s in always
+            )
+            or "<li>none</li>"
+        )
+        self.results.setHtml(html + "</ul>")
+        self.summary.setText(f"{len(found)} skill(s) match")
+
+    def _on_link(self, href: str) -> None:
+        scheme, _, rest = href.partition(":")
+        if scheme == "skill":
+            self.skillSelected.emit(unquote(rest))

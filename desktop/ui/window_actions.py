@@ -1,0 +1,223 @@
+"""The main window's menus, shortcuts and the actions behind them.
+
+Dialogs are opened non-modally (``open()``) and report back by signals; the work a
+decision starts (approve, save a source, fetch) runs as a task on the loop.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog
+
+from desktop.core.model import SourceSpec
+from desktop.ui.approval_dialog import APPROVE, REVOKE, ApprovalDialog
+from desktop.ui.compare_dialog import CompareDialog
+from desktop.ui.instructions_dialog import InstructionsDialog
+from desktop.ui.model_view_dialog import ModelViewDialog
+from desktop.ui.open_uri_dialog import OpenUriDialog
+from desktop.ui.source_dialog import SourceDialog
+from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
+
+if TYPE_CHECKING:
+    from desktop.ui.main_window import MainWindow
+
+
+class WindowActions:
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+        self.dialog: QDialog | None = None  # the dialog opened last (tests drive it)
+        mb = window.menuBar()
+        file_menu = mb.addMenu("&File")
+        self.add_source_action = self._act(
+            file_menu, "&Add server or folder…", "Ctrl+N", self.add_source
+        )
+        self.open_uri_action = self._act(file_menu, "Open skill by &URI…", "Ctrl+L", self.open_uri)
+        file_menu.addSeparator()
+        self._act(file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
+        view = mb.addMenu("&View")
+        self.filter_action = self._act(view, "&Filter", "Ctrl+F", self.focus_filter)
+        self.refresh_action = self._act(view, "&Refresh sources", "F5", self.refresh)
+        self.cancel_action = self._act(
+            view, "&Cancel running work", "Esc", window.controller.cancel
+        )
+        self.next_action = self._act(
+            view, "&Next skill", "Alt+Down", lambda: window.move_selection(1)
+        )
+        self.prev_action = self._act(
+            view, "&Previous skill", "Alt+Up", lambda: window.move_selection(-1)
+        )
+        view.addAction(window.messages_dock.toggleViewAction())
+        skill = mb.addMenu("&Skill")
+        self.preview_action = self._act(
+            skill, "&Preview (fetch and verify)", "Ctrl+P", self.preview_current
+        )
+        self.review_action = self._act(
+            skill, "Review &approval…", "Ctrl+Shift+A", lambda: self.review("")
+        )
+        self.compare_action = self._act(skill, "&Compare two skills…", "Ctrl+D", self.compare)
+        tools = mb.addMenu("&Tools")
+        self.triggers_action = self._act(tools, "&Trigger tester…", "Ctrl+T", self.trigger_tester)
+        self.model_view_action = self._act(
+            tools, "What the &model would see…", "Ctrl+M", self.model_view
+        )
+        self.instructions_action = self._act(
+            tools, "Server &instructions…", "Ctrl+I", lambda: self.show_instructions("")
+        )
+
+    def _act(self, menu, text, shortcut, slot) -> QAction:
+        action = QAction(text, self.w)
+        action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    def _show(self, dialog: QDialog) -> QDialog:
+        self.dialog = dialog
+        dialog.setModal(False)
+        dialog.open()
+        return dialog
+
+    # -- view ---------------------------------------------------------------------
+
+    def focus_filter(self) -> None:
+        self.w.filter_bar.text.setFocus()
+        self.w.filter_bar.text.selectAll()
+
+    def refresh(self) -> None:
+        self.w.sources_model.mark_pending()
+        self.w.controller.spawn(self.w.reload_sources(), "reloading the sources")
+
+    def preview_current(self) -> None:
+        skill = self.w.current_skill()
+        if skill is None:
+            return
+        self.w.tabs.setCurrentWidget(self.w.preview)
+        if self.w.preview.skill is None or self.w.preview.skill.id != skill.id:
+            self.w.preview.show_skill(skill)
+        self.w.preview.fetch()
+
+    # -- approvals ----------------------------------------------------------------
+
+    def review(self, skill_id: str) -> None:
+        c = self.w.controller
+        skill = c.catalog.get(skill_id) if skill_id else self.w.current_skill()
+        if skill is None:
+            return
+        dialog = ApprovalDialog(skill, c.approval_states.get(skill.id), self.w)
+
+        def finished(result: int) -> None:
+            if result != QDialog.DialogCode.Accepted:
+                return
+            if dialog.decision == APPROVE:
+                c.spawn(
+                    c.approve(
+                        skill,
+                        grant_tools=dialog.granted_tools(),
+                        allow_scripts=dialog.scripts_box.isChecked(),
+                    ),
+                    "approving",
+                )
+            elif dialog.decision == REVOKE:
+                c.spawn(c.revoke(skill), "revoking")
+
+        dialog.finished.connect(finished)
+        self._show(dialog)
+
+    # -- sources ------------------------------------------------------------------
+
+    def add_source(self) -> None:
+        dialog = SourceDialog(self.w)
+        dialog.accepted.connect(lambda: self._save_source(None, dialog.result_spec))
+        self._show(dialog)
+
+    def edit_source(self, label: str) -> None:
+        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        if spec is None:
+            return
+        dialog = SourceDialog(self.w, spec)
+        dialog.accepted.connect(lambda: self._save_source(label, dialog.result_spec))
+        self._show(dialog)
+
+    def _save_source(self, old_label: str | None, spec: SourceSpec | None) -> None:
+        if spec is None:
+            return
+        self.w.controller.spawn(self._save(old_label, spec), "saving the source")
+
+    async def _save(self, old_label: str | None, spec: SourceSpec) -> None:
+        svc = self.w.sources
+        if old_label is None:
+            added, messages = await svc.add(spec)
+        else:
+            added, messages = await svc.replace(old_label, spec)
+            if old_label != spec.label or spec.kind == "mcp":
+                self.w.controller.reader.forget_source(old_label)
+        for m in messages:
+            self.w.notifier.warning(m)
+        self.w.notifier.info(f"saved source {added.label}")  # type: ignore[union-attr]
+        await self.w.reload_sources()
+
+    def remove_source(self, label: str) -> None:
+        self.w.controller.spawn(self._remove(label), "removing the source")
+
+    async def _remove(self, label: str) -> None:
+        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        messages = await self.w.sources.remove(label)
+        for m in messages:
+            self.w.notifier.warning(m)
+        removed = 0
+        if spec is not None and spec.kind == "mcp":
+            removed = self.w.controller.reader.forget_source(label)
+        self.w.notifier.info(
+            f"removed source {label}" + (f" and its cached content ({removed})" if removed else "")
+        )
+        await self.w.reload_sources()
+
+    def toggle_source(self, label: str) -> None:
+        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        if spec is None:
+            return
+        key = self.w.sources_model.origins.get(label, "")
+
+        async def work() -> None:
+            for m in await self.w.sources.set_enabled(label, key, not spec.enabled):
+                self.w.notifier.warning(m)
+            await self.w.reload_sources()
+
+        self.w.controller.spawn(work(), "switching the source")
+
+    # -- tools --------------------------------------------------------------------
+
+    def show_instructions(self, label: str) -> None:
+        if not label:
+            spec = self.w.sources_widget.current_spec()
+            skill = self.w.current_skill()
+            label = spec.label if spec else (skill.origin.label if skill else "")
+        status = self.w.controller.catalog.source(label)
+        if status is None or status.origin.kind != "mcp":
+            self.w.notifier.info("select a server to read its instructions")
+            return
+        dialog = InstructionsDialog(status, self.w.controller, self.w)
+        dialog.skillOpened.connect(self.w.select_skill)
+        self._show(dialog)
+
+    def open_uri(self) -> None:
+        dialog = OpenUriDialog(self.w.controller, self.w)
+        dialog.skillOpened.connect(self.w.select_skill)
+        self._show(dialog)
+
+    def compare(self) -> None:
+        chosen = self.w.selected_skills()
+        current = self.w.current_skill()
+        if len(chosen) < 2 and current is not None:
+            chosen = [current]
+        self._show(CompareDialog(self.w.controller, chosen[:2], self.w))
+
+    def trigger_tester(self) -> None:
+        dialog = TriggerTesterDialog(self.w.controller, self.w)
+        dialog.skillSelected.connect(self.w.select_skill)
+        self._show(dialog)
+
+    def model_view(self) -> None:
+        self._show(ModelViewDialog(self.w.controller, self.w))

@@ -1,0 +1,104 @@
+"""The main window on a real local folder: table, filter, detail, keyboard, settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.ui.skill_table_model import COL_ORIGIN
+
+from .conftest import folder_spec, table_names, wait_idle, write_skill
+
+
+def test_lists_every_skill_with_its_origin(make_window: Any, skills_folder: Path) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    assert sorted(table_names(window)) == ["alpha-notes", "beta-tools", "gamma-release"]
+    origins = {window.proxy.index(r, COL_ORIGIN).data() for r in range(window.proxy.rowCount())}
+    assert origins == {"local · folder"}
+    assert window.sources_model.index(0, 5).data() == "3"
+    assert window.filter_bar.count.text() == "3 of 3"
+
+
+def test_typing_in_the_filter_narrows_the_table(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    qtbot.keyClicks(window.filter_bar.text, "alpha")
+    assert table_names(window) == ["alpha-notes"]
+    window.filter_bar.text.clear()
+    qtbot.keyClicks(window.filter_bar.text, "alpha report")  # a trigger
+    assert table_names(window) == ["alpha-notes"]
+    window.filter_bar.text.clear()
+    window.filter_bar.strategy.setCurrentIndex(window.filter_bar.strategy.findData("always"))
+    assert table_names(window) == ["alpha-notes"]
+    window.filter_bar.strategy.setCurrentIndex(0)
+    qtbot.keyClicks(window.filter_bar.text, "no such words")
+    assert table_names(window) == []
+    assert window.filter_bar.count.text() == "0 of 3"
+
+
+def test_selecting_a_row_shows_its_detail(make_window: Any, skills_folder: Path) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    assert window.select_skill("local:beta-tools/SKILL.md")
+    text = window.detail.text()
+    assert "beta-tools" in text
+    assert "local folder local" in text
+    assert "a request for power" in text  # allowed-tools is a request, not a property
+    assert "Read Bash(git:*)" in text
+    assert "dynamic (default)" in text
+    assert "Third-party" not in text  # a local skill is not third-party content
+    assert "safe" not in text.lower() and "trusted" not in text.lower()
+
+
+def test_collisions_link_to_the_other_skill(
+    make_window: Any, tmp_path: Path, skills_folder: Path, qtbot: Any
+) -> None:
+    other = tmp_path / "other"
+    write_skill(other, "alpha-notes", "# other alpha\n")
+    window = make_window([folder_spec(skills_folder), folder_spec(other, "drafts")])
+    assert window.select_skill("local:alpha-notes/SKILL.md")
+    assert "Collisions" in window.detail.text()
+    assert "drafts" in window.detail.text()
+    window.detail._on_link("skill:drafts%3Aalpha-notes%2FSKILL.md")
+    assert window.current_skill().id == "drafts:alpha-notes/SKILL.md"
+
+
+def test_keyboard_shortcuts(make_window: Any, skills_folder: Path, qtbot: Any) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.filter_bar.text
+    window.table.setFocus()
+    window.table.selectRow(0)
+    first = window.current_skill().id
+    qtbot.keyClick(window, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert window.current_skill().id != first
+    qtbot.keyClick(window, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert window.current_skill().id == first
+    assert window.actions_.refresh_action.shortcut().toString() == "F5"
+    assert window.actions_.review_action.shortcut().toString() == "Ctrl+Shift+A"
+    for widget in (window.filter_bar.text, window.table, window.detail.browser, window.preview.raw):
+        assert widget.accessibleName()
+
+
+def test_refresh_picks_up_a_new_skill(make_window: Any, skills_folder: Path, qtbot: Any) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    write_skill(skills_folder, "delta-new")
+    window.actions_.refresh_action.trigger()
+    wait_idle(qtbot, window)
+    assert "delta-new" in table_names(window)
+
+
+def test_window_state_and_filter_persist(
+    make_window: Any, skills_folder: Path, qtbot: Any, tmp_path: Path
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    qtbot.keyClicks(window.filter_bar.text, "gamma")
+    window.close()
+    settings = QSettings(str(tmp_path / "window-0.ini"), QSettings.Format.IniFormat)
+    assert settings.value("filter/text") == "gamma"
+    assert settings.value("mainSplitter") is not None

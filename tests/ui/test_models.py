@@ -1,0 +1,70 @@
+"""Every item model of the window, checked with pytest-qt's model tester."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from desktop.core.approvals import ApprovalState
+from desktop.core.query import SkillQuery
+from desktop.sources.folder import scan_folder
+from desktop.ui.approval_queue_model import ApprovalQueueModel
+from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
+from desktop.ui.skill_table_model import COL_APPROVAL, COL_VERIFICATION, SkillTableModel
+from desktop.ui.sources_model import SourcesModel
+
+from .conftest import folder_spec
+
+
+def _skills(folder: Path) -> Any:
+    status, skills = scan_folder(folder_spec(folder))
+    return status, skills
+
+
+def test_skill_table_model(qtmodeltester: Any, skills_folder: Path) -> None:
+    _, skills = _skills(skills_folder)
+    model = SkillTableModel()
+    qtmodeltester.check(model)
+    model.set_skills(skills)
+    model.set_verification(skills[0].id, "verified")
+    model.set_approvals({s.id: "not-approved" for s in skills})
+    qtmodeltester.check(model)
+    assert model.rowCount() == 3
+    assert model.index(0, COL_APPROVAL).data() == "not-approved"
+    assert model.index(1, COL_VERIFICATION).data() == "not fetched"
+
+
+def test_filter_proxy_model(qtmodeltester: Any, skills_folder: Path) -> None:
+    _, skills = _skills(skills_folder)
+    model = SkillTableModel()
+    model.set_skills(skills)
+    proxy = SkillFilterProxyModel()
+    proxy.setSourceModel(model)
+    qtmodeltester.check(proxy)
+    proxy.set_query(SkillQuery("alpha"))
+    assert proxy.rowCount() == 1
+    qtmodeltester.check(proxy)
+    proxy.set_query(SkillQuery(""))
+    assert proxy.rowCount() == 3
+    model.set_skills(skills[:1])
+    assert proxy.rowCount() == 1
+    qtmodeltester.check(proxy)
+
+
+def test_sources_model(qtmodeltester: Any, skills_folder: Path) -> None:
+    status, _ = _skills(skills_folder)
+    model = SourcesModel()
+    qtmodeltester.check(model)
+    model.set_specs([folder_spec(skills_folder)], {"local": "saved"})
+    model.set_status(status)
+    qtmodeltester.check(model)
+    assert model.index(0, 5).data() == "3"
+
+
+def test_approval_queue_model(qtmodeltester: Any, skills_folder: Path) -> None:
+    _, skills = _skills(skills_folder)
+    model = ApprovalQueueModel()
+    qtmodeltester.check(model)
+    model.set_rows([(s, ApprovalState("not-approved")) for s in skills])
+    qtmodeltester.check(model)
+    assert model.rowCount() == 3

@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
-from desktop.core.manifest import format_size
 from desktop.core.model import Problem, Skill, SourceSpec, SourceStatus
 from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
 from desktop.sources.registry import discover
@@ -196,10 +195,9 @@ class CatalogController(QObject):
             return "dynamic", f"dynamic: {len(seen)} read, unverifiable"
         total = len(skill.files)
         ok = sum(1 for f in seen.values() if f.state == VERIFIED)
-        size = format_size(sum(f.size for f in skill.files if f.uri in seen))
         if ok >= total:
             return VERIFIED, f"bytes match ({ok}/{total})"
-        return PARTIAL, f"bytes match ({ok}/{total}, {size})"
+        return PARTIAL, f"bytes match ({ok}/{total})"
 
     # -- approvals -----------------------------------------------------------
 

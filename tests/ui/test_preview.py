@@ -1,0 +1,113 @@
+"""The preview (P3): nothing shown before verification; Markdown without raw HTML;
+nothing loaded; links never followed by the view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QTextDocument
+
+from desktop.ui.markdown_render import render_markdown
+from desktop.ui.safe_browser import SafeTextBrowser
+from desktop.ui.skill_table_model import COL_VERIFICATION
+
+from .conftest import folder_spec, wait_idle
+
+ALPHA = "local:alpha-notes/SKILL.md"
+
+
+def _open_alpha(window: Any) -> None:
+    assert window.select_skill(ALPHA)
+    window.tabs.setCurrentWidget(window.preview)
+
+
+def _verification_cell(window: Any, skill_id: str) -> str:
+    row = window.table_model.row_of(skill_id)
+    return window.table_model.index(row, COL_VERIFICATION).data()
+
+
+def test_nothing_is_shown_before_verification(make_window: Any, skills_folder: Path) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    _open_alpha(window)
+    p = window.preview
+    assert "Nothing shown until verified" in p.status.text()
+    assert "Will fetch SKILL.md" in p.status.text() and "from local (folder" in p.status.text()
+    assert p.rendered.toPlainText() == "" and p.raw.toPlainText() == ""
+    assert p.fetch_button.isEnabled()
+    assert _verification_cell(window, ALPHA) == "not fetched"
+
+
+def test_fetch_shows_rendered_and_raw_with_html_escaped(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    _open_alpha(window)
+    p = window.preview
+    qtbot.mouseClick(p.fetch_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert "Bytes match the manifest" in p.status.text()
+    rendered = p.rendered.toPlainText()
+    assert "Alpha" in rendered
+    assert "<script>alert('x')</script>" in rendered  # shown as text, not interpreted
+    assert "<b>raw</b>" in rendered
+    assert "[image not loaded: logo → logo.png]" in rendered
+    assert "name: alpha-notes" in p.raw.toPlainText()  # the raw view has the whole file
+    assert p.rendered.requested == []  # nothing was asked to load
+    assert _verification_cell(window, ALPHA) == "bytes match (1/3)"
+
+
+def test_links_open_listed_files_verified_and_show_the_rest(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    _open_alpha(window)
+    p = window.preview
+    p.follow_link("https://example.com/x")
+    assert "Link not opened: https://example.com/x" in p.link_note.text()
+    p.follow_link("../beta-tools/SKILL.md")
+    assert "outside the skill" in p.link_note.text()
+    assert p.uri == "SKILL.md"
+    p.follow_link("references/guide.md")
+    wait_idle(qtbot, window)
+    assert p.uri == "references/guide.md"
+    assert "Bytes match the manifest" in p.status.text()
+    assert "Step one." in p.raw.toPlainText()
+    p.follow_link("../logo.png")  # relative to references/guide.md
+    wait_idle(qtbot, window)
+    assert "binary file" in p.raw.toPlainText()
+
+
+def test_changed_bytes_are_not_shown(make_window: Any, skills_folder: Path, qtbot: Any) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    skill_md = skills_folder / "alpha-notes" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nInjected line after the listing.\n")
+    _open_alpha(window)
+    window.preview.fetch()
+    wait_idle(qtbot, window)
+    p = window.preview
+    assert p.status.text().startswith("Not shown:")
+    assert "mismatch" in p.status.text() or "expected" in p.status.text()
+    assert "Injected" not in p.raw.toPlainText() + p.rendered.toPlainText()
+    assert window.notifier.last("error") is not None
+    assert _verification_cell(window, ALPHA) == "size-mismatch"
+
+
+def test_safe_browser_loads_nothing(qtbot: Any, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG\r\n\x1a\n")
+    browser = SafeTextBrowser()
+    qtbot.addWidget(browser)
+    url = QUrl.fromLocalFile(str(secret))
+    assert browser.loadResource(QTextDocument.ResourceType.ImageResource.value, url) is None
+    with qtbot.assertNotEmitted(browser.sourceChanged):
+        browser.setSource(url)
+    assert browser.source().isEmpty()
+    assert browser.openLinks() is False and browser.openExternalLinks() is False
+
+
+def test_markdown_escapes_raw_html() -> None:
+    html = render_markdown('<iframe src="https://e.com"></iframe>\n\n<img src=x onerror=y>')
+    assert "<iframe" not in html and "&lt;iframe" in html
+    assert "<img" not in html

@@ -16,14 +16,19 @@ import desktop
 from desktop.cli.output import CheckFailed, UsageError, err
 
 
-def _commands() -> list[ModuleType]:
+def _command_names() -> list[str]:
+    """Sub-command names from the ``cmd_<name>.py`` files, without importing them."""
     import desktop.cli as pkg
 
-    mods = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("cmd_"):
-            mods.append(importlib.import_module(f"desktop.cli.{info.name}"))
-    return mods
+    return sorted(
+        info.name[len("cmd_") :]
+        for info in pkgutil.iter_modules(pkg.__path__)
+        if info.name.startswith("cmd_")
+    )
+
+
+def _load(name: str) -> ModuleType:
+    return importlib.import_module(f"desktop.cli.cmd_{name}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,22 +37,39 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser. With ``only``, just that command's module is imported (fast start)."""
     parser = _Parser(
         prog="skill-catalog",
         description="Browse Agent Skills from local folders and MCP servers.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {desktop.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in _commands():
+    for name in _command_names():
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
+        mod = _load(name)
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
 
 
+def _chosen(argv: list[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in _command_names() else None
+        if arg == "--version":
+            return ""  # nothing to import
+        if arg in ("-h", "--help"):
+            return None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from typing import Any, NoReturn
 
 
@@ -28,20 +29,39 @@ def err(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def cells(text: str) -> int:
+    """Terminal columns a string takes (East Asian wide characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def shorten(text: str, width: int) -> str:
+    """One line of at most ``width`` terminal columns."""
     text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+    if cells(text) <= width:
+        return text
+    out, used = [], 0
+    for c in text:
+        w = 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        if used + w > width - 1:
+            break
+        out.append(c)
+        used += w
+    return "".join(out) + "…"
+
+
+def pad(text: str, width: int) -> str:
+    return text + " " * max(width - cells(text), 0)
 
 
 def table(rows: list[list[str]], headers: list[str], max_widths: list[int] | None = None) -> str:
     """A plain text table, columns padded; long cells shortened to ``max_widths``."""
     limits = max_widths or [60] * len(headers)
-    cells = [[shorten(c, w) for c, w in zip(r, limits, strict=False)] for r in rows]
+    shown = [[shorten(c, w) for c, w in zip(r, limits, strict=False)] for r in rows]
     widths = [len(h) for h in headers]
-    for r in cells:
+    for r in shown:
         for i, c in enumerate(r):
-            widths[i] = max(widths[i], len(c))
-    lines = ["  ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip()]
-    for r in cells:
-        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
+            widths[i] = max(widths[i], cells(c))
+    lines = ["  ".join(pad(h, widths[i]) for i, h in enumerate(headers)).rstrip()]
+    for r in shown:
+        lines.append("  ".join(pad(c, widths[i]) for i, c in enumerate(r)).rstrip())
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """Render the application icon's PNG sizes from its SVG with Qt (run after changing it):
 
-    .venv/bin/python scripts/render_icons.py
+.venv/bin/python scripts/render_icons.py
 """
 
 from __future__ import annotations

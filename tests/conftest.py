@@ -127,34 +127,25 @@ def run_cli_fixture() -> Callable[..., subprocess.CompletedProcess[str]]:
 # --- the Secret Service ----------------------------------------------------------------
 
 
-def _is_secret_service(backend: Any) -> bool:
-    from keyring.backends import SecretService
-
-    if isinstance(backend, SecretService.Keyring):
-        return True
-    return any(_is_secret_service(b) for b in getattr(backend, "backends", ()))
-
-
 @pytest.fixture
 def secret_service() -> Iterator[Any]:
-    """The keyring backend, asserted to be the real Secret Service and unlocked.
+    """The keyring backend, made the real Secret Service for this test and unlocked.
 
     Fails with a clear message when the test does not run inside scripts/test's session.
-    A test that changes the process-wide backend (``keyring.set_keyring``) gets the
-    previous one back afterwards."""
+    The Secret Service is set explicitly (not by keyring's detection, which would chain it
+    with any backend class a test module defines), and set again after the test, so a test
+    that changes the process-wide backend (``keyring.set_keyring``) does not leak it."""
     import keyring
-    import keyring.core
+    from keyring.backends import SecretService
 
     if os.environ.get("PYTHON_KEYRING_BACKEND"):
         pytest.fail("PYTHON_KEYRING_BACKEND is set: unset it; " + RUN_WITH_SCRIPTS_TEST)
-    backend = keyring.get_keyring()
-    if not _is_secret_service(backend):
-        keyring.core.init_backend()
-        backend = keyring.get_keyring()
-    if not _is_secret_service(backend):
-        pytest.fail(
-            f"the keyring backend is {backend!r}, not the Secret Service: {RUN_WITH_SCRIPTS_TEST}"
-        )
+    try:
+        SecretService.Keyring.priority  # noqa: B018 (raises when no Secret Service answers)
+    except RuntimeError as exc:
+        pytest.fail(f"no Secret Service on the session bus ({exc}): {RUN_WITH_SCRIPTS_TEST}")
+    backend = SecretService.Keyring()
+    keyring.set_keyring(backend)
     if secret_service_locked():
         unlock_secret_service()
     yield backend

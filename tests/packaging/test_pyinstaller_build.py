@@ -142,7 +142,8 @@ def test_built_app_first_run_lists_the_bundled_samples_and_sample_server(
     listing = json.loads(built.stdout)
     statuses = {s["label"]: s for s in listing["sources"]}
     assert statuses, "no bundled sources"
-    assert all(s["status"] == "ok" for s in statuses.values()), statuses
+    problems = {k: s.get("message") for k, s in statuses.items() if s["status"] != "ok"}
+    assert not problems, problems
     endpoints = " ".join(str(s.get("endpoint")) for s in statuses.values())
     assert str(build) in endpoints, "the build used resources outside itself"
     assert str(repo_root) not in endpoints

@@ -79,4 +79,8 @@ def render(catalog: Catalog) -> str:
             for p in skill.problems:
                 if p.severity != "info":
                     lines.append(f"  {skill.qualified_name} [{p.severity}] {p.code}: {p.message}")
+    notes = sum(1 for s in catalog.skills for p in s.problems if p.severity == "info")
+    if notes:
+        lines.append("")
+        lines.append(f"({notes} informational notes not shown: see --json or skill-catalog lint)")
     return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""Approval review in the window, against the real Secret Service (A2-A5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from keyring.backends.fail import Keyring as NoKeyring
+
+from desktop.core.approvals import ApprovalState
+from desktop.core.model import Origin, Skill
+from desktop.store.approvals_store import ApprovalStore
+from desktop.ui.approval_dialog import ApprovalDialog
+from desktop.ui.approval_service import ApprovalService
+from desktop.ui.skill_table_model import COL_APPROVAL
+
+from .conftest import folder_spec, wait_idle
+
+BETA = "local:beta-tools/SKILL.md"
+
+
+def _approval_cell(window: Any, skill_id: str) -> str:
+    return window.table_model.index(window.table_model.row_of(skill_id), COL_APPROVAL).data()
+
+
+@pytest.mark.keyring
+def test_review_approve_change_and_revoke(
+    secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    assert _approval_cell(window, BETA) == "not-approved"
+    assert window.queue_widget.model.rowCount() == 3
+    window.select_skill(BETA)
+    window.activateWindow()
+    qtbot.keyClick(
+        window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, ApprovalDialog)
+    text = dialog.body.toPlainText()
+    assert "binds exactly these 1 files" in text
+    assert "set hash sha256:" in text
+    assert "local folder" not in text or "local skill from local (folder" in text
+    assert [b.text() for b in dialog.tool_boxes] == ["Grant tool Read", "Grant tool Bash(git:*)"]
+    assert not any(b.isChecked() for b in dialog.tool_boxes)  # nothing granted by default
+    dialog.tool_boxes[0].setChecked(True)
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "approved"
+    assert window.queue_widget.model.rowCount() == 2
+    detail = window.detail.text()
+    assert "granted: Read" in detail and "scripts not allowed" in detail
+    state = window.controller.approval_states[BETA]
+    assert state.tool_granted("Read") and not state.tool_granted("Bash(git:*)")
+
+    (skills_folder / "beta-tools" / "notes.txt").write_text("added after approval\n")
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "changed"
+    window.select_skill(BETA)
+    assert "changed since approval: 1 added" in window.detail.text()
+    assert "added: notes.txt" in window.detail.text()
+    window.actions_.review(BETA)
+    dialog = window.actions_.dialog
+    assert "Changed since approval" in dialog.body.toPlainText()
+    qtbot.mouseClick(dialog.revoke_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "not-approved"
+
+
+def test_dynamic_skill_explains_why_it_cannot_be_approved(qtbot: Any) -> None:
+    skill = Skill(
+        Origin("docs", "mcp", "stdio", "serve docs"),
+        "skill://docs/live/SKILL.md",
+        "live",
+        "Served fresh each time.",
+        {"name": "live", "description": "Served fresh each time."},
+        "dynamic",
+        qualified_name="docs:live",
+    )
+    from desktop.core.approvals import bind
+
+    dialog = ApprovalDialog(skill, bind(skill, None))
+    qtbot.addWidget(dialog)
+    assert dialog.approve_button is None
+    text = dialog.body.toPlainText()
+    assert "cannot be approved against content" in text
+    assert "dynamic" in text
+
+
+def test_no_keyring_is_a_clear_message_not_an_approval(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    service = ApprovalService(ApprovalStore("skill-catalog-test-none", backend=NoKeyring()))
+    window = make_window([folder_spec(skills_folder)], approvals=service)
+    skill = window.controller.catalog.get(BETA)
+    window.controller.spawn(window.controller.approve(skill), "approving")
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "not-approved"
+    last = window.notifier.last("error")
+    assert last is not None and "keyring" in last.text.lower()
+    assert isinstance(window.controller.approval_states[BETA], ApprovalState)

@@ -90,7 +90,7 @@ _sc_system_packages() {
     fi
     names=()
     for need in "${missing[@]}"; do names+=("$(_sc_pick_candidate "$need")"); done
-    if ! apt-get install -y -qq --no-install-recommends "${names[@]}" >&2; then
+    if ! apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "${names[@]}" >&2; then
         _sc_log "apt-get install failed for: ${names[*]}"
         return 2
     fi

@@ -91,3 +91,16 @@ def test_a_real_window_shows_on_xvfb(xvfb_env: dict[str, str], tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "xcb"
     assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("plugin", ["platforms/libqxcb.so", "platforms/libqoffscreen.so"])
+def test_qt_platform_plugins_find_all_their_system_libraries(plugin: str) -> None:
+    """scripts/setup.sh installs every library Qt's platform plugins link against."""
+    import PySide6
+
+    path = Path(PySide6.__file__).parent / "Qt" / "plugins" / plugin
+    assert path.is_file(), path
+    result = subprocess.run(["ldd", str(path)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    missing = [line.strip() for line in result.stdout.splitlines() if "not found" in line]
+    assert not missing, f"missing libraries (add their packages to scripts/setup.sh): {missing}"

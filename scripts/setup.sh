@@ -17,13 +17,14 @@
 # Environment: PYTHON (default python3, must be 3.11+), SKILL_CATALOG_VENV (default .venv).
 # On success it exports SKILL_CATALOG_ROOT and SKILL_CATALOG_VENV (absolute paths).
 
-# Qt's runtime libraries, including the libxcb set its xcb platform plugin loads, and a font.
+# Qt's runtime libraries, including those its xcb and wayland platform plugins load, and a font.
 # "a|b" means either name satisfies the need (Debian 13 / Ubuntu 24.04 renamed some to *t64).
 _SC_RUNTIME_PKGS=(
     libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
     "libglib2.0-0|libglib2.0-0t64"
     libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0
     libxcb-xinerama0 libxcb-xkb1 libxcb-randr0 libxcb-shape0 libxcb-xfixes0 libx11-xcb1
+    libwayland-cursor0
     fonts-dejavu-core
 )
 # What the tests need on top: a virtual X server, a D-Bus session with the Secret Service,

@@ -93,7 +93,10 @@ def test_a_real_window_shows_on_xvfb(xvfb_env: dict[str, str], tmp_path: Path) -
     assert shot.read_bytes().startswith(b"\x89PNG")
 
 
-@pytest.mark.parametrize("plugin", ["platforms/libqxcb.so", "platforms/libqoffscreen.so"])
+@pytest.mark.parametrize(
+    "plugin",
+    ["platforms/libqxcb.so", "platforms/libqwayland.so", "platforms/libqoffscreen.so"],
+)
 def test_qt_platform_plugins_find_all_their_system_libraries(plugin: str) -> None:
     """scripts/setup.sh installs every library Qt's platform plugins link against."""
     import PySide6

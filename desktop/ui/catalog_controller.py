@@ -64,6 +64,8 @@ class CatalogController(QObject):
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         self._set_busy(+1)
+        if what:
+            self.progress.emit(0, 0, what + "…")
 
         def done(t: asyncio.Task[Any]) -> None:
             self._tasks.discard(t)

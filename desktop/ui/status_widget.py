@@ -29,7 +29,9 @@ class ProgressWidget(QWidget):
     def set_busy(self, busy: bool) -> None:
         self.bar.setVisible(busy)
         self.cancel_button.setVisible(busy)
-        if not busy:
+        if busy:
+            self.bar.setRange(0, 0)  # busy until a step count arrives
+        else:
             self.bar.setRange(0, 1)
             self.bar.setValue(0)
 

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
 from keyring.backends.fail import Keyring as NoKeyring
+from PySide6.QtCore import Qt
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.model import Origin, Skill
@@ -35,7 +35,9 @@ def test_review_approve_change_and_revoke(
     window.select_skill(BETA)
     window.activateWindow()
     qtbot.keyClick(
-        window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        window,
+        Qt.Key.Key_A,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
     dialog = window.actions_.dialog
     assert isinstance(dialog, ApprovalDialog)

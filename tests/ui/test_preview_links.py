@@ -1,0 +1,59 @@
+"""What a link in a preview targets (pure rules, no Qt)."""
+
+from __future__ import annotations
+
+from desktop.core.catalog import build_catalog
+from desktop.core.model import Origin, Skill, SkillFile, SourceStatus
+from desktop.ui.preview_links import FILE, SHOWN, SKILL, resolve_link
+
+DIGEST = "sha256:" + "a" * 64
+
+
+def server_skill(label: str, path: str, *extra: str) -> Skill:
+    uri = f"skill://{path}/SKILL.md"
+    files = (
+        SkillFile(uri, DIGEST, 1),
+        *(SkillFile(f"skill://{path}/{e}", DIGEST, 1) for e in extra),
+    )
+    name = path.rsplit("/", 1)[-1]
+    return Skill(
+        Origin(label, "mcp", "stdio", f"serve {label}"), uri, name, "d", {"name": name}, files
+    )
+
+
+def catalog(*skills: Skill):
+    labels = {s.origin.label: s.origin for s in skills}
+    return build_catalog([SourceStatus(o) for o in labels.values()], list(skills))
+
+
+def test_relative_link_to_a_listed_file() -> None:
+    a = server_skill("docs", "acme/refunds", "examples/email.md")
+    t = resolve_link(a, "examples/email.md", catalog(a))
+    assert (t.kind, t.uri) == (FILE, "skill://acme/refunds/examples/email.md")
+
+
+def test_relative_link_to_an_unlisted_or_outside_file_is_shown_only() -> None:
+    a = server_skill("docs", "acme/refunds")
+    assert resolve_link(a, "secret.md", catalog(a)).kind == SHOWN
+    assert resolve_link(a, "../../etc/passwd", catalog(a)).kind == SHOWN
+    assert resolve_link(a, "https://example.com", catalog(a)).kind == SHOWN
+    assert resolve_link(a, "mailto:x@example.com", catalog(a)).kind == SHOWN
+
+
+def test_link_to_another_servers_skill_names_that_server() -> None:
+    a = server_skill("docs", "acme/refunds")
+    b = server_skill("billing", "acme/invoices")
+    t = resolve_link(a, "skill://acme/invoices/SKILL.md", catalog(a, b))
+    assert t.kind == SKILL and t.uri == b.id and t.other_server == "billing"
+
+
+def test_link_to_a_skill_of_the_same_server_needs_no_confirmation() -> None:
+    a = server_skill("docs", "acme/refunds")
+    b = server_skill("docs", "acme/invoices")
+    t = resolve_link(a, "skill://acme/invoices/SKILL.md", catalog(a, b))
+    assert t.kind == SKILL and t.other_server is None
+
+
+def test_unlisted_skill_uri_is_not_fetched() -> None:
+    a = server_skill("docs", "acme/refunds")
+    assert resolve_link(a, "skill://nowhere/x/SKILL.md", catalog(a)).kind == SHOWN

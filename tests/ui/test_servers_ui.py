@@ -1,0 +1,148 @@
+"""The window against a real MCP server: `skill-catalog serve` over stdio."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.core.model import SourceSpec
+from desktop.ui.compare_dialog import CompareDialog
+from desktop.ui.instructions_dialog import CUT_MARK, InstructionsDialog, instructions_html
+from desktop.ui.model_view_dialog import ModelViewDialog
+from desktop.ui.skill_table_model import COL_ORIGIN
+from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
+
+from .conftest import folder_spec, table_names, wait_idle
+from .test_preview_links import catalog, server_skill
+
+pytestmark = pytest.mark.slow
+
+
+def serve_spec(folder: Path, label: str = "srv", *options: str) -> SourceSpec:
+    argv = (sys.executable, "-m", "desktop", "serve", str(folder), *options)
+    return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
+
+
+@pytest.fixture
+def long_instructions(tmp_path: Path) -> Path:
+    text = "Use these skills for billing. " * 80 + "\nSee skill://alpha-notes/SKILL.md too.\n"
+    path = tmp_path / "instructions.txt"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def window(make_window: Any, skills_folder: Path, long_instructions: Path) -> Any:
+    spec = serve_spec(skills_folder, "srv", "--instructions-file", str(long_instructions))
+    return make_window([folder_spec(skills_folder), spec])
+
+
+def test_server_skills_are_listed_as_third_party(window: Any) -> None:
+    names = table_names(window)
+    assert "srv:alpha-notes" in names and "alpha-notes" in names
+    row = window.table_model.row_of(
+        next(
+            s.id for s in window.controller.catalog.skills if s.qualified_name == "srv:alpha-notes"
+        )
+    )
+    assert window.table_model.index(row, COL_ORIGIN).data() == "srv · stdio · third-party"
+    srv_row = [s.label for s in window.sources_model.specs].index("srv")
+    assert window.sources_model.index(srv_row, 3).data()  # the protocol era
+    assert window.sources_model.index(srv_row, 5).data() == "3"
+    skill = next(
+        s for s in window.controller.catalog.skills if s.qualified_name == "srv:beta-tools"
+    )
+    window.select_skill(skill.id)
+    text = window.detail.text()
+    assert "Third-party content: published by the server srv" in text
+    assert "a request for power" in text
+
+
+def test_server_skill_preview_is_verified(window: Any, qtbot: Any) -> None:
+    skill = next(
+        s for s in window.controller.catalog.skills if s.qualified_name == "srv:alpha-notes"
+    )
+    window.select_skill(skill.id)
+    window.actions_.preview_current()
+    assert "from srv (stdio" in window.preview.status.text() or window.controller.busy
+    wait_idle(qtbot, window)
+    assert "Bytes match the manifest" in window.preview.status.text()
+    assert "Alpha" in window.preview.rendered.toPlainText()
+
+
+def test_instructions_show_the_2048_cut(window: Any, long_instructions: Path) -> None:
+    window.sources_widget.select_label("srv")
+    window.actions_.show_instructions("srv")
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, InstructionsDialog)
+    assert "longer than the cut" in dialog.summary.text()
+    text = dialog.browser.toPlainText()
+    assert CUT_MARK in text
+    assert text.index(CUT_MARK) > 2000
+    assert "skill://alpha-notes/SKILL.md" in text and "confirm with skills/get" in text
+
+
+def test_instructions_html_marks_nothing_when_short() -> None:
+    assert "cut here" not in instructions_html("short")
+
+
+def test_open_by_uri_confirms_with_skills_get(window: Any, qtbot: Any) -> None:
+    c = window.controller
+    uri = next(s.uri for s in c.catalog.skills if s.qualified_name == "srv:gamma-release")
+    task = c.spawn(c.open_uri("srv", uri), "open")
+    wait_idle(qtbot, window)
+    assert task.result() is not None and task.result().qualified_name == "srv:gamma-release"
+    missing = c.spawn(c.open_uri("srv", "skill://nope/SKILL.md"), "open")
+    wait_idle(qtbot, window)
+    assert missing.result() is None
+    assert "no skill at skill://nope/SKILL.md" in window.notifier.last("error").text
+
+
+def test_model_view_trigger_tester_and_compare(window: Any, qtbot: Any) -> None:
+    window.actions_.model_view()
+    view = window.actions_.dialog
+    assert isinstance(view, ModelViewDialog)
+    registry = view.text.toPlainText()
+    assert "- srv:alpha-notes [third-party, from server srv]: The alpha-notes skill." in registry
+    assert "- alpha-notes [local, folder local]" in registry
+    assert "srv:" in view.servers.text() and "lose" in view.servers.text()
+
+    window.actions_.trigger_tester()
+    tester = window.actions_.dialog
+    assert isinstance(tester, TriggerTesterDialog)
+    qtbot.keyClicks(tester.message, "please write the alpha report")
+    assert tester.summary.text() == "2 skill(s) match"
+
+    local = window.controller.catalog.get("local:alpha-notes/SKILL.md")
+    window.select_skill(local.id)
+    window.actions_.compare()
+    compare = window.actions_.dialog
+    assert isinstance(compare, CompareDialog)
+    a, b = compare.pair()
+    assert a.id == local.id and b.qualified_name == "srv:alpha-notes"
+    assert "Files: no change" in compare.fields.toPlainText()
+    compare.fetch_and_diff()
+    wait_idle(qtbot, window)
+    assert "identical" in compare.diff.toPlainText()
+
+
+def test_cross_server_link_asks_naming_both_servers(make_window: Any, qtbot: Any) -> None:
+    window = make_window([], start=False)
+    a = server_skill("docs", "acme/refunds")
+    b = server_skill("billing", "acme/invoices")
+    window.controller.catalog = catalog(a, b)
+    asked: list[str] = []
+    window.preview.confirm = lambda q: asked.append(q) or False
+    window.preview.show_skill(a)
+    with qtbot.assertNotEmitted(window.preview.skillRequested):
+        window.preview.follow_link("skill://acme/invoices/SKILL.md")
+    assert "docs" in asked[0] and "billing" in asked[0]
+    assert "Not opened" in window.preview.link_note.text()
+    window.preview.confirm = lambda q: True
+    with qtbot.waitSignal(window.preview.skillRequested) as sig:
+        window.preview.follow_link("skill://acme/invoices/SKILL.md")
+    assert sig.args == [b.id]

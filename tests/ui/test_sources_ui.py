@@ -1,0 +1,97 @@
+"""Adding, editing and removing sources from the window; the saved file is shared with
+the CLI; removing a server removes its cached content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from desktop.core.model import SkillFile
+from desktop.sources import config
+from desktop.store.cache import SkillCache
+from desktop.ui.content_reader import ContentReader
+from desktop.ui.source_dialog import SourceDialog, spec_from_fields
+from desktop.ui.sources_service import SourcesService
+
+from .conftest import folder_spec, table_names, wait_idle, write_skill
+
+
+def _saved_labels(path: Path) -> list[str]:
+    return [s["label"] for s in json.loads(path.read_text())["sources"]]
+
+
+def test_spec_from_fields() -> None:
+    spec, _ = spec_from_fields("docs", "stdio", "python -m server --flag 'a b'")
+    assert spec is not None and spec.command == ("python", "-m", "server", "--flag", "a b")
+    spec, _ = spec_from_fields("web", "http", "https://example.com/mcp")
+    assert spec is not None and spec.transport == "http"
+    assert spec_from_fields("bad:label", "stdio", "x")[0] is None
+    assert spec_from_fields("web", "http", "ftp://x")[0] is None
+
+
+def test_add_edit_and_remove_sources(
+    make_window: Any, tmp_path: Path, skills_folder: Path, qtbot: Any
+) -> None:
+    cfg_file = tmp_path / "config" / "sources.json"
+    cfg = config.Config(exists=True)
+    cfg.add(folder_spec(skills_folder, "main"))
+    config.save_config(cfg, cfg_file)
+    cache = SkillCache(tmp_path / "cache")
+    window = make_window(
+        None,
+        sources=SourcesService(config_file=cfg_file, detect=False),
+        reader=ContentReader(cache=cache),
+    )
+    assert sorted(table_names(window)) == ["alpha-notes", "beta-tools", "gamma-release"]
+
+    drafts = tmp_path / "drafts"
+    write_skill(drafts, "draft-one")
+    window.sources_widget.add_button.click()
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, SourceDialog)
+    dialog.kind.setCurrentIndex(dialog.kind.findData("folder"))
+    dialog.label.setText("drafts")
+    dialog.where.setText(str(drafts))
+    qtbot.mouseClick(
+        dialog.buttons.button(dialog.buttons.StandardButton.Ok), Qt.MouseButton.LeftButton
+    )
+    wait_idle(qtbot, window)
+    assert _saved_labels(cfg_file) == ["main", "drafts"]
+    assert "draft-one" in table_names(window)
+
+    window.actions_.edit_source("drafts")
+    dialog = window.actions_.dialog
+    dialog.label.setText("drafts2")
+    dialog._accept()
+    wait_idle(qtbot, window)
+    assert _saved_labels(cfg_file) == ["main", "drafts2"]
+
+    # a server with cached verified bytes: removing it removes them (V6)
+    spec, _ = spec_from_fields("gone", "stdio", "no-such-command-for-skill-catalog")
+    assert spec is not None
+    cfg = config.load_config(cfg_file)
+    cfg.add(spec)
+    config.save_config(cfg, cfg_file)
+    data = b"cached bytes"
+    from desktop.core.manifest import sha256_digest
+
+    cache.put(
+        spec.origin,
+        "skill://x/SKILL.md",
+        SkillFile("skill://x/SKILL.md", sha256_digest(data), len(data)),
+        data,
+    )
+    assert cache.source_dirs("gone")
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    gone_row = [s.label for s in window.sources_model.specs].index("gone")
+    assert window.sources_model.index(gone_row, 4).data().startswith("error")
+    window.sources_widget.select_label("gone")
+    window.sources_widget.remove_button.click()
+    wait_idle(qtbot, window)
+    assert "gone" not in _saved_labels(cfg_file)
+    assert cache.source_dirs("gone") == []
+    assert "gone" not in [s.label for s in window.sources_model.specs]

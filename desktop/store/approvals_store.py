@@ -42,6 +42,7 @@ from desktop.core.approvals import (
 )
 from desktop.core.model import Skill
 from desktop.store.approvals_keyring import (
+    Deadline,
     KeyringBlobs,
     backend_name,
     choose_backend,
@@ -170,8 +171,13 @@ class ApprovalStore:
         return backend_name(self.backend())
 
     def _run(self, fn: Callable[[KeyringBlobs], T]) -> T:
-        backend = self.backend()
-        return run_bounded(lambda d: fn(KeyringBlobs(backend, self.service, d)), self.timeout)
+        """Run ``fn`` on a worker thread, bounded; choosing the backend (which may start
+        the Secret Service over D-Bus) is bounded too."""
+
+        def work(deadline: Deadline) -> T:
+            return fn(KeyringBlobs(self.backend(), self.service, deadline))
+
+        return run_bounded(work, self.timeout)
 
     @staticmethod
     def _read_index(blobs: KeyringBlobs) -> list[IndexEntry] | None:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import keyring
-import keyring.backend
 import pytest
 from approval_helpers import STDIO_A, server_entry, server_skill, unlock_keyring
 from keyring.backends import fail, null
@@ -29,15 +28,14 @@ def refunds(content: bytes = b"30 days") -> Skill:
     return server_skill("docs", STDIO_A, server_entry("refunds", {"policy.md": content}))
 
 
-class PlaintextFileKeyring(keyring.backend.KeyringBackend):
-    """Stands for keyrings.alt's file backends: a backend that is not an OS keyring."""
-
-    priority = 1  # type: ignore[assignment]
+class PlaintextFileKeyring:
+    """Stands for keyrings.alt's file backends: not an OS keyring. (Not a subclass of
+    KeyringBackend: that would register it with keyring for every other test.)"""
 
     def get_password(self, service: str, username: str) -> str | None:
         raise AssertionError("a plaintext backend must never be used")
 
-    set_password = delete_password = get_password  # type: ignore[assignment]
+    set_password = delete_password = get_password
 
 
 @pytest.mark.parametrize(

@@ -153,3 +153,36 @@ def test_built_app_first_run_lists_the_bundled_samples_and_sample_server(
     assert sorted(s["qualified_name"] for s in listing["skills"]) == sorted(
         s["qualified_name"] for s in from_source["skills"]
     )
+
+
+@pytest.mark.keyring
+def test_built_app_reaches_the_secret_service(build: Path, secret_service: Any) -> None:
+    """The bundle carries keyring's Secret Service backend (found through package metadata
+    at run time, so easy to lose in a build)."""
+    result = _run(build / "skill-catalog", "approvals", "--json", env=dict(os.environ))
+    assert result.returncode == 0, result.stderr
+    assert "keyring" not in result.stderr.lower(), result.stderr
+    json.loads(result.stdout)
+
+
+@pytest.mark.xvfb
+def test_built_window_opens_on_the_bundled_samples(
+    build: Path, tmp_home: Path, xvfb_env: dict[str, str], tmp_path: Path
+) -> None:
+    window = build / "skill-catalog-window"
+    assert window.is_file()
+    shot = tmp_path / "window.png"
+    result = subprocess.run(
+        [str(window), "--screenshot", str(shot), "--select", "pdf-forms", "--preview"],
+        env=xvfb_env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert width >= 640 and height >= 400, (width, height)

@@ -73,6 +73,7 @@ class Publication:
     _by_uri: dict[str, PublishedSkill] = field(default_factory=dict)
     _files: dict[str, PublishedFile] = field(default_factory=dict)
     _directories: dict[str, list[dict[str, Any]]] | None = None
+    _sorted_files: list[PublishedFile] | None = None
 
     def skill(self, uri: str) -> PublishedSkill | None:
         return self._by_uri.get(uri) or self._by_uri.get(_requote(uri))
@@ -82,7 +83,10 @@ class Publication:
 
     @property
     def files(self) -> list[PublishedFile]:
-        return sorted(self._files.values(), key=lambda f: f.uri)
+        """Every served file, sorted by URI (computed once)."""
+        if self._sorted_files is None:
+            self._sorted_files = sorted(self._files.values(), key=lambda f: f.uri)
+        return self._sorted_files
 
     def directory(self, uri: str) -> list[dict[str, Any]] | None:
         """The direct children of a directory resource, or ``None`` if it is not one."""

@@ -151,14 +151,19 @@ class SkillsHandlers:
         cursor = params.cursor if params is not None else None
         generation, publication, offset = await self._page_source(cursor)
         page, next_cursor = self._page(publication.files, generation, offset)
-        skills_md = {skill.uri: skill.entry for skill in publication.skills}
         result: dict[str, Any] = {
-            "resources": [resource_entry(f, skills_md.get(f.uri)) for f in page],
+            "resultType": "complete",
+            "resources": [resource_entry(f, self._skill_entry(publication, f)) for f in page],
             **self._cache_fields(),
         }
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
         return result
+
+    @staticmethod
+    def _skill_entry(publication: Publication, f: PublishedFile) -> dict[str, Any] | None:
+        skill = publication.skill(f.uri) if f.name == "SKILL.md" else None
+        return skill.entry if skill is not None else None
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams

@@ -14,6 +14,7 @@ import pytest
 from helpers.serve import serve_http, write_skill
 from mcp import Client
 
+from desktop.cli.main import main
 from desktop.serve.content import as_text, resource_contents
 from desktop.serve.server import decode_cursor, encode_cursor
 
@@ -32,27 +33,38 @@ RunCli = Callable[..., subprocess.CompletedProcess[str]]
     ],
 )
 def test_bad_usage_exits_2_with_a_message(
-    run_cli: RunCli, tmp_path: Path, args: list[str], message: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
 ) -> None:
     write_skill(tmp_path / "skills", "one")
+    monkeypatch.chdir(tmp_path)
     argv = [a.replace("{folder}", str(tmp_path / "skills")) for a in args]
-    result = run_cli("serve", *argv, cwd=tmp_path, timeout=60)
-    assert result.returncode == 2
-    assert message in result.stderr
-    assert "Traceback" not in result.stderr
-    assert result.stdout == ""
+    assert main(["serve", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert message in err
+    assert "Traceback" not in err
+    assert out == ""
 
 
-def test_port_in_use_exits_1(run_cli: RunCli, tmp_path: Path) -> None:
+def test_port_in_use_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_skill(tmp_path, "one")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        result = run_cli("serve", tmp_path, "--http", f"127.0.0.1:{port}", timeout=60)
-    assert result.returncode == 1
-    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
-    assert "Traceback" not in result.stderr
+        assert main(["serve", str(tmp_path), "--http", f"127.0.0.1:{port}"]) == 1
+    _, err = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1:{port}" in err
+    assert "Traceback" not in err
+
+
+def test_usage_in_a_subprocess(run_cli: RunCli, tmp_path: Path) -> None:
+    result = run_cli("serve", tmp_path / "missing", timeout=60)
+    assert result.returncode == 2
+    assert "not a folder" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.anyio

@@ -203,6 +203,30 @@ async def check_directory_read(client: Client, mode: str, folder: Path) -> None:
         assert not_a_directory in caught.value.error.message
 
 
+async def check_resources_list(client: Client, mode: str, folder: Path) -> None:
+    disk = files_on_disk(folder)
+    served = {rel for rel in disk if rel.split("/")[0] not in ("broken", "misnamed")}
+    resources: list[types.Resource] = []
+    cursor: str | None = None
+    pages = 0
+    while True:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await client.session.list_resources(params=params)
+        resources += page.resources
+        pages += 1
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert pages > 3  # the same page size as skills/list
+    by_uri = {r.uri: r for r in resources}
+    assert len(by_uri) == len(resources) == len(served)
+    assert {uri.removeprefix("skill://").replace("%20", " ") for uri in by_uri} == served
+    skill_md = by_uri["skill://gamma/inner/SKILL.md"]
+    assert skill_md.name == "inner" and skill_md.description == "A skill nested in gamma."
+    assert skill_md.mime_type == "text/markdown"
+    assert by_uri["skill://byte-exact/crlf.txt"].size == len(CRLF_TEXT)
+
+
 CHECKS = [
     check_declares_extension_and_resources,
     check_lists_every_skill_in_pages,
@@ -210,6 +234,7 @@ CHECKS = [
     check_reads_are_byte_exact,
     check_unknown_resource_is_invalid_params,
     check_directory_read,
+    check_resources_list,
 ]
 
 

@@ -1,0 +1,34 @@
+"""Limits on what one MCP server may cost us during discovery (D4) and reads.
+
+Every limit that stops a walk leaves a note on the server's status saying which
+limit it was, so a truncated listing is never mistaken for a complete one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """Per-server budgets. The defaults suit an interactive window and the CLI."""
+
+    max_pages: int = 200
+    """``skills/list`` pages followed before the walk stops."""
+    max_entries: int = 20_000
+    """Skill entries kept from one server."""
+    max_bytes: int = 64 * 1024 * 1024
+    """Bytes of ``skills/list`` results (as JSON) accepted from one server."""
+    max_tool_pages: int = 50
+    """``tools/list`` pages followed (tools are listed for tool-affinity checks)."""
+    request_timeout: float = 15.0
+    """Seconds one request may take before the server is reported as not answering."""
+    connect_timeout: float = 20.0
+    """Seconds to start (or reach) the server and finish the handshake."""
+    server_timeout: float = 120.0
+    """Seconds one server's whole discovery may take."""
+    max_read_bytes: int = 16 * 1024 * 1024
+    """Bytes accepted for one dynamic skill's files (its entry has no sizes)."""
+
+
+DEFAULT_BUDGETS = Budgets()

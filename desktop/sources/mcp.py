@@ -1,0 +1,506 @@
+"""MCP servers as skill sources: discovery, and later operations on an open connection.
+
+- :func:`discover_server` is what the registry calls: connect, apply the era rules
+  (D2/D3), walk ``skills/list`` within budgets (D4), check every entry (D8/D9), list the
+  server's tools for tool-affinity checks. Never raises; a failure is a status.
+- :class:`ServerHandle` keeps one connection open for later work (``skills/get``,
+  verified reads, directory reads). A worker task owns the ``async with`` of the
+  client (enter and leave in the same task) and runs requests handed to it through a
+  queue, so the window's tasks and the CLI share one API.
+- One-shot helpers (:func:`get_skill_once`, :func:`with_server`) for the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from desktop.core.entry import parse_entry
+from desktop.core.loading import affinity_report
+from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.verify import SkillVerification
+from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
+from desktop.sources.mcp_session import (
+    McpConnection,
+    NoSkillsMethod,
+    SourceError,
+    describe_error,
+)
+from desktop.sources.reader import ReadResult, read_file, read_skill_md, verify_skill
+from desktop.store.cache import SkillCache
+
+T = TypeVar("T")
+
+__all__ = [
+    "Budgets",
+    "DirectoryChild",
+    "ServerHandle",
+    "ServerPool",
+    "discover_server",
+    "get_skill_once",
+    "with_server",
+]
+
+
+# -- discovery ---------------------------------------------------------------------------
+
+
+def _status(spec: SourceSpec) -> SourceStatus:
+    return SourceStatus(spec.origin, status="pending")
+
+
+def fill_status(status: SourceStatus, conn: McpConnection) -> None:
+    status.protocol_version = conn.protocol_version
+    status.declares_extension = conn.declares_extension
+    status.directory_read = conn.directory_read
+    status.instructions = conn.instructions
+
+
+async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
+    """Discovery over an already open connection; fills ``status``."""
+    spec = conn.spec
+    fill_status(status, conn)
+    if not conn.modern:
+        status.notes.append(
+            f"{conn.protocol_version} connection: the handshake cannot carry extensions, "
+            "so skills/list is asked once (D3)"
+        )
+    if not conn.should_list_skills():
+        status.status = "no-skills"
+        status.message = (
+            "the server does not declare io.modelcontextprotocol/skills; skills/list was not asked"
+        )
+        tools, notes = await conn.list_tools()
+        status.tools = tools
+        status.notes.extend(notes)
+        return []
+    try:
+        listing = await conn.list_skills()
+    except NoSkillsMethod as exc:
+        status.status = "no-skills"
+        status.message = str(exc)
+        tools, notes = await conn.list_tools()
+        status.tools = tools
+        status.notes.extend(notes)
+        return []
+    status.ttl_ms = listing.ttl_ms
+    status.notes.extend(listing.notes)
+    skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
+    tools, tool_notes = await conn.list_tools()
+    status.tools = tools
+    status.notes.extend(tool_notes)
+    if tools == []:
+        status.notes.append(
+            "the server lists no tools, so no skill's tool affinity governs anything"
+        )
+    if tools is not None:
+        for skill in skills:
+            if skill.state == "invalid":
+                continue
+            _rows, problems = affinity_report(skill, tools)
+            skill.problems.extend(problems)
+    status.skill_count = len(skills)
+    invalid = sum(1 for s in skills if s.state == "invalid")
+    over = sum(1 for s in skills if s.state == "over-limit")
+    parts = [f"{len(skills)} skills in {listing.pages} page(s)"]
+    if invalid:
+        parts.append(f"{invalid} invalid")
+    if over:
+        parts.append(f"{over} over a limit")
+    if listing.error:
+        status.status = "error"
+        status.message = listing.error + f" (kept {len(skills)} entries listed before it)"
+    else:
+        status.status = "ok" if skills else "no-skills"
+        status.message = ", ".join(parts)
+        if listing.notes:
+            status.message += "; listing incomplete: " + listing.notes[0]
+    return skills
+
+
+async def discover_server(
+    spec: SourceSpec, budgets: Budgets | None = None, *, mode: str = "auto"
+) -> tuple[SourceStatus, list[Skill]]:
+    """Read one MCP server's skills. Never raises: every failure is the status."""
+    b = budgets if isinstance(budgets, Budgets) else DEFAULT_BUDGETS
+    status = _status(spec)
+    skills: list[Skill] = []
+    conn = McpConnection(spec, b, mode=mode)
+    try:
+        async with asyncio.timeout(b.server_timeout):
+            async with conn:
+                skills = await discover_on(conn, status)
+    except TimeoutError:
+        status.status = "error"
+        status.message = f"discovery did not finish within {b.server_timeout:g} s"
+        tail = conn.stderr_tail()
+        if tail:
+            status.message += f" — server stderr: {tail}"
+    except SourceError as exc:
+        status.status = "error"
+        status.message = str(exc)
+    except Exception as exc:  # noqa: BLE001 - a broken server must not break discovery
+        status.status = "error"
+        status.message = describe_error(exc)
+    if status.status == "pending":
+        status.status = "error"
+        status.message = status.message or "discovery ended without a result"
+    status.skill_count = len(skills)
+    return status, skills
+
+
+# -- directory reads (D10) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryChild:
+    """One child of a directory read, judged against the held entry."""
+
+    uri: str
+    name: str
+    is_directory: bool
+    in_held_entry: bool
+
+    @property
+    def note(self) -> str:
+        if self.is_directory or self.in_held_entry:
+            return ""
+        return "not part of the skill you hold"
+
+
+def judge_children(skill: Skill, children: list[dict[str, Any]]) -> list[DirectoryChild]:
+    listed = {f.uri for f in skill.files}
+    prefixes = {f.uri.rsplit("/", 1)[0] for f in skill.files}
+    out: list[DirectoryChild] = []
+    for child in children:
+        uri = str(child.get("uri"))
+        is_dir = child.get("mimeType") == "inode/directory"
+        held = uri in listed or (
+            is_dir and any(p == uri or p.startswith(uri + "/") for p in prefixes)
+        )
+        name = child.get("name") if isinstance(child.get("name"), str) else uri.rsplit("/", 1)[-1]
+        out.append(DirectoryChild(uri, str(name)[:200], is_dir, held))
+    return out
+
+
+# -- a kept-open connection ------------------------------------------------------------------
+
+
+class ServerHandle:
+    """One server's connection, kept open by a worker task.
+
+    Use from any task on the loop that created it (the CLI's ``asyncio.run`` or the
+    window's qasync loop). Every public method is a coroutine that hands its work to
+    the worker and awaits the answer; many may run at once. Failures come back as
+    states and messages (or :class:`SourceError` for :meth:`get_skill`), never as
+    SDK exceptions. Call :meth:`close` when done (it ends the worker, which leaves
+    the client in its own task).
+    """
+
+    def __init__(
+        self,
+        spec: SourceSpec,
+        budgets: Budgets | None = None,
+        cache: SkillCache | None = None,
+        *,
+        mode: str = "auto",
+    ) -> None:
+        self.spec = spec
+        self.budgets = budgets or DEFAULT_BUDGETS
+        self.cache = cache
+        self.mode = mode
+        self.status = _status(spec)
+        self._queue: asyncio.Queue[
+            tuple[Callable[[McpConnection], Awaitable[Any]], asyncio.Future[Any]] | None
+        ] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[McpConnection] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def connected(self) -> bool:
+        return (
+            self._worker is not None
+            and not self._worker.done()
+            and self._ready is not None
+            and self._ready.done()
+            and not self._ready.exception()
+        )
+
+    @property
+    def connection(self) -> McpConnection | None:
+        """The open connection (for reading its negotiated state), or None."""
+        if self.connected and self._ready is not None:
+            return self._ready.result()
+        return None
+
+    async def start(self) -> SourceStatus:
+        """Open the connection (if not open). Returns the status (error on failure)."""
+        async with self._lock:
+            if self.connected:
+                return self.status
+            loop = asyncio.get_running_loop()
+            self._ready = loop.create_future()
+            self._queue = asyncio.Queue()
+            self._worker = loop.create_task(
+                self._run(self._ready, self._queue), name=f"mcp:{self.spec.label}"
+            )
+            try:
+                conn = await asyncio.shield(self._ready)
+            except SourceError as exc:
+                self.status.status = "error"
+                self.status.message = str(exc)
+                return self.status
+            fill_status(self.status, conn)
+            if self.status.status in ("pending", "error"):
+                self.status.status = "ok"
+                self.status.message = "connected"
+            return self.status
+
+    async def _run(
+        self,
+        ready: asyncio.Future[McpConnection],
+        queue: asyncio.Queue[
+            tuple[Callable[[McpConnection], Awaitable[Any]], asyncio.Future[Any]] | None
+        ],
+    ) -> None:
+        running: set[asyncio.Task[Any]] = set()
+        try:
+            async with McpConnection(self.spec, self.budgets, mode=self.mode) as conn:
+                ready.set_result(conn)
+                while True:
+                    item = await queue.get()
+                    if item is None:
+                        break
+                    fn, fut = item
+                    task = asyncio.create_task(_settle(fn, conn, fut))
+                    running.add(task)
+                    task.add_done_callback(running.discard)
+                for task in list(running):
+                    task.cancel()
+                if running:
+                    await asyncio.gather(*running, return_exceptions=True)
+        except BaseException as exc:  # noqa: BLE001 - reported through the futures
+            error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
+            if not ready.done():
+                ready.set_exception(error)
+            else:
+                self.status.status = "error"
+                self.status.message = f"connection lost: {error}"
+            while not queue.empty():
+                item = queue.get_nowait()
+                if item is not None and not item[1].done():
+                    item[1].set_exception(error)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+
+    async def call(self, fn: Callable[[McpConnection], Awaitable[T]]) -> T:
+        """Run ``fn(connection)`` on the open connection (reconnecting once if closed)."""
+        if not self.connected:
+            status = await self.start()
+            if not self.connected:
+                raise SourceError(status.message or "not connected")
+        fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        await self._queue.put((fn, fut))
+        return await fut
+
+    async def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        await self._queue.put(None)
+        try:
+            async with asyncio.timeout(15):
+                await asyncio.shield(worker)
+        except BaseException:  # noqa: BLE001
+            worker.cancel()
+            try:
+                await worker
+            except BaseException:  # noqa: BLE001
+                pass
+
+    async def __aenter__(self) -> ServerHandle:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- operations --------------------------------------------------------------------
+
+    async def discover(self) -> tuple[SourceStatus, list[Skill]]:
+        """Discovery on the kept connection (a re-list after ``ttlMs``, D5)."""
+        status = _status(self.spec)
+        try:
+            skills = await self.call(lambda conn: discover_on(conn, status))
+        except SourceError as exc:
+            status.status, status.message = "error", str(exc)
+            return status, []
+        self.status = status
+        return status, skills
+
+    async def get_skill(self, uri: str) -> Skill:
+        """``skills/get`` (D7): the current entry for a URI, checked like a listed one.
+
+        Raises :class:`SourceError` with a user message when there is no such skill.
+        """
+        raw = await self.call(lambda conn: conn.get_skill(uri))
+        skill = parse_entry(raw, self.spec.origin)
+        if skill.uri != uri:
+            from desktop.core.model import Problem
+
+            skill.problems.append(
+                Problem(
+                    "get-uri-mismatch",
+                    f"asked for {uri}, the server answered with an entry for {skill.uri}",
+                    "invalid",
+                )
+            )
+        tools = self.status.tools
+        if tools is not None and skill.state != "invalid":
+            skill.problems.extend(affinity_report(skill, tools)[1])
+        return skill
+
+    async def read_file(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
+        """A verified read of one listed file (V1-V5); bytes only when usable."""
+        return await read_file(
+            skill,
+            uri,
+            source=_HandleSource(self),
+            cache=self.cache,
+            refresh=refresh,
+            max_read_bytes=self.budgets.max_read_bytes,
+        )
+
+    async def read_skill_md(self, skill: Skill, *, refresh: bool = False) -> ReadResult:
+        return await read_skill_md(
+            skill, source=_HandleSource(self), cache=self.cache, refresh=refresh
+        )
+
+    async def verify(self, skill: Skill, *, refresh: bool = False) -> SkillVerification:
+        return await verify_skill(
+            skill, source=_HandleSource(self), cache=self.cache, refresh=refresh
+        )
+
+    async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
+        """Children of a directory, each marked whether it is in the held entry (D10).
+
+        Raises :class:`SourceError` when the server does not declare ``directoryRead``.
+        """
+        children = await self.call(lambda conn: conn.read_directory(uri))
+        return judge_children(skill, children)
+
+
+async def _settle(
+    fn: Callable[[McpConnection], Awaitable[Any]], conn: McpConnection, fut: asyncio.Future[Any]
+) -> None:
+    try:
+        result = await fn(conn)
+    except asyncio.CancelledError:
+        if not fut.done():
+            fut.set_exception(SourceError("the connection was closed"))
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        if not fut.done():
+            fut.set_exception(
+                exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
+            )
+        return
+    if not fut.done():
+        fut.set_result(result)
+
+
+class _HandleSource:
+    """The reader's byte source, routed through a handle's worker."""
+
+    def __init__(self, handle: ServerHandle) -> None:
+        self.handle = handle
+
+    async def read_bytes(
+        self, uri: str, *, refresh: bool = False, limit: int | None = None, expected_size: int = 0
+    ) -> bytes:
+        return await self.handle.call(
+            lambda conn: conn.read_bytes(
+                uri, refresh=refresh, limit=limit, expected_size=expected_size
+            )
+        )
+
+    def mark_stale(self, uri: str) -> None:
+        conn = self.handle.connection
+        if conn is not None:
+            conn.mark_stale(uri)
+
+
+class ServerPool:
+    """Handles by source label, opened on first use, closed together."""
+
+    def __init__(
+        self,
+        specs: list[SourceSpec],
+        budgets: Budgets | None = None,
+        cache: SkillCache | None = None,
+    ) -> None:
+        self.specs = {s.label: s for s in specs if s.kind == "mcp"}
+        self.budgets = budgets or DEFAULT_BUDGETS
+        self.cache = cache if cache is not None else SkillCache()
+        self._handles: dict[str, ServerHandle] = {}
+
+    def handle(self, label: str) -> ServerHandle:
+        if label not in self._handles:
+            if label not in self.specs:
+                raise KeyError(label)
+            self._handles[label] = ServerHandle(self.specs[label], self.budgets, self.cache)
+        return self._handles[label]
+
+    async def read_file(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
+        """Verified read for a skill of either origin."""
+        if skill.origin.kind == "local":
+            return await read_file(skill, uri, refresh=refresh)
+        return await self.handle(skill.origin.label).read_file(skill, uri, refresh=refresh)
+
+    async def read_skill_md(self, skill: Skill, *, refresh: bool = False) -> ReadResult:
+        if skill.origin.kind == "local":
+            return await read_skill_md(skill)
+        return await self.handle(skill.origin.label).read_skill_md(skill, refresh=refresh)
+
+    async def verify(self, skill: Skill, *, refresh: bool = False) -> SkillVerification:
+        if skill.origin.kind == "local":
+            return await verify_skill(skill)
+        return await self.handle(skill.origin.label).verify(skill, refresh=refresh)
+
+    async def close(self) -> None:
+        handles, self._handles = list(self._handles.values()), {}
+        await asyncio.gather(*(h.close() for h in handles), return_exceptions=True)
+
+    async def __aenter__(self) -> ServerPool:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+# -- one-shot helpers for the CLI ----------------------------------------------------------
+
+
+async def with_server(
+    spec: SourceSpec,
+    fn: Callable[[ServerHandle], Awaitable[T]],
+    budgets: Budgets | None = None,
+    cache: SkillCache | None = None,
+) -> T:
+    """Open a handle, run ``fn`` with it, close it."""
+    handle = ServerHandle(spec, budgets, cache)
+    try:
+        status = await handle.start()
+        if status.status == "error":
+            raise SourceError(status.message)
+        return await fn(handle)
+    finally:
+        await handle.close()
+
+
+async def get_skill_once(spec: SourceSpec, uri: str, budgets: Budgets | None = None) -> Skill:
+    """``skills/get`` on a fresh connection (raises :class:`SourceError` with a message)."""
+    return await with_server(spec, lambda h: h.get_skill(uri), budgets)

@@ -1,0 +1,498 @@
+"""One open connection to one MCP server, speaking the Skills extension.
+
+:class:`McpConnection` is an async context manager around ``mcp.Client``. Enter and
+leave it in the same task (the SDK's task groups require it); requests may be sent
+from other tasks on the same loop while it is open.
+
+It knows the era rules (D1-D3) and nothing about the catalog: it returns raw wire
+data and plain notes; ``desktop.core.entry`` turns entries into skills.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import tempfile
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp import Client, MCPError, StdioServerParameters, types
+from mcp.client import advertise
+from mcp.client.stdio import stdio_client
+from mcp_types import METHOD_NOT_FOUND
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ConfigDict, TypeAdapter
+
+from desktop import __version__
+from desktop.core.model import SourceSpec
+from desktop.core.placeholders import UnresolvedPlaceholder, resolve_pairs
+from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+_RAW = TypeAdapter(dict[str, Any])
+
+
+class _Params(types.RequestParams):
+    """Params of an extension request: whatever fields the method takes."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+STDERR_TAIL = 600
+
+
+class SourceError(Exception):
+    """A failure to show the user as the server's status message (never a traceback)."""
+
+
+class NoSkillsMethod(SourceError):
+    """The server answered -32601 to a skills method: it has no skills (D3)."""
+
+
+def first_leaf(exc: BaseException) -> BaseException:
+    """Unwrap exception groups (the SDK's task groups wrap what escapes them)."""
+    while isinstance(exc, BaseExceptionGroup):
+        leaves = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
+        exc = (leaves or list(exc.exceptions))[0]
+    return exc
+
+
+def describe_error(exc: BaseException, timeout: float | None = None) -> str:
+    """A one-line human message for anything a connection can raise."""
+    leaf = first_leaf(exc)
+    if isinstance(leaf, SourceError):
+        return str(leaf)
+    if isinstance(leaf, MCPError):
+        if leaf.code == -32001 and timeout:
+            return f"no answer within {timeout:g} s ({leaf.message})"
+        return f"{leaf.message} (error {leaf.code})"
+    if isinstance(leaf, TimeoutError | asyncio.TimeoutError):
+        return f"no answer within {timeout:g} s" if timeout else "timed out"
+    if isinstance(leaf, FileNotFoundError):
+        return f"cannot start the server: {leaf.filename or leaf}: no such file or command"
+    if isinstance(leaf, PermissionError):
+        return f"cannot start the server: {leaf.filename or leaf}: permission denied"
+    if isinstance(leaf, OSError):
+        return f"cannot reach the server: {leaf.strerror or leaf}"
+    text = " ".join(str(leaf).split()) or type(leaf).__name__
+    return f"{type(leaf).__name__}: {text[:300]}"
+
+
+@dataclass(slots=True)
+class Listing:
+    """What ``skills/list`` gave, within budgets."""
+
+    entries: list[Any] = field(default_factory=list)
+    pages: int = 0
+    bytes: int = 0
+    ttl_ms: int | None = None
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None  # the walk ended on an error (entries so far are kept)
+
+
+class McpConnection:
+    """An open connection: era, capabilities, and the Skills-extension requests."""
+
+    def __init__(
+        self,
+        spec: SourceSpec,
+        budgets: Budgets | None = None,
+        *,
+        mode: str = "auto",
+        environ: dict[str, str] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.budgets = budgets or DEFAULT_BUDGETS
+        self.mode = mode
+        self._environ = environ
+        self._stack: AsyncExitStack | None = None
+        self._client: Client | None = None
+        self._errlog: Any = None
+        self._stale: set[str] = set()
+        self.notes: list[str] = []
+
+    # -- opening -----------------------------------------------------------------------
+
+    def _transport(self, stack: AsyncExitStack) -> Any:
+        env = self._environ if self._environ is not None else dict(os.environ)
+        if self.spec.transport == "stdio":
+            if not self.spec.command:
+                raise SourceError("no command to start the server")
+            try:
+                extra = resolve_pairs(self.spec.env, env)
+            except UnresolvedPlaceholder as exc:
+                raise SourceError(f"cannot start the server: {exc}") from None
+            self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+            stack.callback(self._errlog.close)
+            params = StdioServerParameters(
+                command=self.spec.command[0], args=list(self.spec.command[1:]), env=extra or None
+            )
+            return stdio_client(params, errlog=self._errlog)
+        if self.spec.transport == "http":
+            try:
+                headers = resolve_pairs(self.spec.headers, env)
+            except UnresolvedPlaceholder as exc:
+                raise SourceError(f"cannot connect: {exc}") from None
+            if not headers:
+                return self.spec.endpoint
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = create_mcp_http_client(headers=headers)
+            return _HttpTransport(
+                http, streamable_http_client(self.spec.endpoint, http_client=http)
+            )
+        raise SourceError(f"not an MCP transport: {self.spec.transport}")
+
+    def stderr_tail(self) -> str:
+        if self._errlog is None or self._errlog.closed:
+            return ""
+        try:
+            self._errlog.flush()
+            self._errlog.seek(0, os.SEEK_END)
+            end = self._errlog.tell()
+            self._errlog.seek(max(0, end - 4 * STDERR_TAIL))
+            text = self._errlog.read()
+        except (OSError, ValueError):
+            return ""
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        tail = " | ".join(lines[-4:])
+        return tail[-STDERR_TAIL:]
+
+    def explain(self, exc: BaseException, timeout: float | None = None) -> str:
+        message = describe_error(exc, timeout or self.budgets.request_timeout)
+        tail = self.stderr_tail()
+        if tail:
+            message += f" — server stderr: {tail}"
+        return message
+
+    async def __aenter__(self) -> McpConnection:
+        stack = AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            server = self._transport(stack)
+            client = Client(
+                server,
+                mode=self.mode,
+                extensions=[advertise(SKILLS_EXTENSION)],
+                # Timeouts are ours (per request, scaled for large reads): see _bounded.
+                read_timeout_seconds=None,
+                client_info=types.Implementation(name="skill-catalog", version=__version__),
+            )
+            async with asyncio.timeout(self.budgets.connect_timeout):
+                await stack.enter_async_context(client)
+                if self.mode in MODERN_PROTOCOL_VERSIONS:
+                    # A pinned client adopts a synthesized discover result with no
+                    # capabilities: ask the server for its real ones.
+                    raw = await client.session.send_discover(self.mode)
+                    client.session.adopt(types.DiscoverResult.model_validate(raw))
+        except BaseException as exc:
+            message = self.explain(exc, self.budgets.connect_timeout)
+            await _close_quietly(stack)
+            if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
+                raise
+            raise SourceError(f"could not connect: {message}") from None
+        self._stack = stack
+        self._client = client
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            await _close_quietly(stack)
+
+    # -- what the handshake told us ------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise SourceError("the connection is closed")
+        return self._client
+
+    @property
+    def protocol_version(self) -> str:
+        return self.client.protocol_version
+
+    @property
+    def modern(self) -> bool:
+        return self.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    @property
+    def extension_settings(self) -> dict[str, Any] | None:
+        caps = self.client.server_capabilities
+        extensions = getattr(caps, "extensions", None) or {}
+        settings = extensions.get(SKILLS_EXTENSION)
+        if settings is None:
+            return None
+        return settings if isinstance(settings, dict) else {}
+
+    @property
+    def declares_extension(self) -> bool | None:
+        """True/False on a modern connection; None on a 2025-era one (cannot be told)."""
+        if self.extension_settings is not None:
+            return True
+        return False if self.modern else None
+
+    @property
+    def directory_read(self) -> bool:
+        settings = self.extension_settings or {}
+        nested = settings.get("config") if isinstance(settings.get("config"), dict) else {}
+        return settings.get("directoryRead") is True or nested.get("directoryRead") is True
+
+    @property
+    def instructions(self) -> str | None:
+        text = self.client.instructions
+        return text if isinstance(text, str) else None
+
+    def should_list_skills(self) -> bool:
+        """D2/D3: modern only when declared; 2025-era always (once per discovery)."""
+        return bool(self.declares_extension) if self.modern else True
+
+    # -- requests ----------------------------------------------------------------------
+
+    async def _bounded(self, what: str, coro: Any, timeout: float | None = None) -> Any:
+        """Await one request within its timeout; a timeout becomes a SourceError."""
+        limit = timeout or self.budgets.request_timeout
+        try:
+            async with asyncio.timeout(limit):
+                return await coro
+        except TimeoutError:
+            raise SourceError(f"no answer to {what} within {limit:g} s") from None
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a request and return the raw result (any shape the server sent)."""
+        return await self._bounded(
+            method,
+            self.client.session.send_request(
+                types.Request(method=method, params=_Params(**(params or {}))), _RAW
+            ),
+        )
+
+    async def list_skills(self) -> Listing:
+        """Walk ``skills/list`` within the budgets (D4)."""
+        b = self.budgets
+        out = Listing()
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            if out.pages >= b.max_pages:
+                out.notes.append(
+                    f"listing stopped after {out.pages} pages (page budget {b.max_pages})"
+                )
+                break
+            params = {"cursor": cursor} if cursor is not None else {}
+            try:
+                page = await self.request("skills/list", params)
+            except MCPError as exc:
+                if exc.code == METHOD_NOT_FOUND and out.pages == 0:
+                    raise NoSkillsMethod(
+                        "the server answered skills/list with -32601: it has no skills"
+                    ) from None
+                out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
+                break
+            except Exception as exc:
+                out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
+                break
+            out.pages += 1
+            size = len(json.dumps(page, default=str))
+            if out.bytes + size > b.max_bytes:
+                out.notes.append(
+                    f"listing stopped at page {out.pages}: over the {b.max_bytes:,}-byte budget"
+                )
+                break
+            out.bytes += size
+            if out.pages == 1:
+                ttl = page.get("ttlMs")
+                if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0:
+                    out.ttl_ms = ttl
+            skills = page.get("skills")
+            if not isinstance(skills, list):
+                out.error = f"skills/list page {out.pages} has no 'skills' array"
+                break
+            room = b.max_entries - len(out.entries)
+            if len(skills) > room:
+                out.entries.extend(skills[: max(room, 0)])
+                out.notes.append(f"listing stopped at {b.max_entries} entries (entry budget)")
+                break
+            out.entries.extend(skills)
+            nxt = page.get("nextCursor")
+            if nxt is None:
+                break
+            if not isinstance(nxt, str) or not nxt:
+                out.notes.append(f"listing stopped: page {out.pages} has a malformed nextCursor")
+                break
+            if nxt in seen or nxt == cursor:
+                out.notes.append(
+                    f"listing stopped: the server repeated cursor {nxt[:40]!r} (a loop) at page {out.pages}"
+                )
+                break
+            seen.add(nxt)
+            cursor = nxt
+        return out
+
+    async def list_tools(self) -> tuple[list[str] | None, list[str]]:
+        """The server's tool names (all pages within budget), and notes."""
+        notes: list[str] = []
+        caps = self.client.server_capabilities
+        if getattr(caps, "tools", None) is None:
+            return [], ["the server declares no tools capability, so it lists no tools"]
+        names: list[str] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(self.budgets.max_tool_pages):
+            try:
+                page = await self._bounded(
+                    "tools/list", self.client.list_tools(cursor=cursor, cache_mode="bypass")
+                )
+            except MCPError as exc:
+                if exc.code == METHOD_NOT_FOUND:
+                    return [], ["the server answered tools/list with -32601: it has no tools"]
+                notes.append(f"tools/list failed: {self.explain(exc)}")
+                return (names or None), notes
+            except Exception as exc:
+                notes.append(f"tools/list failed: {self.explain(exc)}")
+                return (names or None), notes
+            names.extend(t.name for t in page.tools)
+            nxt = page.next_cursor
+            if nxt is None:
+                return names, notes
+            if nxt in seen:
+                notes.append("tools/list stopped: the server repeated a cursor")
+                return names, notes
+            seen.add(nxt)
+            cursor = nxt
+        notes.append(f"tools/list stopped after {self.budgets.max_tool_pages} pages (page budget)")
+        return names, notes
+
+    async def get_skill(self, uri: str) -> Any:
+        """``skills/get`` for one URI (D7); returns the raw ``skill`` value."""
+        try:
+            result = await self.request("skills/get", {"uri": uri})
+        except MCPError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                raise NoSkillsMethod(
+                    "the server answered skills/get with -32601: it has no skills"
+                ) from None
+            if exc.code == -32602:
+                raise SourceError(f"the server serves no skill at {uri} ({exc.message})") from None
+            raise SourceError(f"skills/get failed: {self.explain(exc)}") from None
+        if "skill" not in result:
+            raise SourceError("skills/get answered without a 'skill' entry")
+        return result["skill"]
+
+    def mark_stale(self, uri: str) -> None:
+        """After a mismatch: the SDK's response cache must not answer for this URI again."""
+        self._stale.add(uri)
+
+    async def read_bytes(
+        self,
+        uri: str,
+        *,
+        refresh: bool = False,
+        limit: int | None = None,
+        expected_size: int = 0,
+    ) -> bytes:
+        """``resources/read`` of one URI, returning the raw bytes as received.
+
+        Text is UTF-8 encoded exactly as received (no newline or BOM changes); blobs
+        are base64-decoded. ``refresh`` (or an earlier mismatch) bypasses the SDK's
+        response cache.
+        """
+        mode = "refresh" if (refresh or uri in self._stale) else "use"
+        # Large files take time to travel: allow 2 s per MiB on top of the request timeout.
+        timeout = self.budgets.request_timeout + 2.0 * expected_size / (1024 * 1024)
+        try:
+            result = await self._bounded(
+                f"resources/read of {uri}", self.client.read_resource(uri, cache_mode=mode), timeout
+            )
+        except MCPError as exc:
+            raise SourceError(f"resources/read of {uri} failed: {self.explain(exc)}") from None
+        self._stale.discard(uri)
+        contents = list(result.contents)
+        matching = [c for c in contents if str(c.uri) == uri]
+        if len(matching) == 1:
+            item = matching[0]
+        elif len(contents) == 1:
+            item = contents[0]
+        else:
+            raise SourceError(
+                f"resources/read of {uri} returned {len(contents)} contents, none unambiguously for it"
+            )
+        if isinstance(item, types.BlobResourceContents):
+            if limit is not None and len(item.blob) > (limit * 4) // 3 + 8:
+                raise SourceError(f"{uri} is larger than {limit:,} bytes; not read")
+            try:
+                return base64.b64decode(item.blob, validate=True)
+            except ValueError:
+                raise SourceError(f"{uri}: the blob is not valid base64") from None
+        text = getattr(item, "text", None)
+        if not isinstance(text, str):
+            raise SourceError(f"{uri}: the content is neither text nor blob")
+        return text.encode("utf-8", "surrogatepass")
+
+    async def read_directory(self, uri: str) -> list[dict[str, Any]]:
+        """``resources/directory/read`` (all pages within budget); only where declared (D10)."""
+        if not self.directory_read:
+            raise SourceError("the server does not declare directoryRead; directories are not read")
+        out: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(self.budgets.max_pages):
+            params: dict[str, Any] = {"uri": uri}
+            if cursor is not None:
+                params["cursor"] = cursor
+            try:
+                page = await self.request("resources/directory/read", params)
+            except MCPError as exc:
+                raise SourceError(
+                    f"resources/directory/read of {uri} failed: {self.explain(exc)}"
+                ) from None
+            items = page.get("resources")
+            if not isinstance(items, list):
+                raise SourceError("resources/directory/read answered without a 'resources' array")
+            out.extend(i for i in items if isinstance(i, dict) and isinstance(i.get("uri"), str))
+            nxt = page.get("nextCursor")
+            if not isinstance(nxt, str) or nxt in seen:
+                break
+            seen.add(nxt)
+            cursor = nxt
+        return out
+
+
+class _HttpTransport:
+    """Streamable HTTP with our own httpx client (for headers), closed after the stream."""
+
+    def __init__(self, http: Any, inner: Any) -> None:
+        self._http = http
+        self._inner = inner
+
+    async def __aenter__(self) -> Any:
+        await self._http.__aenter__()
+        try:
+            return await self._inner.__aenter__()
+        except BaseException:
+            await self._http.__aexit__(None, None, None)
+            raise
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        try:
+            return await self._inner.__aexit__(*exc)
+        finally:
+            await self._http.__aexit__(None, None, None)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() == 0
+
+
+async def _close_quietly(stack: AsyncExitStack) -> None:
+    try:
+        async with asyncio.timeout(10):
+            await stack.aclose()
+    except BaseException as exc:  # noqa: BLE001 - closing a broken server must not raise
+        if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
+            raise

@@ -1,0 +1,195 @@
+"""Verified reads of a skill's files, the one path for both origins (V1-V7).
+
+Server skills: refuse unlisted files before fetching (V4), serve from the private
+cache when the cached copy still hashes to the entry, else ``resources/read``,
+check size, digest and (for ``SKILL.md``) frontmatter, and cache only verified
+bytes. Local skills: re-read the file from disk and verify it against the scanned
+manifest, so a file changed since the scan is caught the same way.
+
+Bytes leave this module only when they are usable: ``verified``, or ``dynamic`` (and
+then marked as unverified). Hashing of large files runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Protocol
+
+from desktop.core.entry import skill_md_uri
+from desktop.core.frontmatter import ParsedSkillMd
+from desktop.core.model import Skill
+from desktop.core.verify import (
+    MISMATCHES,
+    READ_ERROR,
+    VERIFIED,
+    FileVerification,
+    SkillVerification,
+    check_listed,
+    measure,
+    summarize,
+    verify_file,
+)
+from desktop.sources.folder import read_local_file
+from desktop.store.cache import SkillCache
+
+THREAD_HASH_BYTES = 256 * 1024
+
+
+class ByteSource(Protocol):
+    """Where a server skill's bytes come from (an open connection or a worker)."""
+
+    async def read_bytes(
+        self, uri: str, *, refresh: bool = False, limit: int | None = None, expected_size: int = 0
+    ) -> bytes: ...
+
+    def mark_stale(self, uri: str) -> None: ...
+
+
+@dataclass(slots=True)
+class ReadResult:
+    """One file read through verification. ``data`` is None unless the bytes are usable."""
+
+    skill_id: str
+    verification: FileVerification
+    data: bytes | None = None
+    parsed: ParsedSkillMd | None = None
+    from_cache: bool = False
+
+    @property
+    def state(self) -> str:
+        return self.verification.state
+
+    @property
+    def message(self) -> str:
+        return self.verification.message
+
+    @property
+    def verified(self) -> bool:
+        return self.verification.state == VERIFIED
+
+    @property
+    def refresh_offered(self) -> bool:
+        """A mismatch: the entry may be stale; offer ``skills/get`` (server skills)."""
+        return self.verification.state in MISMATCHES
+
+    @property
+    def text(self) -> str | None:
+        if self.data is None:
+            return None
+        return self.data.decode("utf-8", "replace")
+
+
+async def _verify(
+    skill: Skill, uri: str, data: bytes
+) -> tuple[FileVerification, ParsedSkillMd | None]:
+    if len(data) >= THREAD_HASH_BYTES:
+        measured = await asyncio.to_thread(measure, data)
+        return verify_file(skill, uri, data, measured)
+    return verify_file(skill, uri, data)
+
+
+async def read_file(
+    skill: Skill,
+    uri: str,
+    *,
+    source: ByteSource | None = None,
+    cache: SkillCache | None = None,
+    refresh: bool = False,
+    max_read_bytes: int = 16 * 1024 * 1024,
+) -> ReadResult:
+    """Read one file of ``skill`` (``uri`` as listed in its manifest) and verify it.
+
+    ``source`` is required for server skills. Never raises for bad content or a
+    failed read: the state and message say what happened.
+    """
+    refused = check_listed(skill, uri)
+    if refused is not None:
+        return ReadResult(skill.id, refused)
+    if skill.origin.kind == "local":
+        try:
+            data = await asyncio.to_thread(read_local_file, skill, uri)
+        except OSError as exc:
+            return ReadResult(
+                skill.id, FileVerification(uri, READ_ERROR, f"{uri}: cannot read: {exc}")
+            )
+        verification, parsed = await _verify(skill, uri, data)
+        return _result(skill, verification, data, parsed)
+
+    if source is None:
+        return ReadResult(
+            skill.id, FileVerification(uri, READ_ERROR, "not connected to the server")
+        )
+    expected = skill.file(uri)
+    if cache is not None and expected is not None and not refresh:
+        cached = await asyncio.to_thread(cache.get, skill.origin, uri, expected)
+        if cached is not None:
+            verification, parsed = await _verify(skill, uri, cached)
+            if verification.state == VERIFIED:
+                return ReadResult(skill.id, verification, cached, parsed, from_cache=True)
+    limit = expected.size + 1 if expected is not None else max_read_bytes
+    try:
+        data = await source.read_bytes(
+            uri,
+            refresh=refresh,
+            limit=max(limit, max_read_bytes),
+            expected_size=expected.size if expected is not None else max_read_bytes,
+        )
+    except Exception as exc:  # noqa: BLE001 - a failed read is a state, not a crash
+        from desktop.sources.mcp_session import describe_error
+
+        return ReadResult(
+            skill.id, FileVerification(uri, READ_ERROR, f"{uri}: {describe_error(exc)}")
+        )
+    if skill.is_dynamic and len(data) > max_read_bytes:
+        return ReadResult(
+            skill.id,
+            FileVerification(uri, READ_ERROR, f"{uri}: over {max_read_bytes:,} bytes; not loaded"),
+        )
+    verification, parsed = await _verify(skill, uri, data)
+    if verification.state in MISMATCHES:
+        source.mark_stale(uri)
+        return ReadResult(skill.id, verification)
+    if verification.state == VERIFIED and cache is not None and expected is not None:
+        try:
+            await asyncio.to_thread(cache.put, skill.origin, uri, expected, data)
+        except OSError:
+            pass  # a cache that cannot be written costs a re-read, nothing else
+    return _result(skill, verification, data, parsed)
+
+
+def _result(
+    skill: Skill, verification: FileVerification, data: bytes, parsed: ParsedSkillMd | None
+) -> ReadResult:
+    if verification.usable:
+        return ReadResult(skill.id, verification, data, parsed)
+    return ReadResult(skill.id, verification)
+
+
+async def read_skill_md(
+    skill: Skill,
+    *,
+    source: ByteSource | None = None,
+    cache: SkillCache | None = None,
+    refresh: bool = False,
+) -> ReadResult:
+    """Read a skill's own ``SKILL.md`` for the preview."""
+    return await read_file(skill, skill_md_uri(skill), source=source, cache=cache, refresh=refresh)
+
+
+async def verify_skill(
+    skill: Skill,
+    *,
+    source: ByteSource | None = None,
+    cache: SkillCache | None = None,
+    refresh: bool = False,
+) -> SkillVerification:
+    """Fetch and verify every file of a skill (the ``verify`` command and the window)."""
+    if skill.state in ("invalid", "over-limit"):
+        return summarize(skill, [])
+    uris = [f.uri for f in skill.files] if not skill.is_dynamic else [skill_md_uri(skill)]
+    results: list[FileVerification] = []
+    for uri in uris:
+        result = await read_file(skill, uri, source=source, cache=cache, refresh=refresh)
+        results.append(result.verification)
+    return summarize(skill, results)

@@ -1,0 +1,325 @@
+"""A misbehaving Skills-extension server for tests, built on the SDK's low-level ``Server``.
+
+Run as ``python hostile.py SCENARIO [--record FILE] [--http PORT]``. It serves over stdio
+(or Streamable HTTP on 127.0.0.1). Every request method it receives is appended, one a
+line, to ``--record`` so a test can assert what the client asked (and what it did not).
+
+Each scenario changes one thing about an otherwise correct server publishing the skill
+``skill://demo/SKILL.md`` (SKILL.md + ``references/guide.md``) with tools ``search`` and
+``fetch``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import copy
+import hashlib
+import os
+import sys
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server.lowlevel.server import Server
+from pydantic import ConfigDict
+
+EXT = "io.modelcontextprotocol/skills"
+MIB = 1024 * 1024
+
+
+class Params(types.RequestParams):
+    model_config = ConfigDict(extra="allow")
+    cursor: str | None = None
+    uri: str | None = None
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def skill_md(name: str, description: str, extra: str = "") -> bytes:
+    return (
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n\n"
+        "Read references/guide.md first.\r\nA CRLF line and a trailing space \n"
+    ).encode()
+
+
+GUIDE = "\ufeffThe guide: keep its BOM and CRLF.\r\n".encode()
+
+
+class Catalog:
+    """Files by URI and the entries a listing returns."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.entries: list[dict[str, Any]] = []
+
+    def add(
+        self,
+        path: str,
+        name: str,
+        description: str = "A demo skill for tests",
+        *,
+        extra_fm: str = "",
+        fm: dict[str, Any] | None = None,
+        files: dict[str, bytes] | None = None,
+    ) -> dict[str, Any]:
+        base = f"skill://{path}"
+        md = skill_md(name, description, extra_fm)
+        self.files[f"{base}/SKILL.md"] = md
+        for rel, data in (files or {}).items():
+            self.files[f"{base}/{rel}"] = data
+        resources = [{"uri": f"{base}/SKILL.md", "digest": digest(md), "size": len(md)}]
+        for rel, data in (files or {}).items():
+            resources.append({"uri": f"{base}/{rel}", "digest": digest(data), "size": len(data)})
+        entry = {
+            "uri": f"{base}/SKILL.md",
+            "frontmatter": fm if fm is not None else {"name": name, "description": description},
+            "resources": resources,
+        }
+        self.entries.append(entry)
+        return entry
+
+
+def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
+    cat = Catalog()
+    opts: dict[str, Any] = {"declare": True, "tools": ["search", "fetch"], "skills": True}
+    affinity = "metadata:\n  nimblebrain:\n    tool-affinity: [search]\n"
+    demo = cat.add(
+        "demo",
+        "demo",
+        extra_fm=affinity,
+        fm={
+            "name": "demo",
+            "description": "A demo skill for tests",
+            "metadata": {"nimblebrain": {"tool-affinity": ["search"]}},
+        },
+        files={"references/guide.md": GUIDE},
+    )
+    res = demo["resources"]
+    if scenario == "wrong-digest":
+        res[1]["digest"] = "sha256:" + "0" * 64
+    elif scenario == "wrong-size":
+        res[1]["size"] += 3
+    elif scenario == "fm-differs":
+        demo["frontmatter"]["description"] = "Something the file does not say"
+    elif scenario == "resources-missing":
+        del demo["resources"]
+    elif scenario == "resources-wrong-type":
+        demo["resources"] = {"uri": "skill://demo/SKILL.md"}
+    elif scenario == "outside":
+        res.append({"uri": "skill://other/secret.md", "digest": digest(b"x"), "size": 1})
+        cat.files["skill://other/secret.md"] = b"x"
+    elif scenario == "dotdot":
+        res.append({"uri": "skill://demo/../other/x.md", "digest": digest(b"x"), "size": 1})
+    elif scenario == "skill-md-unlisted":
+        del res[0]
+    elif scenario == "dup-uri":
+        res.append(dict(res[1]))
+    elif scenario == "name-mismatch":
+        demo["frontmatter"]["name"] = "other"
+    elif scenario == "files-513":
+        for i in range(512):
+            data = f"file {i}\n".encode()
+            uri = f"skill://demo/f/{i}.txt"
+            cat.files[uri] = data
+            res.append({"uri": uri, "digest": digest(data), "size": len(data)})
+    elif scenario == "bytes-17mib":
+        res.append({"uri": "skill://demo/big.bin", "digest": "sha256:" + "1" * 64, "size": 17 * MIB})
+    elif scenario == "dynamic":
+        demo["resources"] = "dynamic"
+    elif scenario == "alias-bomb":
+        bomb = (
+            'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
+            "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+            "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+            "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+        )
+        md = skill_md("bomb", "An alias bomb", bomb)
+        cat.files["skill://bomb/SKILL.md"] = md
+        cat.entries.append(
+            {
+                "uri": "skill://bomb/SKILL.md",
+                "frontmatter": {"name": "bomb", "description": "An alias bomb"},
+                "resources": [{"uri": "skill://bomb/SKILL.md", "digest": digest(md), "size": len(md)}],
+            }
+        )
+        deep: Any = "x"
+        for _ in range(40):
+            deep = {"k": deep}
+        cat.entries.append(
+            {
+                "uri": "skill://deep/SKILL.md",
+                "frontmatter": {"name": "deep", "description": "Too deep", "metadata": deep},
+                "resources": "dynamic",
+            }
+        )
+    elif scenario == "modern-undeclared":
+        opts["declare"] = False
+    elif scenario == "no-skills":
+        opts["skills"] = False
+    elif scenario == "no-tools":
+        opts["tools"] = []
+    elif scenario == "big":
+        data = bytes(range(256)) * (16 * MIB // 256 - 64)
+        cat.add("big", "big", files={"blob.bin": data})
+    elif scenario == "stale":
+        # The guide changed after the listing: only skills/get describes it.
+        cat.files["skill://demo/references/guide.md"] = b"a newer guide\n"
+    elif scenario == "directory":
+        opts["directory"] = True
+        cat.files["skill://demo/references/added-later.md"] = b"new\n"
+    opts["instructions"] = (
+        "Use skill://demo/SKILL.md before searching. "
+        + ("Padding so the text passes the 2048-character point. " * 45)
+        + "Late pointer: skill://hidden/SKILL.md is only reachable by URI."
+    )
+    hidden = {
+        "uri": "skill://hidden/SKILL.md",
+        "frontmatter": {"name": "hidden", "description": "Not in the listing"},
+        "resources": [],
+    }
+    md = skill_md("hidden", "Not in the listing")
+    cat.files["skill://hidden/SKILL.md"] = md
+    hidden["resources"] = [{"uri": "skill://hidden/SKILL.md", "digest": digest(md), "size": len(md)}]
+    opts["hidden"] = hidden
+    return cat, opts
+
+
+def make_server(scenario: str, record: str | None) -> Server[Any]:
+    cat, opts = build(scenario)
+    state = {"reads": 0}
+
+    def note(method: str) -> None:
+        if record:
+            with open(record, "a", encoding="utf-8") as fh:
+                fh.write(method + "\n")
+
+    async def skills_list(ctx: Any, params: Params) -> dict[str, Any]:
+        cursor = params.cursor
+        if scenario == "repeat-cursor":
+            return {"skills": cat.entries if cursor is None else [], "nextCursor": "again", "ttlMs": 1000, "cacheScope": "public"}
+        if scenario == "endless":
+            n = int(cursor or "0")
+            return {"skills": [], "nextCursor": str(n + 1), "ttlMs": 1000, "cacheScope": "public"}
+        if scenario == "hang-list":
+            await anyio.sleep_forever()
+        if scenario == "exit-mid-listing" and cursor is not None:
+            os._exit(3)
+        if scenario in ("paged", "exit-mid-listing"):
+            index = int(cursor or "0")
+            page = cat.entries[index : index + 1]
+            out: dict[str, Any] = {"skills": copy.deepcopy(page), "ttlMs": 30000, "cacheScope": "public"}
+            if scenario == "exit-mid-listing" or index + 1 < len(cat.entries):
+                out["nextCursor"] = str(index + 1)
+            return out
+        return {"skills": copy.deepcopy(cat.entries), "ttlMs": 30000, "cacheScope": "public"}
+
+    async def skills_get(ctx: Any, params: Params) -> dict[str, Any]:
+        for entry in [*cat.entries, opts["hidden"]]:
+            if entry["uri"] == params.uri:
+                entry = copy.deepcopy(entry)
+                if scenario in ("wrong-digest", "stale") and isinstance(entry.get("resources"), list):
+                    # The fresh entry describes what is served now.
+                    for r in entry["resources"]:
+                        if r["uri"] in cat.files:
+                            r["digest"] = digest(cat.files[r["uri"]])
+                            r["size"] = len(cat.files[r["uri"]])
+                return {"skill": entry, "ttlMs": 30000, "cacheScope": "public"}
+        from mcp import MCPError
+
+        raise MCPError(code=-32602, message=f"No skill is served at {params.uri}")
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        state["reads"] += 1
+        data = cat.files.get(uri)
+        if data is None:
+            from mcp import MCPError
+
+            raise MCPError(code=-32602, message=f"unknown resource {uri}")
+        if scenario == "flip" and state["reads"] == 1:
+            data = data + b"tampered"
+        if scenario == "big" or not uri.endswith(".md"):
+            content: Any = types.BlobResourceContents(
+                uri=uri, mime_type="application/octet-stream", blob=base64.b64encode(data).decode()
+            )
+        else:
+            content = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=data.decode())
+        return types.ReadResourceResult(contents=[content], ttl_ms=600000, cache_scope="public")
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def dir_read(ctx: Any, params: Params) -> dict[str, Any]:
+        prefix = (params.uri or "") + "/"
+        children = {}
+        for uri in cat.files:
+            if uri.startswith(prefix):
+                rest = uri[len(prefix) :]
+                head = rest.split("/", 1)[0]
+                child = prefix + head
+                children[child] = "inode/directory" if "/" in rest else "text/markdown"
+        return {"resources": [{"uri": u, "name": u.rsplit("/", 1)[-1], "mimeType": m} for u, m in sorted(children.items())]}
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tools = [types.Tool(name=n, input_schema={"type": "object"}) for n in opts["tools"]]
+        return types.ListToolsResult(tools=tools)
+
+    server: Server[Any] = Server(
+        f"hostile-{scenario}",
+        instructions=opts["instructions"],
+        on_list_tools=list_tools,
+        on_read_resource=read_resource,
+        on_list_resources=list_resources,
+    )
+    if opts["skills"]:
+        server.add_request_handler("skills/list", Params, skills_list)
+        server.add_request_handler("skills/get", Params, skills_get)
+    if opts.get("directory"):
+        server.add_request_handler("resources/directory/read", Params, dir_read)
+    if opts["declare"] and opts["skills"]:
+        server.extensions = {EXT: {"directoryRead": True} if opts.get("directory") else {}}
+
+    original = server._request_handlers.copy()  # noqa: SLF001 - record every method
+
+    class Recorder(dict):  # type: ignore[type-arg]
+        def get(self, key: str, default: Any = None) -> Any:
+            note(key)
+            return super().get(key, default)
+
+    server._request_handlers = Recorder(original)  # noqa: SLF001
+    return server
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario")
+    parser.add_argument("--record")
+    parser.add_argument("--http", type=int)
+    args = parser.parse_args()
+    if args.scenario == "silent":
+        # Starts, reads its input, never answers anything.
+        await asyncio.to_thread(sys.stdin.buffer.read)
+        return
+    if args.scenario == "crash":
+        print("hostile: refusing to start", file=sys.stderr)
+        sys.exit(7)
+    server = make_server(args.scenario, args.record)
+    if args.http:
+        import uvicorn
+
+        app = server.streamable_http_app()
+        config = uvicorn.Config(app, host="127.0.0.1", port=args.http, log_level="warning")
+        await uvicorn.Server(config).serve()
+        return
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+if __name__ == "__main__":
+    anyio.run(main)

@@ -61,7 +61,9 @@ async def serve_http(
     import uvicorn
 
     host = sock.getsockname()[0]
-    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+    # Plain JSON responses, not SSE: the server sends nothing while a request runs, and
+    # clients cap an SSE event (the `mcp` SDK at 1 MiB), which a large file would exceed.
+    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, json_response=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     web = uvicorn.Server(config)
     if on_ready is not None:

@@ -95,8 +95,27 @@ class Publication:
         uri = uri.rstrip("/") if uri != SCHEME else uri
         found = self._directories.get(uri)
         if found is None:
-            found = self._directories.get(_requote(uri))
+            uri = _requote(uri)
+            found = self._directories.get(uri)
+        if found is None and self._is_empty_directory(uri):
+            found = []
         return found
+
+    def _is_empty_directory(self, uri: str) -> bool:
+        """Whether ``uri`` names a directory inside a served skill that holds no served file."""
+        rest = uri[len(SCHEME) :] if uri.startswith(SCHEME) else ""
+        parts = rest.split("/")
+        for depth in range(len(parts) - 1, 0, -1):
+            skill = self._by_uri.get(SCHEME + "/".join(parts[:depth]) + "/" + SKILL_MD)
+            if skill is None:
+                continue
+            inner = [unquote(part) for part in parts[depth:]]
+            if any(part in ("", ".", "..") or "/" in part for part in inner):
+                return False
+            path = os.path.join(skill.directory, *inner)
+            real, base = os.path.realpath(path), os.path.realpath(skill.directory)
+            return os.path.commonpath([real, base]) == base and os.path.isdir(path)
+        return False
 
 
 def _requote(uri: str) -> str:

@@ -90,6 +90,15 @@ async def test_changes_are_seen(mode: str, tmp_path: Path) -> None:
             await client.read_resource("skill://three/notes.md")
         assert caught.value.error.code == -32602
 
+        # An empty directory inside a skill reads as empty; a link out is not a directory.
+        (root / "one" / "empty").mkdir()
+        empty = await call(client, "resources/directory/read", {"uri": "skill://one/empty"})
+        assert empty["resources"] == []
+        os.symlink(tmp_path, root / "one" / "out")
+        with pytest.raises(MCPError) as caught:
+            await call(client, "resources/directory/read", {"uri": "skill://one/out"})
+        assert caught.value.error.code == -32602
+
         # A removed skill is gone from skills/get.
         for path in sorted((root / "four").iterdir()):
             path.unlink()

@@ -79,7 +79,6 @@ class FileVerification:
         return {
             "uri": self.uri,
             "state": self.state,
-            "message": self.message,
             "expected": (
                 {"digest": self.expected.digest, "size": self.expected.size}
                 if self.expected

@@ -1,0 +1,21 @@
+"""Shared by the commands that talk to MCP servers after discovery (get, show, verify)."""
+
+from __future__ import annotations
+
+import argparse
+
+from desktop.cli.output import fail_usage
+from desktop.cli.sources_args import resolve_specs
+from desktop.core.model import SourceSpec
+
+
+def server_spec(args: argparse.Namespace, label: str) -> SourceSpec:
+    """The configured MCP server with this label, or a usage error naming the choices."""
+    specs = resolve_specs(args)
+    for spec in specs:
+        if spec.label == label:
+            if spec.kind != "mcp":
+                fail_usage(f"{label!r} is a local folder, not an MCP server")
+            return spec
+    known = ", ".join(s.label for s in specs if s.kind == "mcp") or "none"
+    fail_usage(f"no MCP server labelled {label!r} (servers: {known}); add --server {label}=...")

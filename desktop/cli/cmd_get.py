@@ -1,0 +1,51 @@
+"""``skill-catalog get LABEL URI``: confirm a skill by URI with ``skills/get`` (D7).
+
+An empty or partial listing is not proof of absence: a URI pasted by the user, named
+by another skill or by the server's instructions is confirmed here. The entry is
+checked like a listed one (D8, D9); nothing of its files is fetched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from desktop.cli._mcp_common import server_spec
+from desktop.cli.output import CheckFailed, emit_json
+from desktop.cli.sources_args import add_source_options
+from desktop.core.catalog import skill_json
+from desktop.core.manifest import format_size
+from desktop.sources.mcp import get_skill_once
+from desktop.sources.mcp_session import SourceError
+
+NAME = "get"
+HELP = "confirm a server skill by URI with skills/get"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("label", metavar="LABEL", help="the server's label")
+    parser.add_argument("uri", metavar="URI", help="the URI of the skill's SKILL.md")
+    parser.add_argument("--json", action="store_true", help="print the entry as JSON")
+    add_source_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = server_spec(args, args.label)
+    try:
+        skill = asyncio.run(get_skill_once(spec, args.uri))
+    except SourceError as exc:
+        raise CheckFailed(f"{args.label}: {exc}") from None
+    if args.json:
+        emit_json(skill_json(skill))
+    else:
+        print(f"{skill.id}  ({skill.origin.describe()})")
+        print(f"  name: {skill.name}   state: {skill.state}")
+        print(f"  description: {skill.description}")
+        if skill.is_dynamic:
+            print("  resources: dynamic (no digests: nothing can be verified)")
+        for f in skill.files:
+            print(f"  {f.uri}  {format_size(f.size)}  {f.digest}")
+        for p in skill.problems:
+            if p.severity != "info":
+                print(f"  {p.severity}: {p.code}: {p.message}")
+    return 1 if skill.state == "invalid" else 0

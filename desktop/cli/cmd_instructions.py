@@ -1,0 +1,82 @@
+"""``skill-catalog instructions LABEL``: a server's instructions in full (P4).
+
+Some clients keep only the first 2048 characters of a server's instructions (seed
+004): the point is marked, and skill URIs the text mentions are listed so they can
+be confirmed with ``skill-catalog get`` (D7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+
+from desktop.cli._mcp_common import server_spec
+from desktop.cli.output import CheckFailed, emit_json
+from desktop.cli.sources_args import add_source_options
+from desktop.core.model import SourceStatus
+from desktop.sources.mcp import ServerHandle
+
+NAME = "instructions"
+HELP = "print a server's instructions in full, with the 2048-character point marked"
+
+CUT = 2048
+MARKER = "\n----- 8< ----- 2048 characters: clients that keep only this much stop here -----\n"
+URI_RE = re.compile(r"[a-z][a-z0-9+.-]*://[^\s\"'<>()\[\]`]+/SKILL\.md")
+
+
+def mentioned_uris(text: str) -> list[str]:
+    """Skill URIs (ending in /SKILL.md) named in the text, in order, once each."""
+    seen: list[str] = []
+    for m in URI_RE.finditer(text):
+        if m.group(0) not in seen:
+            seen.append(m.group(0))
+    return seen
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("label", metavar="LABEL", help="the server's label")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_source_options(parser)
+
+
+async def _fetch(args: argparse.Namespace) -> SourceStatus:
+    async with ServerHandle(server_spec(args, args.label)) as handle:
+        return handle.status
+
+
+def run(args: argparse.Namespace) -> int:
+    status = asyncio.run(_fetch(args))
+    if status.status == "error":
+        raise CheckFailed(f"{args.label}: {status.message}")
+    text = status.instructions or ""
+    uris = mentioned_uris(text)
+    if args.json:
+        emit_json(
+            {
+                "label": args.label,
+                "length": len(text),
+                "cut_at": CUT,
+                "instructions": text,
+                "kept_by_short_clients": text[:CUT],
+                "skill_uris": [
+                    {"uri": u, "position": text.index(u), "after_cut": text.index(u) >= CUT}
+                    for u in uris
+                ],
+            }
+        )
+        return 0
+    if not text:
+        print(f"{args.label} sends no instructions.")
+        return 0
+    print(f"{args.label}: {len(text)} characters of instructions", end="")
+    print(f" ({len(text) - CUT} past the 2048-character point)" if len(text) > CUT else "")
+    print()
+    print(text[:CUT] + (MARKER + text[CUT:] if len(text) > CUT else ""))
+    if uris:
+        print()
+        print("Skill URIs mentioned (confirm with `skill-catalog get LABEL URI`):")
+        for u in uris:
+            late = "  (after the 2048-character point)" if text.index(u) >= CUT else ""
+            print(f"  {u}{late}")
+    return 0

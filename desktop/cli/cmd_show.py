@@ -1,0 +1,67 @@
+"""``skill-catalog show ID``: print a skill's verified ``SKILL.md``.
+
+Only bytes that agree with the entry (size, digest, frontmatter) are printed. On a
+refusal the reason goes to stderr and the exit code is 1. A ``"dynamic"`` skill has
+no digests: it is refused unless ``--allow-dynamic`` is given, and then marked as
+unverified on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from desktop.cli.output import CheckFailed, fail_usage
+from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.model import Identity
+from desktop.sources.mcp import ServerPool
+from desktop.sources.reader import ReadResult
+
+NAME = "show"
+HELP = "print a skill's verified SKILL.md"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see list)")
+    parser.add_argument(
+        "--allow-dynamic",
+        action="store_true",
+        help="print a dynamic skill's SKILL.md too (it cannot be verified)",
+    )
+    add_source_options(parser)
+
+
+async def _show(args: argparse.Namespace) -> ReadResult:
+    from desktop.sources.registry import discover
+
+    specs = resolve_specs(args)
+    catalog = await discover(specs)
+    skill = catalog.get(args.id)
+    if skill is None:
+        status = catalog.source(Identity.parse(args.id).label)
+        why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
+        raise CheckFailed(f"no skill {args.id!r} in the catalog{why}")
+    async with ServerPool(specs) as pool:
+        return await pool.read_skill_md(skill)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        Identity.parse(args.id)
+    except ValueError as exc:
+        fail_usage(str(exc))
+    result = asyncio.run(_show(args))
+    if result.data is None:
+        hint = "; refresh the entry with `skill-catalog get`" if result.refresh_offered else ""
+        raise CheckFailed(f"{args.id}: {result.state}: {result.message}{hint}")
+    if result.state != "verified":
+        if not args.allow_dynamic:
+            raise CheckFailed(
+                f"{args.id}: {result.state}: {result.message}; not printed "
+                "(pass --allow-dynamic to print unverified content)"
+            )
+        print(f"warning: {result.message}", file=sys.stderr)
+    sys.stdout.buffer.write(result.data)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,84 @@
+"""``skill-catalog verify [ID ...|--all]``: fetch and verify every file of skills.
+
+Exit 0 only when every named skill verified. ``--json`` prints
+``{"results": [{"id", "state", "message", "files": [...]}]}``. A match means the bytes
+agree with the manifest; it is not a safety verdict (V7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from desktop.cli.output import emit_json, fail_usage
+from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.model import Identity
+from desktop.core.verify import READ_ERROR, SkillVerification
+from desktop.sources.mcp import ServerPool
+
+NAME = "verify"
+HELP = "fetch and verify every file of skills against their entries"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ids", nargs="*", metavar="ID", help="skill ids, LABEL:URI (see list)")
+    parser.add_argument("--all", action="store_true", help="verify every skill in the catalog")
+    parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    add_source_options(parser)
+
+
+async def _verify(args: argparse.Namespace) -> list[SkillVerification]:
+    from desktop.sources.registry import discover
+
+    specs = resolve_specs(args)
+    catalog = await discover(specs)
+    skills = list(catalog.skills) if args.all else []
+    results: list[SkillVerification | None] = []
+    if not args.all:
+        for sid in args.ids:
+            skill = catalog.get(sid)
+            skills.append(skill)  # type: ignore[arg-type]
+    async with ServerPool(specs) as pool:
+        by_label: dict[str, list[int]] = {}
+        for i, skill in enumerate(skills):
+            results.append(None)
+            if skill is not None:
+                by_label.setdefault(skill.origin.label, []).append(i)
+
+        async def one_source(indices: list[int]) -> None:
+            for i in indices:
+                results[i] = await pool.verify(skills[i])  # type: ignore[arg-type]
+
+        await asyncio.gather(*(one_source(ix) for ix in by_label.values()))
+    out: list[SkillVerification] = []
+    for i, result in enumerate(results):
+        if result is None:
+            sid = args.ids[i]
+            status = catalog.source(Identity.parse(sid).label)
+            why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
+            out.append(SkillVerification(sid, READ_ERROR, f"no skill {sid!r} in the catalog{why}"))
+        else:
+            out.append(result)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.ids and not args.all:
+        fail_usage("name skills to verify (LABEL:URI ...) or pass --all")
+    if args.ids and args.all:
+        fail_usage("pass skill ids or --all, not both")
+    for sid in args.ids:
+        try:
+            Identity.parse(sid)
+        except ValueError as exc:
+            fail_usage(str(exc))
+    results = asyncio.run(_verify(args))
+    if args.json:
+        emit_json({"results": [r.to_json() for r in results]})
+    else:
+        for r in results:
+            print(f"{r.id}: {r.state}: {r.message}")
+            for f in r.files:
+                if f.state != "verified":
+                    print(f"  {f.uri}: {f.state}: {f.message}")
+    return 0 if results and all(r.state == "verified" for r in results) else 1

@@ -118,9 +118,18 @@ _sc_python() {
     printf '%s\n' "$py"
 }
 
-_sc_venv() {
-    local with_test=$1 py venv=$SKILL_CATALOG_VENV
-    py=$(_sc_python) || return $?
+# Whether the stamp in the venv says pyproject.toml (as it is now) is installed with $1.
+_sc_installed() {
+    local extras=$1 want have=""
+    want="$(sha256sum "$SKILL_CATALOG_ROOT/pyproject.toml" | cut -d' ' -f1)"
+    [ -f "$SKILL_CATALOG_VENV/.skill-catalog-installed" ] \
+        && have=$(cat "$SKILL_CATALOG_VENV/.skill-catalog-installed")
+    # The stamp holds "<hash of pyproject.toml> <extras>"; a test install also serves `run`.
+    [ "$have" = "$want $extras" ] || { [ -z "$extras" ] && [ "$have" = "$want [test]" ]; }
+}
+
+_sc_venv_locked() {
+    local py=$1 extras=$2 venv=$SKILL_CATALOG_VENV
     if [ ! -x "$venv/bin/python" ]; then
         _sc_log "creating the virtual environment $venv"
         "$py" -m venv "$venv" || { _sc_log "could not create $venv"; return 1; }
@@ -128,14 +137,9 @@ _sc_venv() {
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip \
             >/dev/null 2>&1 || true
     fi
-    local extras="" want have="" log="$venv/pip-install.log"
-    [ "$with_test" = 1 ] && extras="[test]"
+    _sc_installed "$extras" && return 0
+    local want log="$venv/pip-install.log"
     want="$(sha256sum "$SKILL_CATALOG_ROOT/pyproject.toml" | cut -d' ' -f1)"
-    [ -f "$venv/.skill-catalog-installed" ] && have=$(cat "$venv/.skill-catalog-installed")
-    # The stamp holds "<hash of pyproject.toml> <extras>"; a test install also serves `run`.
-    if [ "$have" = "$want $extras" ] || { [ -z "$extras" ] && [ "$have" = "$want [test]" ]; }; then
-        return 0
-    fi
     _sc_log "installing Skill Catalog${extras} into $venv (pip; a few minutes the first time)"
     if ! "$venv/bin/python" -m pip install --disable-pip-version-check \
             -e "$SKILL_CATALOG_ROOT$extras" >"$log" 2>&1; then
@@ -144,6 +148,25 @@ _sc_venv() {
         return 1
     fi
     printf '%s %s\n' "$want" "$extras" >"$venv/.skill-catalog-installed"
+}
+
+_sc_venv() {
+    local with_test=$1 py extras="" rc=0 lock fd
+    [ "$with_test" = 1 ] && extras="[test]"
+    py=$(_sc_python) || return $?
+    if [ -x "$SKILL_CATALOG_VENV/bin/python" ] && _sc_installed "$extras"; then
+        return 0
+    fi
+    # Two set-ups at once (say, two test runs) must not both create or install into the venv.
+    lock="${TMPDIR:-/tmp}/skill-catalog-setup-$(printf %s "$SKILL_CATALOG_VENV" | sha256sum \
+        | cut -c1-16).lock"
+    if command -v flock >/dev/null 2>&1 && exec {fd}>>"$lock"; then
+        flock "$fd"
+        _sc_venv_locked "$py" "$extras" || rc=$?
+        exec {fd}>&-
+        return "$rc"
+    fi
+    _sc_venv_locked "$py" "$extras"
 }
 
 skill_catalog_setup() {

@@ -162,6 +162,9 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
         opts["skills"] = False
     elif scenario == "no-tools":
         opts["tools"] = []
+    elif scenario == "affinity-miss":
+        # The skill's affinity names `search`; the server renamed it (seed 003's silent miss).
+        opts["tools"] = ["web_search", "fetch"]
     elif scenario == "big":
         data = bytes(range(256)) * (16 * MIB // 256 - 64)
         cat.add("big", "big", files={"blob.bin": data})

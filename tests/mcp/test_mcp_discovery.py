@@ -1,0 +1,204 @@
+"""Discovery against hostile servers (real stdio subprocesses, the SDK's low-level Server).
+
+Each case ends in a clear status and message; invalid entries are listed with their
+problems and never loadable; nothing of a skill's files is fetched (V1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BUDGETS, hostile_spec, run
+
+from desktop.core.model import SourceStatus
+from desktop.sources.budgets import Budgets
+from desktop.sources.mcp import discover_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+
+def discover(scenario: str, record: Path | None = None, **kw: object) -> tuple[SourceStatus, list]:
+    budgets = kw.pop("budgets", TEST_BUDGETS)
+    return run(discover_server(hostile_spec(scenario, record=record), budgets, **kw))  # type: ignore[arg-type]
+
+
+def methods(record: Path) -> list[str]:
+    return record.read_text().split() if record.exists() else []
+
+
+def test_a_correct_server_lists_its_skill_and_tools(tmp_path: Path) -> None:
+    record = tmp_path / "methods"
+    status, skills = discover("ok", record)
+    assert status.status == "ok", status.message
+    assert status.protocol_version == "2026-07-28"
+    assert status.declares_extension is True
+    assert status.tools == ["search", "fetch"]
+    assert status.ttl_ms == 30000
+    assert status.instructions and len(status.instructions) > 2048
+    assert [s.id for s in skills] == ["h:skill://demo/SKILL.md"]
+    assert skills[0].state == "listed"
+    assert skills[0].loading.tool_affinity == ("h__search",)
+    # V1: listing fetches nothing.
+    assert "resources/read" not in methods(record)
+    assert "skills/list" in methods(record)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "code"),
+    [
+        ("resources-missing", "resources-missing"),
+        ("resources-wrong-type", "resources-type"),
+        ("outside", "resource-outside"),
+        ("dotdot", "resource-outside"),
+        ("skill-md-unlisted", "skill-md-unlisted"),
+        ("dup-uri", "resource-duplicate"),
+        ("name-mismatch", "name-uri-mismatch"),
+    ],
+)
+def test_invalid_entries_are_listed_with_their_problem_never_loadable(
+    scenario: str, code: str
+) -> None:
+    status, skills = discover(scenario)
+    assert status.status == "ok"
+    assert "1 invalid" in status.message
+    (skill,) = skills
+    assert skill.state == "invalid"
+    assert not skill.loadable
+    problem = next(p for p in skill.problems if p.code == code)
+    assert problem.severity == "invalid" and problem.message
+
+
+@pytest.mark.parametrize(("scenario", "code"), [("files-513", "limit-files"), ("bytes-17mib", "limit-bytes")])
+def test_over_limit_skills_are_declined_with_the_reason(scenario: str, code: str) -> None:
+    status, skills = discover(scenario)
+    (skill,) = skills
+    assert skill.state == "over-limit"
+    assert "over a limit" in status.message
+    limit = next(p for p in skill.problems if p.code == code)
+    assert "512" in limit.message or "16 MiB" in limit.message
+
+
+def test_dynamic_skill_is_marked_dynamic() -> None:
+    _, (skill,) = discover("dynamic")
+    assert skill.state == "dynamic"
+    assert skill.is_dynamic
+
+
+def test_repeated_cursor_stops_the_walk_with_a_reason() -> None:
+    status, skills = discover("repeat-cursor")
+    assert len(skills) == 1
+    assert any("repeated cursor" in n for n in status.notes)
+    assert "listing incomplete" in status.message
+
+
+def test_endless_listing_stops_at_the_page_budget() -> None:
+    status, skills = discover("endless", budgets=Budgets(max_pages=7, request_timeout=8, connect_timeout=40))
+    assert skills == []
+    assert any("after 7 pages" in n and "page budget" in n for n in status.notes)
+
+
+def test_entry_budget_is_visible() -> None:
+    status, skills = discover("alias-bomb", budgets=Budgets(max_entries=2, request_timeout=8, connect_timeout=40))
+    assert len(skills) == 2
+    assert any("entry budget" in n for n in status.notes)
+
+
+def test_byte_budget_is_visible() -> None:
+    status, skills = discover("files-513", budgets=Budgets(max_bytes=1000, request_timeout=8, connect_timeout=40))
+    assert skills == []
+    assert any("byte budget" in n for n in status.notes)
+
+
+def test_a_server_that_never_answers_is_reported_in_bounded_time() -> None:
+    budgets = Budgets(connect_timeout=6, request_timeout=4, server_timeout=30)
+    status, skills = discover("silent", budgets=budgets)
+    assert skills == []
+    assert status.status == "error"
+    assert "could not connect" in status.message and "6 s" in status.message
+
+
+def test_a_listing_that_never_answers_is_reported() -> None:
+    budgets = Budgets(connect_timeout=40, request_timeout=3, server_timeout=60)
+    status, skills = discover("hang-list", budgets=budgets)
+    assert status.status == "error"
+    assert "no answer to skills/list within 3 s" in status.message
+
+
+def test_a_server_that_exits_mid_listing_keeps_what_arrived() -> None:
+    status, skills = discover("exit-mid-listing")
+    assert status.status == "error"
+    assert "page 2" in status.message
+    assert [s.id for s in skills] == ["h:skill://demo/SKILL.md"]
+
+
+def test_a_server_that_cannot_start_says_why() -> None:
+    status, _ = discover("crash")
+    assert status.status == "error"
+    assert "refusing to start" in status.message  # its stderr is shown
+    from desktop.core.model import SourceSpec
+
+    missing = SourceSpec("m", "mcp", "stdio", "no-such-cmd", command=("/nonexistent/server",))
+    status2, _ = run(discover_server(missing, TEST_BUDGETS))
+    assert status2.status == "error"
+    assert "/nonexistent/server" in status2.message
+
+
+def test_legacy_server_answering_method_not_found_has_no_skills(tmp_path: Path) -> None:
+    record = tmp_path / "methods"
+    status, skills = discover("no-skills", record, mode="legacy")
+    assert status.protocol_version and not status.protocol_version.startswith("2026")
+    assert status.declares_extension is None
+    assert status.status == "no-skills"
+    assert "-32601" in status.message
+    assert skills == []
+    assert "skills/list" in methods(record)  # D3: a 2025-era server is always asked once
+
+
+def test_legacy_connection_to_a_skills_server_asks_once() -> None:
+    status, skills = discover("ok", mode="legacy")
+    assert status.status == "ok"
+    assert status.protocol_version == "2025-11-25"
+    assert any("asked once" in n for n in status.notes)
+    assert len(skills) == 1
+
+
+@pytest.mark.parametrize("mode", ["auto", "2026-07-28"])
+def test_modern_server_not_declaring_is_never_asked(tmp_path: Path, mode: str) -> None:
+    record = tmp_path / "methods"
+    status, skills = discover("modern-undeclared", record, mode=mode)
+    assert status.protocol_version == "2026-07-28"
+    assert status.declares_extension is False
+    assert status.status == "no-skills"
+    assert skills == []
+    assert "tools/list" in methods(record)
+    assert "skills/list" not in methods(record)
+
+
+def test_pinned_modern_client_sees_the_declaration() -> None:
+    status, skills = discover("ok", mode="2026-07-28")
+    assert status.declares_extension is True
+    assert len(skills) == 1
+
+
+def test_affinity_pattern_matching_no_tool_is_a_problem() -> None:
+    status, (skill,) = discover("affinity-miss")
+    assert status.tools == ["web_search", "fetch"]
+    miss = next(p for p in skill.problems if p.code == "affinity-no-match")
+    assert "'h__search'" in miss.message
+
+
+def test_a_server_without_tools_is_visible() -> None:
+    status, (skill,) = discover("no-tools")
+    assert status.tools == []
+    assert any("lists no tools" in n for n in status.notes)
+    assert any(p.code == "affinity-no-tools" for p in skill.problems)
+
+
+def test_frontmatter_bombs_do_not_blow_up() -> None:
+    status, skills = discover("alias-bomb")
+    by_name = {s.name: s for s in skills}
+    assert by_name["deep"].state == "invalid"
+    assert any(p.code == "frontmatter-too-deep" for p in by_name["deep"].problems)
+    assert by_name["deep"].frontmatter is None
+    assert by_name["bomb"].state == "listed"  # the entry is fine; its SKILL.md is not (reads)

@@ -1,0 +1,182 @@
+"""Servers in the catalog (identity, collisions, concurrency) and the CLI commands."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BUDGETS, hostile_spec, run, server_option
+
+from desktop.core.model import SourceSpec
+from desktop.sources.mcp import ServerPool
+from desktop.sources.registry import discover
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+
+def local_demo(tmp_path: Path) -> Path:
+    folder = tmp_path / "skills"
+    (folder / "demo" / "references").mkdir(parents=True)
+    (folder / "demo" / "SKILL.md").write_bytes(
+        b"---\nname: demo\ndescription: The local demo\n---\n\nLocal body\n"
+    )
+    (folder / "demo" / "references" / "notes.md").write_bytes(b"notes\r\n")
+    return folder
+
+
+def test_two_servers_with_the_same_uri_and_name_stay_apart() -> None:
+    catalog = run(discover([hostile_spec("ok", "one"), hostile_spec("ok", "two")], budgets=TEST_BUDGETS))
+    ids = sorted(s.id for s in catalog.skills)
+    assert ids == ["one:skill://demo/SKILL.md", "two:skill://demo/SKILL.md"]
+    assert sorted(s.qualified_name for s in catalog.skills) == ["one:demo", "two:demo"]
+    collision = next(c for c in catalog.collisions if set(c.ids) == set(ids))
+    assert collision.kind == "same-name"
+
+
+def test_a_server_skill_named_like_a_local_one_never_shadows_it(tmp_path: Path) -> None:
+    folder = local_demo(tmp_path)
+    local = SourceSpec("mine", "local", "folder", str(folder))
+    catalog = run(discover([local, hostile_spec("ok", "srv")], budgets=TEST_BUDGETS))
+    names = {s.id: s.qualified_name for s in catalog.skills}
+    assert names["mine:demo/SKILL.md"] == "demo"
+    assert names["srv:skill://demo/SKILL.md"] == "srv:demo"
+    assert any(
+        {"mine:demo/SKILL.md", "srv:skill://demo/SKILL.md"} <= set(c.ids) for c in catalog.collisions
+    )
+
+
+def test_local_skills_go_through_the_same_verified_read(tmp_path: Path) -> None:
+    folder = local_demo(tmp_path)
+    local = SourceSpec("mine", "local", "folder", str(folder))
+
+    async def go():  # noqa: ANN202
+        catalog = await discover([local])
+        (skill,) = catalog.skills
+        async with ServerPool([local]) as pool:
+            before = await pool.verify(skill)
+            preview = await pool.read_skill_md(skill)
+            (folder / "demo" / "references" / "notes.md").write_bytes(b"changed after the scan\n")
+            after = await pool.verify(skill)
+            unlisted = await pool.read_file(skill, "references/other.md")
+        return before, preview, after, unlisted
+
+    before, preview, after, unlisted = run(go())
+    assert before.state == "verified"
+    assert preview.verified and preview.data is not None and b"Local body" in preview.data
+    assert after.state == "size-mismatch"
+    assert unlisted.state == "unlisted-file"
+
+
+def test_many_servers_at_once_a_silent_one_does_not_hold_the_others() -> None:
+    from desktop.sources.budgets import Budgets
+
+    budgets = Budgets(connect_timeout=15, request_timeout=5, server_timeout=30)
+    specs = [hostile_spec("ok", "a"), hostile_spec("silent", "quiet"), hostile_spec("ok", "b")]
+    catalog = run(discover(specs, budgets=budgets))
+    statuses = {s.origin.label: s for s in catalog.sources}
+    assert statuses["a"].status == "ok" and statuses["b"].status == "ok"
+    assert statuses["quiet"].status == "error"
+    assert "could not connect" in statuses["quiet"].message
+    assert len(catalog.skills) == 2
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli(run_cli, tmp_home: Path):  # noqa: ANN001, ANN201
+    return run_cli
+
+
+def test_cli_list_json_shows_server_fields(cli) -> None:  # noqa: ANN001
+    proc = cli("list", "--json", "--server", server_option("ok", "docs"))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    (source,) = data["sources"]
+    for key in ("label", "transport", "endpoint", "protocol_version", "declares_extension", "status", "message"):
+        assert key in source
+    assert source["status"] == "ok" and source["transport"] == "stdio"
+    (skill,) = data["skills"]
+    assert skill["uri"] == "skill://demo/SKILL.md"
+
+
+def test_cli_get_confirms_a_uri(cli) -> None:  # noqa: ANN001
+    proc = cli("get", "h", "skill://hidden/SKILL.md", "--json", "--server", server_option("ok"))
+    assert proc.returncode == 0, proc.stderr
+    entry = json.loads(proc.stdout)
+    assert entry["uri"] == "skill://hidden/SKILL.md"
+    missing = cli("get", "h", "skill://nope/SKILL.md", "--server", server_option("ok"))
+    assert missing.returncode == 1
+    assert "serves no skill at skill://nope/SKILL.md" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    usage = cli("get", "x", "skill://a/SKILL.md", "--server", server_option("ok"))
+    assert usage.returncode == 2
+
+
+def test_cli_show_prints_only_verified_bytes(cli) -> None:  # noqa: ANN001
+    good = cli("show", "h:skill://demo/SKILL.md", "--server", server_option("ok"))
+    assert good.returncode == 0, good.stderr
+    assert "name: demo" in good.stdout and "A CRLF line" in good.stdout
+    bad = cli("show", "h:skill://demo/SKILL.md", "--server", server_option("fm-differs"))
+    assert bad.returncode == 1
+    assert bad.stdout == ""
+    assert "frontmatter-mismatch" in bad.stderr and "'description'" in bad.stderr
+    dyn = cli("show", "h:skill://demo/SKILL.md", "--server", server_option("dynamic"))
+    assert dyn.returncode == 1 and dyn.stdout == "" and "dynamic" in dyn.stderr
+    nope = cli("show", "h:skill://nope/SKILL.md", "--server", server_option("ok"))
+    assert nope.returncode == 1 and "no skill" in nope.stderr
+
+
+def test_cli_verify_json_shape_and_exit_codes(cli) -> None:  # noqa: ANN001
+    ok = cli("verify", "--all", "--json", "--server", server_option("ok"))
+    assert ok.returncode == 0, ok.stderr
+    data = json.loads(ok.stdout)
+    (result,) = data["results"]
+    assert set(result) == {"id", "state", "message", "files"}
+    assert result["state"] == "verified"
+    for f in result["files"]:
+        assert set(f) == {"uri", "state", "expected", "actual"}
+        assert set(f["expected"]) == {"digest", "size"} and f["expected"] == f["actual"]
+    bad = cli(
+        "verify",
+        "h:skill://demo/SKILL.md",
+        "g:skill://demo/SKILL.md",
+        "--json",
+        "--server",
+        server_option("wrong-size"),
+        "--server",
+        server_option("ok", "g"),
+    )
+    assert bad.returncode == 1
+    states = {r["id"]: r["state"] for r in json.loads(bad.stdout)["results"]}
+    assert states == {"h:skill://demo/SKILL.md": "size-mismatch", "g:skill://demo/SKILL.md": "verified"}
+    invalid = cli("verify", "--all", "--json", "--server", server_option("outside"))
+    assert invalid.returncode == 1
+    assert json.loads(invalid.stdout)["results"][0]["state"] == "invalid"
+    limit = cli("verify", "--all", "--json", "--server", server_option("files-513"))
+    assert json.loads(limit.stdout)["results"][0]["state"] == "over-limit"
+
+
+def test_cli_instructions_marks_the_2048_point(cli) -> None:  # noqa: ANN001
+    proc = cli("instructions", "h", "--server", server_option("ok"))
+    assert proc.returncode == 0, proc.stderr
+    before, marker, after = proc.stdout.partition("2048 characters: clients that keep only this much")
+    assert marker
+    assert "skill://hidden/SKILL.md  (after the 2048-character point)" in after
+    data = json.loads(cli("instructions", "h", "--json", "--server", server_option("ok")).stdout)
+    assert data["length"] > 2048
+    assert {u["uri"]: u["after_cut"] for u in data["skill_uris"]} == {
+        "skill://demo/SKILL.md": False,
+        "skill://hidden/SKILL.md": True,
+    }
+
+
+def test_cli_server_that_fails_gives_a_message_not_a_traceback(cli) -> None:  # noqa: ANN001
+    proc = cli("verify", "--all", "--server", server_option("crash"))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    listed = cli("list", "--server", server_option("crash"))
+    assert "refusing to start" in listed.stdout
+    assert shutil.which("python") or True

@@ -53,3 +53,55 @@ def cache(tmp_path: Path) -> SkillCache:
 @pytest.fixture
 def spec_for() -> Callable[..., SourceSpec]:
     return hostile_spec
+
+
+FASTMCP_SERVER = Path(__file__).resolve().parent / "servers" / "fastmcp_skills.py"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HttpServer:
+    """A server subprocess listening on 127.0.0.1:PORT; stopped on exit."""
+
+    def __init__(self, argv: list[str], port: int) -> None:
+        self.argv = argv
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.process: Any = None
+
+    def __enter__(self) -> HttpServer:
+        import socket
+        import subprocess
+        import time
+
+        self.process = subprocess.Popen(
+            self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(self.process.stderr.read().decode("utf-8", "replace"))
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError(f"server did not listen on {self.port}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except Exception:  # noqa: BLE001
+                self.process.kill()
+                self.process.wait(10)
+        if self.process is not None and self.process.stderr is not None:
+            self.process.stderr.close()

@@ -1,35 +1,57 @@
-"""Approvals from the window: the keyring store's blocking calls, run in worker threads."""
+"""Approvals from the window: the keyring store's blocking calls, run in worker threads.
+
+The keyring package is imported in the worker thread on first use, so the window opens
+without waiting for it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from desktop.core.approvals import ApprovalRecord, ApprovalState
+from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
 from desktop.core.model import Skill
-from desktop.store.approvals_store import ApprovalStore, IndexEntry
+
+if TYPE_CHECKING:
+    from desktop.store.approvals_store import ApprovalStore, IndexEntry
+
+
+def _default_store() -> ApprovalStore:
+    from desktop.store.approvals_store import ApprovalStore
+
+    return ApprovalStore()
 
 
 class ApprovalService:
     """Async wrapper over :class:`ApprovalStore` (each call in its own thread)."""
 
     def __init__(self, store: ApprovalStore | None = None) -> None:
-        self.store = store or ApprovalStore()
+        self._store = store
+
+    @property
+    def store(self) -> ApprovalStore:
+        if self._store is None:
+            self._store = _default_store()
+        return self._store
+
+    async def _run_with_store(self, fn):
+        if self._store is None:
+            self._store = await asyncio.to_thread(_default_store)
+        return await asyncio.to_thread(fn, self._store)
 
     async def states(self, skills: Iterable[Skill]) -> dict[str, ApprovalState]:
-        return await asyncio.to_thread(self.store.states, list(skills))
+        chosen = list(skills)
+        return await self._run_with_store(lambda store: store.states(chosen))
 
     async def approve(
         self, skill: Skill, *, grant_tools: Iterable[str] = (), allow_scripts: bool = False
     ) -> ApprovalRecord:
-        return await asyncio.to_thread(
-            lambda: self.store.approve(
-                skill, grant_tools=tuple(grant_tools), allow_scripts=allow_scripts
-            )
+        tools = tuple(grant_tools)
+        return await self._run_with_store(
+            lambda store: store.approve(skill, grant_tools=tools, allow_scripts=allow_scripts)
         )
 
     async def revoke(self, skill: Skill) -> list[IndexEntry]:
-        from desktop.core.approvals import ApprovalKey
-
         key = ApprovalKey.for_skill(skill)
-        return await asyncio.to_thread(self.store.revoke, skill.id, key=key)
+        return await self._run_with_store(lambda store: store.revoke(skill.id, key=key))

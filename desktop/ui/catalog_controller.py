@@ -8,6 +8,8 @@ back to widgets by signals. Failures become notices (one notifier), never except
 from __future__ import annotations
 
 import asyncio
+import importlib
+import sys
 from collections.abc import Coroutine, Iterable
 from typing import Any
 
@@ -17,12 +19,51 @@ from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.model import Problem, Skill, SourceSpec, SourceStatus
 from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
-from desktop.sources.registry import discover
+from desktop.sources.registry import read_source
 from desktop.ui.approval_service import ApprovalService
 from desktop.ui.content_reader import ContentReader, ReadResult
 from desktop.ui.notifier import Notifier
 
 PARTIAL = "partial"
+
+
+_mcp_import: asyncio.Future[object] | None = None
+# Imported by the MCP SDK on its first connection; loaded with it, off the loop's thread.
+_MCP_MODULES = (
+    "desktop.sources.mcp",
+    "anyio._backends._asyncio",
+    "anyio._core._subprocesses",
+    "anyio.streams.stapled",
+    "anyio.streams.tls",
+    "platformdirs",
+)
+
+
+def _import_mcp_modules() -> None:
+    for name in _MCP_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            if name == _MCP_MODULES[0]:
+                raise
+
+
+async def load_mcp_support() -> None:
+    """Import the MCP client in a worker thread: it takes seconds, and an import on the
+    loop's thread would freeze the window meanwhile. Every caller waits for the one
+    import (a half-imported module is already in ``sys.modules``)."""
+    global _mcp_import
+    loop = asyncio.get_running_loop()
+    module = sys.modules.get("desktop.sources.mcp")
+    if module is not None and hasattr(module, "ServerPool") and _mcp_import is None:
+        return  # loaded before (and completely)
+    if (
+        _mcp_import is None
+        or _mcp_import.get_loop() is not loop
+        or (_mcp_import.done() and _mcp_import.exception() is not None)
+    ):
+        _mcp_import = asyncio.ensure_future(asyncio.to_thread(_import_mcp_modules))
+    await asyncio.shield(_mcp_import)
 
 
 class CatalogController(QObject):
@@ -122,13 +163,30 @@ class CatalogController(QObject):
         done = 0
         self.progress.emit(0, max(total, 1), f"reading {total} source(s)…")
 
+        statuses: list[SourceStatus] = []
+        found: list[Skill] = []
+
         def on_source(status: SourceStatus, skills: list[Skill]) -> None:
             nonlocal done
             done += 1
+            statuses.append(status)
+            found.extend(skills)
             self.progress.emit(done, max(total, 1), f"read {status.origin.label}")
             self.sourceDone.emit(status)
+            if done < total and skills:
+                # Show what has arrived; names and collisions come with the full catalog.
+                self.catalog = Catalog(sources=list(statuses), skills=list(found))
+                self.catalogChanged.emit()
 
-        catalog = await discover(self.specs, budgets=self.budgets, on_source=on_source)
+        async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+            if spec.kind == "mcp":
+                await load_mcp_support()
+            result = await read_source(spec, budgets=self.budgets)
+            on_source(*result)
+            return result
+
+        results = await asyncio.gather(*(one(s) for s in enabled))
+        catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
         self.catalog = catalog
         ids = {s.id for s in catalog.skills}
         self.files = {k: v for k, v in self.files.items() if k in ids}
@@ -150,8 +208,12 @@ class CatalogController(QObject):
             self.notifier.warning(f"approvals: {message}")
         self.approvalsChanged.emit()
 
-    async def open_uri(self, label: str, uri: str) -> Skill | None:
-        """Confirm a skill URI with the server's ``skills/get`` (D7) and add it."""
+    async def open_uri(self, label: str, uri: str, *, refresh: bool = False) -> Skill | None:
+        """Confirm a skill URI with the server's ``skills/get`` (D7) and add it.
+
+        With ``refresh`` the held entry is replaced by the server's current one (after
+        a mismatch, V2); what was read against the old entry is forgotten.
+        """
         from desktop.sources.mcp_session import SourceError
 
         try:
@@ -162,10 +224,14 @@ class CatalogController(QObject):
         skills = [s for s in self.catalog.skills if s.id != skill.id]
         for s in skills:
             s.problems = [p for p in s.problems if not p.code.startswith("collision-")]
-        skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
+        if refresh:
+            self.files.pop(skill.id, None)
+        else:
+            skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
         self.catalog = build_catalog(self.catalog.sources, [*skills, skill])
         self.catalogChanged.emit()
-        self.notifier.info(f"{label}: opened {skill.qualified_name} by URI ({skill.state})")
+        what = "refreshed the entry of" if refresh else "opened by URI"
+        self.notifier.info(f"{label}: {what} {skill.qualified_name} ({skill.state})")
         await self.load_approvals([skill])
         return skill
 

@@ -10,13 +10,16 @@ over a connection kept open per server on the window's loop.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from desktop.core.entry import skill_md_uri
 from desktop.core.model import Skill, SourceSpec
 from desktop.sources.budgets import Budgets
-from desktop.sources.mcp import ServerPool
-from desktop.sources.reader import ReadResult
+from desktop.sources.reader import ReadResult, read_file
 from desktop.store.cache import SkillCache
+
+if TYPE_CHECKING:
+    from desktop.sources.mcp import ServerPool
 
 __all__ = ["ContentReader", "ReadResult"]
 
@@ -33,19 +36,32 @@ class ContentReader:
     ) -> None:
         self.budgets = budgets
         self.cache = cache if cache is not None else SkillCache()
-        self.pool = ServerPool(list(specs), budgets, self.cache)
+        self.specs = list(specs)
+        self._pool: ServerPool | None = None  # the MCP SDK loads on the first server read
         self._retired: list[ServerPool] = []
+
+    @property
+    def pool(self) -> ServerPool:
+        if self._pool is None:
+            from desktop.sources.mcp import ServerPool
+
+            self._pool = ServerPool(self.specs, self.budgets, self.cache)
+        return self._pool
 
     def skill_md_uri(self, skill: Skill) -> str:
         return skill_md_uri(skill)
 
     def set_specs(self, specs: Iterable[SourceSpec]) -> None:
         """Use a new set of sources; open connections are closed by :meth:`close`."""
-        self._retired.append(self.pool)
-        self.pool = ServerPool(list(specs), self.budgets, self.cache)
+        if self._pool is not None:
+            self._retired.append(self._pool)
+        self._pool = None
+        self.specs = list(specs)
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
-        if skill.origin.kind == "mcp" and skill.origin.label not in self.pool.specs:
+        if skill.origin.kind == "local":
+            return await read_file(skill, uri)
+        if skill.origin.label not in {s.label for s in self.specs if s.kind == "mcp"}:
             from desktop.core.verify import READ_ERROR, FileVerification
 
             return ReadResult(
@@ -65,6 +81,7 @@ class ContentReader:
         return self.cache.remove_source(label)
 
     async def close(self) -> None:
-        pools, self._retired = [*self._retired, self.pool], []
+        pools = [*self._retired, *([self._pool] if self._pool is not None else [])]
+        self._retired, self._pool = [], None
         for pool in pools:
             await pool.close()

@@ -128,6 +128,8 @@ class MainWindow(QMainWindow):
         table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         table.verticalHeader().hide()
         table.verticalHeader().setDefaultSectionSize(22)
+        # Fixed row heights: the header never measures 10,000 rows after a filter change.
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         table.setWordWrap(False)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -185,7 +187,9 @@ class MainWindow(QMainWindow):
 
     def _on_catalog(self) -> None:
         current = self.current_skill()
-        self.table_model.set_skills(self.controller.catalog.skills)
+        self.table_model.set_skills(
+            self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
+        )
         for skill in self.controller.catalog.skills:
             state, _ = self.controller.verification_of(skill)
             if state:

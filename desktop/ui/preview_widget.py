@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
+from desktop.core.verify import MISMATCHES
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.content_reader import ReadResult
 from desktop.ui.markdown_render import escape, render_markdown
@@ -71,6 +72,10 @@ class PreviewWidget(QWidget):
         self.fetch_button.setAccessibleName("Fetch and verify the file")
         self.fetch_button.setEnabled(False)
         self.fetch_button.clicked.connect(lambda _=False: self.fetch())
+        self.refresh_button = QPushButton("&Refresh entry (skills/get)")
+        self.refresh_button.setAccessibleName("Refresh the skill's entry from its server")
+        self.refresh_button.setVisible(False)
+        self.refresh_button.clicked.connect(lambda _=False: self.refresh_entry())
         self.back_button = QPushButton("SKILL.md")
         self.back_button.setAccessibleName("Back to SKILL.md")
         self.back_button.setEnabled(False)
@@ -93,6 +98,7 @@ class PreviewWidget(QWidget):
         self.splitter.addWidget(self.raw)
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
+        top.addWidget(self.refresh_button)
         top.addWidget(self.back_button)
         top.addWidget(self.fetch_button)
         layout = QVBoxLayout(self)
@@ -108,6 +114,7 @@ class PreviewWidget(QWidget):
         self.result = None
         self._clear()
         self.link_note.setText("")
+        self.refresh_button.setVisible(False)
         if skill is None:
             self.uri = ""
             self.status.setText("Select a skill, then press Preview.")
@@ -165,6 +172,8 @@ class PreviewWidget(QWidget):
         if result.data is None or not vf.usable:
             self._clear()
             self.status.setText(f"Not shown: {vf.message}")
+            stale = vf.state in MISMATCHES and self.skill is not None and self.skill.kind == "mcp"
+            self.refresh_button.setVisible(stale)
             return
         data = result.data
         if vf.state == "dynamic":
@@ -214,6 +223,19 @@ class PreviewWidget(QWidget):
             self.skillRequested.emit(other.id)
             return
         self.link_note.setText(f"Link not opened: {href} — {target.reason}")
+
+    def refresh_entry(self) -> None:
+        """After a mismatch: ask the server for the skill's current entry (V2)."""
+        skill = self.skill
+        if skill is None or skill.kind != "mcp":
+            return
+
+        async def work() -> None:
+            fresh = await self.controller.open_uri(skill.origin.label, skill.uri, refresh=True)
+            if fresh is not None:
+                self.skillRequested.emit(fresh.id)
+
+        self.controller.spawn(work(), "refreshing the entry")
 
     def _back(self) -> None:
         if self.skill is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from desktop.core.query import SearchIndex, SkillQuery
 from desktop.ui.skill_table_model import SORT_ROLE, SkillTableModel
@@ -23,14 +23,18 @@ class SkillFilterProxyModel(QSortFilterProxyModel):
         self._accepted: bytearray = bytearray()
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(False)
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
 
     def setSourceModel(self, model: Any) -> None:
         old = self.sourceModel()
         if old is not None:
             old.modelReset.disconnect(self._source_reset)
+            old.layoutChanged.disconnect(self._source_reset)
         super().setSourceModel(model)
         if model is not None:
             model.modelReset.connect(self._source_reset)
+            model.layoutChanged.connect(self._source_reset)
         self._source_reset()
 
     def skill_model(self) -> SkillTableModel:
@@ -56,9 +60,16 @@ class SkillFilterProxyModel(QSortFilterProxyModel):
     def set_query(self, query: SkillQuery) -> None:
         if query == self.query:
             return
-        self.beginFilterChange()
         self.query = query
-        self._recompute()
+        before = self._accepted
+        if self._index is None:
+            return
+        model = self.skill_model()
+        after = self._index.select(query, model.verification, model.approval)
+        if after == before:
+            return  # the same rows pass: nothing for Qt to redo
+        self.beginFilterChange()
+        self._accepted = after
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def states_changed(self) -> None:
@@ -69,6 +80,13 @@ class SkillFilterProxyModel(QSortFilterProxyModel):
             self.beginFilterChange()
             self._recompute()
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sorting is the source model's (once, in Python); the proxy keeps its order."""
+        self.sort_column, self.sort_order = column, order
+        model = self.sourceModel()
+        if isinstance(model, SkillTableModel):
+            model.sort(column, order)
 
     def filterAcceptsRow(
         self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex

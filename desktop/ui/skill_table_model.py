@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.model import Skill
@@ -90,9 +96,13 @@ class SkillTableModel(QAbstractTableModel):
 
     # -- feeding -------------------------------------------------------------
 
-    def set_skills(self, skills: list[Skill]) -> None:
+    def set_skills(self, skills: list[Skill], sort: tuple[int, Qt.SortOrder] | None = None) -> None:
         self.beginResetModel()
         self.skills = list(skills)
+        if sort is not None and 0 <= sort[0] < len(COLUMNS):
+            keyed = [(self.sort_key(s, sort[0]), s) for s in self.skills]
+            keyed.sort(key=lambda p: p[0], reverse=sort[1] == Qt.SortOrder.DescendingOrder)
+            self.skills = [s for _, s in keyed]
         self._row_of = {s.id: i for i, s in enumerate(self.skills)}
         ids = set(self._row_of)
         self.verification = {k: v for k, v in self.verification.items() if k in ids}
@@ -122,6 +132,31 @@ class SkillTableModel(QAbstractTableModel):
 
     def skill_at(self, row: int) -> Skill | None:
         return self.skills[row] if 0 <= row < len(self.skills) else None
+
+    def sort_key(self, skill: Skill, column: int) -> tuple[int, float, str]:
+        if column == COL_PRIORITY:
+            p = skill.loading.priority
+            return (0, -1.0 if p is None else float(p), skill.qualified_name.casefold())
+        return (0, 0.0, self._text(skill, column).casefold())
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the rows in Python, once (the proxy keeps this order and only filters)."""
+        if not (0 <= column < len(COLUMNS)) or not self.skills:
+            return
+        hint = QAbstractItemModel.LayoutChangeHint.VerticalSortHint
+        self.layoutAboutToBeChanged.emit([], hint)
+        old = self.persistentIndexList()
+        old_ids = [self.skills[i.row()].id if i.isValid() else "" for i in old]
+        keyed = [(self.sort_key(s, column), s) for s in self.skills]
+        keyed.sort(key=lambda pair: pair[0], reverse=order == Qt.SortOrder.DescendingOrder)
+        self.skills = [s for _, s in keyed]
+        self._row_of = {s.id: i for i, s in enumerate(self.skills)}
+        new = [
+            self.index(self._row_of[sid], i.column()) if sid in self._row_of else QModelIndex()
+            for i, sid in zip(old, old_ids, strict=True)
+        ]
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit([], hint)
 
     # -- Qt model interface --------------------------------------------------
 

@@ -55,7 +55,9 @@ async def _verify(args: argparse.Namespace) -> list[SkillVerification]:
         if result is None:
             sid = args.ids[i]
             status = catalog.source(Identity.parse(sid).label)
-            why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
+            why = (
+                f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
+            )
             out.append(SkillVerification(sid, READ_ERROR, f"no skill {sid!r} in the catalog{why}"))
         else:
             out.append(result)

@@ -13,9 +13,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from desktop.core.entry import parse_entry
 from desktop.core.loading import affinity_report
@@ -282,7 +283,7 @@ class ServerHandle:
                     task.cancel()
                 if running:
                     await asyncio.gather(*running, return_exceptions=True)
-        except BaseException as exc:  # noqa: BLE001 - reported through the futures
+        except BaseException as exc:
             error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
             if not ready.done():
                 ready.set_exception(error)
@@ -314,14 +315,12 @@ class ServerHandle:
         try:
             async with asyncio.timeout(15):
                 await asyncio.shield(worker)
-        except BaseException:  # noqa: BLE001
+        except BaseException:  # noqa: BLE001 - a stuck worker is cancelled below
             worker.cancel()
-            try:
+            with contextlib.suppress(BaseException):
                 await worker
-            except BaseException:  # noqa: BLE001
-                pass
 
-    async def __aenter__(self) -> ServerHandle:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
@@ -474,7 +473,7 @@ class ServerPool:
         handles, self._handles = list(self._handles.values()), {}
         await asyncio.gather(*(h.close() for h in handles), return_exceptions=True)
 
-    async def __aenter__(self) -> ServerPool:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -17,7 +17,7 @@ import os
 import tempfile
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client import advertise
@@ -125,7 +125,9 @@ class McpConnection:
                 extra = resolve_pairs(self.spec.env, env)
             except UnresolvedPlaceholder as exc:
                 raise SourceError(f"cannot start the server: {exc}") from None
-            self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+            self._errlog = tempfile.TemporaryFile(  # noqa: SIM115 - closed by the exit stack
+                mode="w+", encoding="utf-8", errors="replace"
+            )
             stack.callback(self._errlog.close)
             params = StdioServerParameters(
                 command=self.spec.command[0], args=list(self.spec.command[1:]), env=extra or None
@@ -169,7 +171,7 @@ class McpConnection:
             message += f" — server stderr: {tail}"
         return message
 
-    async def __aenter__(self) -> McpConnection:
+    async def __aenter__(self) -> Self:
         stack = AsyncExitStack()
         await stack.__aenter__()
         try:
@@ -293,7 +295,7 @@ class McpConnection:
                     ) from None
                 out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
                 break
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
                 out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
                 break
             out.pages += 1
@@ -352,7 +354,7 @@ class McpConnection:
                     return [], ["the server answered tools/list with -32601: it has no tools"]
                 notes.append(f"tools/list failed: {self.explain(exc)}")
                 return (names or None), notes
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - reported as a note
                 notes.append(f"tools/list failed: {self.explain(exc)}")
                 return (names or None), notes
             names.extend(t.name for t in page.tools)
@@ -477,7 +479,7 @@ class _HttpTransport:
             await self._http.__aexit__(None, None, None)
             raise
 
-    async def __aexit__(self, *exc: Any) -> Any:
+    async def __aexit__(self, *exc: object) -> Any:
         try:
             return await self._inner.__aexit__(*exc)
         finally:
@@ -493,6 +495,6 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
     try:
         async with asyncio.timeout(10):
             await stack.aclose()
-    except BaseException as exc:  # noqa: BLE001 - closing a broken server must not raise
+    except BaseException as exc:
         if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
             raise

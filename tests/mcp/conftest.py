@@ -7,7 +7,7 @@ import shlex
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import pytest
 
@@ -19,9 +19,7 @@ HOSTILE = Path(__file__).resolve().parent / "servers" / "hostile.py"
 T = TypeVar("T")
 
 # Generous against a loaded machine, short enough that a hung server fails fast.
-TEST_BUDGETS = Budgets(
-    max_pages=25, request_timeout=8, connect_timeout=40, server_timeout=90
-)
+TEST_BUDGETS = Budgets(max_pages=25, request_timeout=8, connect_timeout=40, server_timeout=90)
 
 
 def hostile_argv(scenario: str, record: Path | None = None) -> list[str]:
@@ -75,7 +73,7 @@ class HttpServer:
         self.url = f"http://127.0.0.1:{port}/mcp"
         self.process: Any = None
 
-    def __enter__(self) -> HttpServer:
+    def __enter__(self) -> Self:
         import socket
         import subprocess
         import time

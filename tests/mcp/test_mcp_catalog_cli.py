@@ -27,7 +27,9 @@ def local_demo(tmp_path: Path) -> Path:
 
 
 def test_two_servers_with_the_same_uri_and_name_stay_apart() -> None:
-    catalog = run(discover([hostile_spec("ok", "one"), hostile_spec("ok", "two")], budgets=TEST_BUDGETS))
+    catalog = run(
+        discover([hostile_spec("ok", "one"), hostile_spec("ok", "two")], budgets=TEST_BUDGETS)
+    )
     ids = sorted(s.id for s in catalog.skills)
     assert ids == ["one:skill://demo/SKILL.md", "two:skill://demo/SKILL.md"]
     assert sorted(s.qualified_name for s in catalog.skills) == ["one:demo", "two:demo"]
@@ -43,7 +45,8 @@ def test_a_server_skill_named_like_a_local_one_never_shadows_it(tmp_path: Path) 
     assert names["mine:demo/SKILL.md"] == "demo"
     assert names["srv:skill://demo/SKILL.md"] == "srv:demo"
     assert any(
-        {"mine:demo/SKILL.md", "srv:skill://demo/SKILL.md"} <= set(c.ids) for c in catalog.collisions
+        {"mine:demo/SKILL.md", "srv:skill://demo/SKILL.md"} <= set(c.ids)
+        for c in catalog.collisions
     )
 
 
@@ -51,7 +54,7 @@ def test_local_skills_go_through_the_same_verified_read(tmp_path: Path) -> None:
     folder = local_demo(tmp_path)
     local = SourceSpec("mine", "local", "folder", str(folder))
 
-    async def go():  # noqa: ANN202
+    async def go():
         catalog = await discover([local])
         (skill,) = catalog.skills
         async with ServerPool([local]) as pool:
@@ -86,23 +89,31 @@ def test_many_servers_at_once_a_silent_one_does_not_hold_the_others() -> None:
 
 
 @pytest.fixture
-def cli(run_cli, tmp_home: Path):  # noqa: ANN001, ANN201
+def cli(run_cli, tmp_home: Path):
     return run_cli
 
 
-def test_cli_list_json_shows_server_fields(cli) -> None:  # noqa: ANN001
+def test_cli_list_json_shows_server_fields(cli) -> None:
     proc = cli("list", "--json", "--server", server_option("ok", "docs"))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     (source,) = data["sources"]
-    for key in ("label", "transport", "endpoint", "protocol_version", "declares_extension", "status", "message"):
+    for key in (
+        "label",
+        "transport",
+        "endpoint",
+        "protocol_version",
+        "declares_extension",
+        "status",
+        "message",
+    ):
         assert key in source
     assert source["status"] == "ok" and source["transport"] == "stdio"
     (skill,) = data["skills"]
     assert skill["uri"] == "skill://demo/SKILL.md"
 
 
-def test_cli_get_confirms_a_uri(cli) -> None:  # noqa: ANN001
+def test_cli_get_confirms_a_uri(cli) -> None:
     proc = cli("get", "h", "skill://hidden/SKILL.md", "--json", "--server", server_option("ok"))
     assert proc.returncode == 0, proc.stderr
     entry = json.loads(proc.stdout)
@@ -115,7 +126,7 @@ def test_cli_get_confirms_a_uri(cli) -> None:  # noqa: ANN001
     assert usage.returncode == 2
 
 
-def test_cli_show_prints_only_verified_bytes(cli) -> None:  # noqa: ANN001
+def test_cli_show_prints_only_verified_bytes(cli) -> None:
     good = cli("show", "h:skill://demo/SKILL.md", "--server", server_option("ok"))
     assert good.returncode == 0, good.stderr
     assert "name: demo" in good.stdout and "A CRLF line" in good.stdout
@@ -129,7 +140,7 @@ def test_cli_show_prints_only_verified_bytes(cli) -> None:  # noqa: ANN001
     assert nope.returncode == 1 and "no skill" in nope.stderr
 
 
-def test_cli_verify_json_shape_and_exit_codes(cli) -> None:  # noqa: ANN001
+def test_cli_verify_json_shape_and_exit_codes(cli) -> None:
     ok = cli("verify", "--all", "--json", "--server", server_option("ok"))
     assert ok.returncode == 0, ok.stderr
     data = json.loads(ok.stdout)
@@ -151,7 +162,10 @@ def test_cli_verify_json_shape_and_exit_codes(cli) -> None:  # noqa: ANN001
     )
     assert bad.returncode == 1
     states = {r["id"]: r["state"] for r in json.loads(bad.stdout)["results"]}
-    assert states == {"h:skill://demo/SKILL.md": "size-mismatch", "g:skill://demo/SKILL.md": "verified"}
+    assert states == {
+        "h:skill://demo/SKILL.md": "size-mismatch",
+        "g:skill://demo/SKILL.md": "verified",
+    }
     invalid = cli("verify", "--all", "--json", "--server", server_option("outside"))
     assert invalid.returncode == 1
     assert json.loads(invalid.stdout)["results"][0]["state"] == "invalid"
@@ -159,10 +173,12 @@ def test_cli_verify_json_shape_and_exit_codes(cli) -> None:  # noqa: ANN001
     assert json.loads(limit.stdout)["results"][0]["state"] == "over-limit"
 
 
-def test_cli_instructions_marks_the_2048_point(cli) -> None:  # noqa: ANN001
+def test_cli_instructions_marks_the_2048_point(cli) -> None:
     proc = cli("instructions", "h", "--server", server_option("ok"))
     assert proc.returncode == 0, proc.stderr
-    before, marker, after = proc.stdout.partition("2048 characters: clients that keep only this much")
+    _before, marker, after = proc.stdout.partition(
+        "2048 characters: clients that keep only this much"
+    )
     assert marker
     assert "skill://hidden/SKILL.md  (after the 2048-character point)" in after
     data = json.loads(cli("instructions", "h", "--json", "--server", server_option("ok")).stdout)
@@ -173,7 +189,7 @@ def test_cli_instructions_marks_the_2048_point(cli) -> None:  # noqa: ANN001
     }
 
 
-def test_cli_server_that_fails_gives_a_message_not_a_traceback(cli) -> None:  # noqa: ANN001
+def test_cli_server_that_fails_gives_a_message_not_a_traceback(cli) -> None:
     proc = cli("verify", "--all", "--server", server_option("crash"))
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr + proc.stdout

@@ -85,17 +85,47 @@ def _with_resource(extra: dict[str, object]) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("extra", "code"),
     [
-        ({"uri": "skill://other/x.md", "digest": "sha256:" + "a" * 64, "size": 1}, "resource-outside"),
-        ({"uri": "skill://acme/demo/../x.md", "digest": "sha256:" + "a" * 64, "size": 1}, "resource-outside"),
-        ({"uri": "skill://acme/demo/%2e%2e/x", "digest": "sha256:" + "a" * 64, "size": 1}, "resource-outside"),
-        ({"uri": "skill://acme/demox/x.md", "digest": "sha256:" + "a" * 64, "size": 1}, "resource-outside"),
-        ({"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "A" * 64, "size": 1}, "resource-digest"),
+        (
+            {"uri": "skill://other/x.md", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-outside",
+        ),
+        (
+            {"uri": "skill://acme/demo/../x.md", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-outside",
+        ),
+        (
+            {"uri": "skill://acme/demo/%2e%2e/x", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-outside",
+        ),
+        (
+            {"uri": "skill://acme/demox/x.md", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-outside",
+        ),
+        (
+            {"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "A" * 64, "size": 1},
+            "resource-digest",
+        ),
         ({"uri": "skill://acme/demo/x.md", "digest": "md5:abc", "size": 1}, "resource-digest"),
-        ({"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": -1}, "resource-size"),
-        ({"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": 1.5}, "resource-size"),
-        ({"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": True}, "resource-size"),
-        ({"uri": "skill://acme/demo/ref/guide.md", "digest": "sha256:" + "a" * 64, "size": 1}, "resource-duplicate"),
-        ({"uri": "skill://acme/demo/SKILL.md", "digest": "sha256:" + "a" * 64, "size": 1}, "resource-duplicate"),
+        (
+            {"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": -1},
+            "resource-size",
+        ),
+        (
+            {"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": 1.5},
+            "resource-size",
+        ),
+        (
+            {"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": True},
+            "resource-size",
+        ),
+        (
+            {"uri": "skill://acme/demo/ref/guide.md", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-duplicate",
+        ),
+        (
+            {"uri": "skill://acme/demo/SKILL.md", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-duplicate",
+        ),
         ("not an object", "resource-type"),
     ],
 )
@@ -131,7 +161,9 @@ def test_hostile_frontmatter_is_bounded() -> None:
     deep: object = "x"
     for _ in range(100):
         deep = [deep]
-    assert "frontmatter-too-deep" in codes(entry(frontmatter={"name": "demo", "description": "d", "m": deep}))
+    assert "frontmatter-too-deep" in codes(
+        entry(frontmatter={"name": "demo", "description": "d", "m": deep})
+    )
     wide = {f"k{i}": "v" * 100 for i in range(2000)}
     skill = parse_entry(entry(frontmatter={"name": "demo", "description": "d", **wide}), ORIGIN)
     assert skill.state == "invalid"
@@ -151,7 +183,9 @@ def test_verify_checks_size_then_digest_then_frontmatter() -> None:
     assert parsed is not None and "Body" in parsed.body
     size, _ = verify_file(skill, "skill://acme/demo/ref/guide.md", GUIDE + b"x")
     assert size.state == "size-mismatch"
-    assert f"expected {len(GUIDE)} bytes" in size.message and f"{len(GUIDE) + 1} bytes" in size.message
+    assert (
+        f"expected {len(GUIDE)} bytes" in size.message and f"{len(GUIDE) + 1} bytes" in size.message
+    )
     flipped = bytes([GUIDE[0] ^ 1]) + GUIDE[1:]
     digest, _ = verify_file(skill, "skill://acme/demo/ref/guide.md", flipped)
     assert digest.state == "digest-mismatch"
@@ -232,7 +266,9 @@ def test_cache_paths_cannot_escape_or_collide(tmp_path: Path) -> None:
     for uri in ("skill://../../etc/passwd", "skill://a/SKILL.md", "skill://A/SKILL.md", "/abs"):
         p = cache.path_for(ORIGIN, uri, digest)
         assert cache.root in p.parents
-    assert cache.file_dir(ORIGIN, "skill://a/SKILL.md") != cache.file_dir(ORIGIN, "skill://A/SKILL.md")
+    assert cache.file_dir(ORIGIN, "skill://a/SKILL.md") != cache.file_dir(
+        ORIGIN, "skill://A/SKILL.md"
+    )
     loud = Origin("Docs", "mcp", "stdio", "python server.py")
     assert cache.source_dir(loud) != cache.source_dir(ORIGIN)
     with pytest.raises(ValueError):

@@ -69,7 +69,9 @@ def test_invalid_entries_are_listed_with_their_problem_never_loadable(
     assert problem.severity == "invalid" and problem.message
 
 
-@pytest.mark.parametrize(("scenario", "code"), [("files-513", "limit-files"), ("bytes-17mib", "limit-bytes")])
+@pytest.mark.parametrize(
+    ("scenario", "code"), [("files-513", "limit-files"), ("bytes-17mib", "limit-bytes")]
+)
 def test_over_limit_skills_are_declined_with_the_reason(scenario: str, code: str) -> None:
     status, skills = discover(scenario)
     (skill,) = skills
@@ -93,19 +95,25 @@ def test_repeated_cursor_stops_the_walk_with_a_reason() -> None:
 
 
 def test_endless_listing_stops_at_the_page_budget() -> None:
-    status, skills = discover("endless", budgets=Budgets(max_pages=7, request_timeout=8, connect_timeout=40))
+    status, skills = discover(
+        "endless", budgets=Budgets(max_pages=7, request_timeout=8, connect_timeout=40)
+    )
     assert skills == []
     assert any("after 7 pages" in n and "page budget" in n for n in status.notes)
 
 
 def test_entry_budget_is_visible() -> None:
-    status, skills = discover("alias-bomb", budgets=Budgets(max_entries=2, request_timeout=8, connect_timeout=40))
+    status, skills = discover(
+        "alias-bomb", budgets=Budgets(max_entries=2, request_timeout=8, connect_timeout=40)
+    )
     assert len(skills) == 2
     assert any("entry budget" in n for n in status.notes)
 
 
 def test_byte_budget_is_visible() -> None:
-    status, skills = discover("files-513", budgets=Budgets(max_bytes=1000, request_timeout=8, connect_timeout=40))
+    status, skills = discover(
+        "files-513", budgets=Budgets(max_bytes=1000, request_timeout=8, connect_timeout=40)
+    )
     assert skills == []
     assert any("byte budget" in n for n in status.notes)
 
@@ -120,7 +128,7 @@ def test_a_server_that_never_answers_is_reported_in_bounded_time() -> None:
 
 def test_a_listing_that_never_answers_is_reported() -> None:
     budgets = Budgets(connect_timeout=40, request_timeout=3, server_timeout=60)
-    status, skills = discover("hang-list", budgets=budgets)
+    status, _skills = discover("hang-list", budgets=budgets)
     assert status.status == "error"
     assert "no answer to skills/list within 3 s" in status.message
 
@@ -196,7 +204,7 @@ def test_a_server_without_tools_is_visible() -> None:
 
 
 def test_frontmatter_bombs_do_not_blow_up() -> None:
-    status, skills = discover("alias-bomb")
+    _status, skills = discover("alias-bomb")
     by_name = {s.name: s for s in skills}
     assert by_name["deep"].state == "invalid"
     assert any(p.code == "frontmatter-too-deep" for p in by_name["deep"].problems)

@@ -27,7 +27,7 @@ def local_names(folder: Path) -> set[str]:
     return {s.name for s in skills}
 
 
-def check_all(skills: list, results: dict) -> None:  # noqa: ANN001
+def check_all(skills: list, results: dict) -> None:
     """Every skill verifies, except an entry our checks call invalid (a sample breaks
     the name rules on purpose): that one is refused before anything is read."""
     for skill in skills:
@@ -36,7 +36,7 @@ def check_all(skills: list, results: dict) -> None:  # noqa: ANN001
     assert sum(1 for s in skills if s.state != "invalid") >= 4
 
 
-async def discover_and_verify(spec: SourceSpec, cache: SkillCache, mode: str = "auto"):  # noqa: ANN201
+async def discover_and_verify(spec: SourceSpec, cache: SkillCache, mode: str = "auto"):
     async with ServerHandle(spec, TEST_BUDGETS, cache, mode=mode) as handle:
         status, skills = await handle.discover()
         results = {s.name: await handle.verify(s) for s in skills}
@@ -64,7 +64,9 @@ def test_fastmcp_skills_provider_over_http(
     assert len(sample_names(folder)) >= 3
     sample_skills_dir = folder
     port = free_port()
-    with HttpServer([sys.executable, str(FASTMCP_SERVER), str(folder), "--http", str(port)], port) as server:
+    with HttpServer(
+        [sys.executable, str(FASTMCP_SERVER), str(folder), "--http", str(port)], port
+    ) as server:
         spec = SourceSpec("fm", "mcp", "http", server.url)
         status, skills, results = run(discover_and_verify(spec, cache))
     assert status.status == "ok", status.message
@@ -77,7 +79,9 @@ def test_fastmcp_skills_provider_over_http(
     assert len(pdf.files) > 1
 
 
-def test_our_serve_over_stdio_in_both_eras_with_pages(sample_skills_dir: Path, cache: SkillCache) -> None:
+def test_our_serve_over_stdio_in_both_eras_with_pages(
+    sample_skills_dir: Path, cache: SkillCache
+) -> None:
     argv = (sys.executable, "-m", "desktop", "serve", str(sample_skills_dir), "--page-size", "2")
     spec = SourceSpec("ours", "mcp", "stdio", " ".join(argv), command=argv)
     for mode in ("auto", "legacy"):
@@ -93,7 +97,17 @@ def test_our_serve_over_stdio_in_both_eras_with_pages(sample_skills_dir: Path, c
 
 def test_our_serve_over_http(sample_skills_dir: Path, cache: SkillCache) -> None:
     port = free_port()
-    argv = [sys.executable, "-m", "desktop", "serve", str(sample_skills_dir), "--http", f"127.0.0.1:{port}", "--page-size", "2"]
+    argv = [
+        sys.executable,
+        "-m",
+        "desktop",
+        "serve",
+        str(sample_skills_dir),
+        "--http",
+        f"127.0.0.1:{port}",
+        "--page-size",
+        "2",
+    ]
     with HttpServer(argv, port) as server:
         spec = SourceSpec("ours", "mcp", "http", server.url)
         for mode in ("auto", "legacy"):

@@ -19,10 +19,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 def cached_files(cache: SkillCache) -> list[Path]:
     if not cache.root.exists():
         return []
-    return [p for p in cache.root.rglob("*") if p.is_file() and p.name not in ("uri", "source.json")]
+    return [
+        p for p in cache.root.rglob("*") if p.is_file() and p.name not in ("uri", "source.json")
+    ]
 
 
-async def open_and_verify(scenario: str, cache: SkillCache, record: Path | None = None):  # noqa: ANN201
+async def open_and_verify(scenario: str, cache: SkillCache, record: Path | None = None):
     async with ServerHandle(hostile_spec(scenario, record=record), TEST_BUDGETS, cache) as handle:
         status, skills = await handle.discover()
         assert status.status == "ok", status.message
@@ -31,9 +33,11 @@ async def open_and_verify(scenario: str, cache: SkillCache, record: Path | None 
         return handle, skills, results, previews
 
 
-def test_a_correct_skill_verifies_and_is_cached_privately(cache: SkillCache, tmp_path: Path) -> None:
+def test_a_correct_skill_verifies_and_is_cached_privately(
+    cache: SkillCache, tmp_path: Path
+) -> None:
     record = tmp_path / "methods"
-    _, skills, (result,), (preview,) = run(open_and_verify("ok", cache, record))
+    _, _skills, (result,), (preview,) = run(open_and_verify("ok", cache, record))
     assert result.state == "verified", result.message
     assert "not that they are safe" in result.message  # V7
     assert [f.state for f in result.files] == ["verified", "verified"]
@@ -57,7 +61,11 @@ def test_a_correct_skill_verifies_and_is_cached_privately(cache: SkillCache, tmp
     [
         ("wrong-digest", "digest-mismatch", ["expected digest sha256:0000", "hash to sha256:"]),
         ("wrong-size", "size-mismatch", ["expected 41 bytes", "received 38 bytes"]),
-        ("fm-differs", "frontmatter-mismatch", ["'description'", "Something the file does not say"]),
+        (
+            "fm-differs",
+            "frontmatter-mismatch",
+            ["'description'", "Something the file does not say"],
+        ),
     ],
 )
 def test_mismatches_are_refused_and_never_cached(
@@ -72,7 +80,11 @@ def test_mismatches_are_refused_and_never_cached(
     assert bad.expected != bad.actual or state == "frontmatter-mismatch"
     for f in cached_files(cache):
         # only files that verified were cached
-        assert any(sha256_digest(f.read_bytes()) == v.expected.digest for v in result.files if v.state == "verified" and v.expected)
+        assert any(
+            sha256_digest(f.read_bytes()) == v.expected.digest
+            for v in result.files
+            if v.state == "verified" and v.expected
+        )
     if state == "frontmatter-mismatch":
         assert preview.data is None and preview.text is None
         assert preview.refresh_offered
@@ -98,7 +110,7 @@ def test_dynamic_skill_is_shown_as_unverified(cache: SkillCache) -> None:
 
 
 def test_after_a_mismatch_the_sdk_cache_is_bypassed(cache: SkillCache) -> None:
-    async def go():  # noqa: ANN202
+    async def go():
         async with ServerHandle(hostile_spec("flip"), TEST_BUDGETS, cache) as handle:
             _, (skill,) = await handle.discover()
             first = await handle.read_skill_md(skill)
@@ -113,7 +125,7 @@ def test_after_a_mismatch_the_sdk_cache_is_bypassed(cache: SkillCache) -> None:
 
 
 def test_stale_entry_is_refreshed_with_skills_get(cache: SkillCache) -> None:
-    async def go():  # noqa: ANN202
+    async def go():
         async with ServerHandle(hostile_spec("stale"), TEST_BUDGETS, cache) as handle:
             _, (skill,) = await handle.discover()
             before = await handle.verify(skill)
@@ -130,8 +142,10 @@ def test_stale_entry_is_refreshed_with_skills_get(cache: SkillCache) -> None:
 def test_unlisted_file_is_refused_without_a_request(cache: SkillCache, tmp_path: Path) -> None:
     record = tmp_path / "methods"
 
-    async def go():  # noqa: ANN202
-        async with ServerHandle(hostile_spec("directory", record=record), TEST_BUDGETS, cache) as handle:
+    async def go():
+        async with ServerHandle(
+            hostile_spec("directory", record=record), TEST_BUDGETS, cache
+        ) as handle:
             _, (skill,) = await handle.discover()
             children = await handle.read_directory(skill, "skill://demo/references")
             read = await handle.read_file(skill, "skill://demo/references/added-later.md")
@@ -149,7 +163,7 @@ def test_unlisted_file_is_refused_without_a_request(cache: SkillCache, tmp_path:
 def test_directory_read_only_where_declared(cache: SkillCache, tmp_path: Path) -> None:
     record = tmp_path / "methods"
 
-    async def go():  # noqa: ANN202
+    async def go():
         async with ServerHandle(hostile_spec("ok", record=record), TEST_BUDGETS, cache) as handle:
             _, (skill,) = await handle.discover()
             try:
@@ -164,7 +178,7 @@ def test_directory_read_only_where_declared(cache: SkillCache, tmp_path: Path) -
 
 
 def test_skill_opened_by_uri_is_confirmed_with_skills_get(cache: SkillCache) -> None:
-    async def go():  # noqa: ANN202
+    async def go():
         async with ServerHandle(hostile_spec("ok"), TEST_BUDGETS, cache) as handle:
             hidden = await handle.get_skill("skill://hidden/SKILL.md")
             preview = await handle.read_skill_md(hidden)

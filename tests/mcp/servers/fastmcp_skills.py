@@ -33,7 +33,13 @@ def main() -> None:
     args = parser.parse_args()
     mcp = build(args.folder)
     if args.http:
-        mcp.run(transport="http", host="127.0.0.1", port=args.http, show_banner=False, log_level="warning")
+        mcp.run(
+            transport="http",
+            host="127.0.0.1",
+            port=args.http,
+            show_banner=False,
+            log_level="warning",
+        )
     else:
         mcp.run(show_banner=False)
 

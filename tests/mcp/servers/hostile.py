@@ -127,7 +127,9 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
             cat.files[uri] = data
             res.append({"uri": uri, "digest": digest(data), "size": len(data)})
     elif scenario == "bytes-17mib":
-        res.append({"uri": "skill://demo/big.bin", "digest": "sha256:" + "1" * 64, "size": 17 * MIB})
+        res.append(
+            {"uri": "skill://demo/big.bin", "digest": "sha256:" + "1" * 64, "size": 17 * MIB}
+        )
     elif scenario == "dynamic":
         demo["resources"] = "dynamic"
     elif scenario == "alias-bomb":
@@ -143,7 +145,9 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
             {
                 "uri": "skill://bomb/SKILL.md",
                 "frontmatter": {"name": "bomb", "description": "An alias bomb"},
-                "resources": [{"uri": "skill://bomb/SKILL.md", "digest": digest(md), "size": len(md)}],
+                "resources": [
+                    {"uri": "skill://bomb/SKILL.md", "digest": digest(md), "size": len(md)}
+                ],
             }
         )
         deep: Any = "x"
@@ -186,7 +190,9 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
     }
     md = skill_md("hidden", "Not in the listing")
     cat.files["skill://hidden/SKILL.md"] = md
-    hidden["resources"] = [{"uri": "skill://hidden/SKILL.md", "digest": digest(md), "size": len(md)}]
+    hidden["resources"] = [
+        {"uri": "skill://hidden/SKILL.md", "digest": digest(md), "size": len(md)}
+    ]
     opts["hidden"] = hidden
     return cat, opts
 
@@ -203,7 +209,12 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
     async def skills_list(ctx: Any, params: Params) -> dict[str, Any]:
         cursor = params.cursor
         if scenario == "repeat-cursor":
-            return {"skills": cat.entries if cursor is None else [], "nextCursor": "again", "ttlMs": 1000, "cacheScope": "public"}
+            return {
+                "skills": cat.entries if cursor is None else [],
+                "nextCursor": "again",
+                "ttlMs": 1000,
+                "cacheScope": "public",
+            }
         if scenario == "endless":
             n = int(cursor or "0")
             return {"skills": [], "nextCursor": str(n + 1), "ttlMs": 1000, "cacheScope": "public"}
@@ -214,7 +225,11 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
         if scenario in ("paged", "exit-mid-listing"):
             index = int(cursor or "0")
             page = cat.entries[index : index + 1]
-            out: dict[str, Any] = {"skills": copy.deepcopy(page), "ttlMs": 30000, "cacheScope": "public"}
+            out: dict[str, Any] = {
+                "skills": copy.deepcopy(page),
+                "ttlMs": 30000,
+                "cacheScope": "public",
+            }
             if scenario == "exit-mid-listing" or index + 1 < len(cat.entries):
                 out["nextCursor"] = str(index + 1)
             return out
@@ -224,7 +239,9 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
         for entry in [*cat.entries, opts["hidden"]]:
             if entry["uri"] == params.uri:
                 entry = copy.deepcopy(entry)
-                if scenario in ("wrong-digest", "stale") and isinstance(entry.get("resources"), list):
+                if scenario in ("wrong-digest", "stale") and isinstance(
+                    entry.get("resources"), list
+                ):
                     # The fresh entry describes what is served now.
                     for r in entry["resources"]:
                         if r["uri"] in cat.files:
@@ -235,7 +252,9 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
 
         raise MCPError(code=-32602, message=f"No skill is served at {params.uri}")
 
-    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         uri = str(params.uri)
         state["reads"] += 1
         data = cat.files.get(uri)
@@ -250,7 +269,9 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
                 uri=uri, mime_type="application/octet-stream", blob=base64.b64encode(data).decode()
             )
         else:
-            content = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=data.decode())
+            content = types.TextResourceContents(
+                uri=uri, mime_type="text/markdown", text=data.decode()
+            )
         return types.ReadResourceResult(contents=[content], ttl_ms=600000, cache_scope="public")
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -265,7 +286,12 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
                 head = rest.split("/", 1)[0]
                 child = prefix + head
                 children[child] = "inode/directory" if "/" in rest else "text/markdown"
-        return {"resources": [{"uri": u, "name": u.rsplit("/", 1)[-1], "mimeType": m} for u, m in sorted(children.items())]}
+        return {
+            "resources": [
+                {"uri": u, "name": u.rsplit("/", 1)[-1], "mimeType": m}
+                for u, m in sorted(children.items())
+            ]
+        }
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         tools = [types.Tool(name=n, input_schema={"type": "object"}) for n in opts["tools"]]
@@ -286,14 +312,14 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
     if opts["declare"] and opts["skills"]:
         server.extensions = {EXT: {"directoryRead": True} if opts.get("directory") else {}}
 
-    original = server._request_handlers.copy()  # noqa: SLF001 - record every method
+    original = server._request_handlers.copy()
 
     class Recorder(dict):  # type: ignore[type-arg]
         def get(self, key: str, default: Any = None) -> Any:
             note(key)
             return super().get(key, default)
 
-    server._request_handlers = Recorder(original)  # noqa: SLF001
+    server._request_handlers = Recorder(original)
     return server
 
 

@@ -77,19 +77,24 @@ async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
         status.tools = tools
         status.notes.extend(notes)
         return []
+    # The listing and the tools are independent: ask for both at once.
+    tools_task = asyncio.ensure_future(conn.list_tools())
     try:
         listing = await conn.list_skills()
     except NoSkillsMethod as exc:
         status.status = "no-skills"
         status.message = str(exc)
-        tools, notes = await conn.list_tools()
+        tools, notes = await tools_task
         status.tools = tools
         status.notes.extend(notes)
         return []
+    except BaseException:
+        tools_task.cancel()
+        raise
     status.ttl_ms = listing.ttl_ms
     status.notes.extend(listing.notes)
     skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
-    tools, tool_notes = await conn.list_tools()
+    tools, tool_notes = await tools_task
     status.tools = tools
     status.notes.extend(tool_notes)
     if tools == []:

@@ -152,7 +152,7 @@ async def read_file(
         return ReadResult(skill.id, verification)
     if verification.state == VERIFIED and cache is not None and expected is not None:
         try:
-            await asyncio.to_thread(cache.put, skill.origin, uri, expected, data)
+            await asyncio.to_thread(cache.put, skill.origin, uri, expected, data, hashed=True)
         except OSError:
             pass  # a cache that cannot be written costs a re-read, nothing else
     return _result(skill, verification, data, parsed)

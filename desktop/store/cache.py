@@ -104,10 +104,9 @@ class SkillCache:
     def _write_atomic(self, target: Path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
         try:
+            # No fsync: every read re-hashes, so a copy torn by a crash is a miss.
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
             os.chmod(tmp, 0o400)
             os.replace(tmp, target)
         except BaseException:
@@ -117,10 +116,17 @@ class SkillCache:
                 pass
             raise
 
-    def put(self, origin: Origin, uri: str, expected: SkillFile, data: bytes) -> Path:
-        """Store bytes that were verified against ``expected`` (re-checked here)."""
-        actual = "sha256:" + hashlib.sha256(data).hexdigest()
-        if actual != expected.digest or len(data) != expected.size:
+    def put(
+        self, origin: Origin, uri: str, expected: SkillFile, data: bytes, *, hashed: bool = False
+    ) -> Path:
+        """Store bytes that were verified against ``expected``.
+
+        The bytes are hashed again unless ``hashed`` says the caller has just checked
+        this very buffer against ``expected`` (the verified-read path does).
+        """
+        if len(data) != expected.size:
+            raise ValueError(f"refusing to cache bytes that do not match {expected.digest}")
+        if not hashed and "sha256:" + hashlib.sha256(data).hexdigest() != expected.digest:
             raise ValueError(f"refusing to cache bytes that do not match {expected.digest}")
         self._ensure_dirs(origin, uri)
         target = self.path_for(origin, uri, expected.digest)

@@ -218,6 +218,8 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
         if scenario == "endless":
             n = int(cursor or "0")
             return {"skills": [], "nextCursor": str(n + 1), "ttlMs": 1000, "cacheScope": "public"}
+        if scenario == "slow":
+            await anyio.sleep(0.2)
         if scenario == "hang-list":
             await anyio.sleep_forever()
         if scenario == "exit-mid-listing" and cursor is not None:
@@ -294,6 +296,8 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
         }
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        if scenario == "slow":
+            await anyio.sleep(0.2)
         tools = [types.Tool(name=n, input_schema={"type": "object"}) for n in opts["tools"]]
         return types.ListToolsResult(tools=tools)
 

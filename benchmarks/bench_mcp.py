@@ -1,0 +1,252 @@
+"""MCP client figures, each printed next to a baseline measured in the same run.
+
+1. Listing 10,000 skills (pages of 100) from a local ``skill-catalog serve`` over stdio:
+   our budgeted walk with every entry checked (D8/D9), next to fastmcp's own
+   ``Client.list_skills()`` on the same server. Target: no slower.
+2. Discovery across 20 servers (Streamable HTTP on 127.0.0.1) that each answer
+   ``skills/list`` and ``tools/list`` after 200 ms, next to the slowest single server.
+   Target: at most 1.3 times it.
+3. Verifying a 16 MiB skill end to end over stdio: transfer time apart from our own
+   checking (size, digest, frontmatter, cache write), compared with ``hashlib.sha256``
+   over the same bytes in memory. Target: our checking runs at 0.7 or more of that rate.
+
+Run: ``python benchmarks/bench_mcp.py [--skills 10000] [--servers 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import shlex
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HOSTILE = REPO / "tests" / "mcp" / "servers" / "hostile.py"
+sys.path.insert(0, str(REPO))
+
+from desktop.core.entry import parse_entry  # noqa: E402
+from desktop.core.model import SourceSpec  # noqa: E402
+from desktop.core.verify import verify_file  # noqa: E402
+from desktop.sources.budgets import Budgets  # noqa: E402
+from desktop.sources.mcp import discover_server  # noqa: E402
+from desktop.sources.mcp_session import McpConnection  # noqa: E402
+from desktop.sources.registry import discover  # noqa: E402
+from desktop.store.cache import SkillCache  # noqa: E402
+
+BUDGETS = Budgets(request_timeout=60, connect_timeout=300, server_timeout=600)
+
+
+def stdio_spec(label: str, argv: list[str]) -> SourceSpec:
+    return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=tuple(argv))
+
+
+def make_skills(folder: Path, count: int) -> None:
+    for i in range(count):
+        d = folder / f"skill-{i:05d}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(
+            f"---\nname: skill-{i:05d}\ndescription: Benchmark skill number {i}.\n---\n\nBody {i}.\n"
+        )
+
+
+# -- 1. listing ------------------------------------------------------------------------------
+
+
+async def ours_listing(spec: SourceSpec) -> tuple[float, int]:
+    async with McpConnection(spec, BUDGETS) as conn:
+        t0 = time.perf_counter()
+        listing = await conn.list_skills()
+        skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
+        elapsed = time.perf_counter() - t0
+    assert all(s.state == "listed" for s in skills), "unexpected invalid entries"
+    return elapsed, len(skills)
+
+
+async def fastmcp_listing(argv: list[str]) -> tuple[float, int]:
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+    from fastmcp.skills.client import SkillsClientExtension
+
+    transport = StdioTransport(command=argv[0], args=argv[1:])
+    async with Client(transport, extensions=[SkillsClientExtension()]) as client:
+        t0 = time.perf_counter()
+        skills = await client.list_skills(max_pages=1000)
+        elapsed = time.perf_counter() - t0
+    return elapsed, len(skills)
+
+
+def bench_listing(count: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "skills"
+        make_skills(folder, count)
+        argv = [sys.executable, "-m", "desktop", "serve", str(folder), "--page-size", "100"]
+        spec = stdio_spec("bench", argv)
+        ours, theirs = [], []
+        for _ in range(rounds):
+            t, n = asyncio.run(ours_listing(spec))
+            ours.append(t)
+            t2, n2 = asyncio.run(fastmcp_listing(argv))
+            theirs.append(t2)
+        assert n == n2 == count, (n, n2)
+    o, f = statistics.median(ours), statistics.median(theirs)
+    print(f"1. listing {count:,} skills, pages of 100, serve over stdio (median of {rounds})")
+    print(f"   ours (walk + D8/D9 checks): {o:7.3f} s   fastmcp Client.list_skills(): {f:7.3f} s")
+    print(f"   ours / fastmcp = {o / f:.2f}  (target <= 1.00)")
+
+
+# -- 2. many servers ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server on {port} exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"server on {port} did not start")
+
+
+def bench_many(count: int, rounds: int) -> None:
+    ports = [free_port() for _ in range(count)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(HOSTILE), "slow", "--http", str(p)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for p in ports
+    ]
+    try:
+        deadline = time.monotonic() + 300
+        for port, proc in zip(ports, procs, strict=True):
+            wait_listening(port, proc, deadline)
+        specs = [
+            SourceSpec(f"s{i}", "mcp", "http", f"http://127.0.0.1:{p}/mcp")
+            for i, p in enumerate(ports)
+        ]
+        asyncio.run(discover(specs[:2], budgets=BUDGETS))  # warm up imports and sockets
+        singles, alls = [], []
+        for _ in range(rounds):
+            per_server = []
+            for spec in specs:
+                t0 = time.perf_counter()
+                status, _ = asyncio.run(discover_server(spec, BUDGETS))
+                per_server.append(time.perf_counter() - t0)
+                assert status.status == "ok", status.message
+            singles.append(max(per_server))
+            t0 = time.perf_counter()
+            catalog = asyncio.run(discover(specs, budgets=BUDGETS))
+            alls.append(time.perf_counter() - t0)
+            assert len(catalog.skills) == count and all(s.status == "ok" for s in catalog.sources)
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    s, a = statistics.median(singles), statistics.median(alls)
+    print(f"2. discovery across {count} servers answering after 200 ms (HTTP, median of {rounds})")
+    print(f"   all {count} at once: {a:7.3f} s   slowest single server alone: {s:7.3f} s")
+    print(f"   all / slowest single = {a / s:.2f}  (target <= 1.30)")
+
+
+# -- 3. a 16 MiB skill ---------------------------------------------------------------------------
+
+
+async def verify_big(cache_root: Path) -> tuple[float, float, float, float, float, int]:
+    argv = [sys.executable, str(HOSTILE), "big"]
+    spec = stdio_spec("big", argv)
+    cache = SkillCache(cache_root)
+    async with McpConnection(spec, BUDGETS) as conn:
+        listing = await conn.list_skills()
+        skill = next(
+            s for s in (parse_entry(r, spec.origin) for r in listing.entries) if s.name == "big"
+        )
+        transfer = 0.0
+        checking = 0.0
+        writing = 0.0
+        total_bytes = 0
+        blobs: list[bytes] = []
+        t_all = time.perf_counter()
+        for f in skill.files:
+            t0 = time.perf_counter()
+            data = await conn.read_bytes(f.uri, expected_size=f.size)
+            t1 = time.perf_counter()
+            result, _ = await asyncio.to_thread(verify_file, skill, f.uri, data)
+            assert result.state == "verified", result.message
+            t2 = time.perf_counter()
+            await asyncio.to_thread(cache.put, skill.origin, f.uri, f, data, hashed=True)
+            t3 = time.perf_counter()
+            transfer += t1 - t0
+            checking += t2 - t1
+            writing += t3 - t2
+            total_bytes += len(data)
+            blobs.append(data)
+        end_to_end = time.perf_counter() - t_all
+    t0 = time.perf_counter()
+    for data in blobs:
+        hashlib.sha256(data).hexdigest()
+    baseline = time.perf_counter() - t0
+    return end_to_end, transfer, checking, writing, baseline, total_bytes
+
+
+def bench_big(rounds: int) -> None:
+    runs = []
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append(asyncio.run(verify_big(Path(tmp) / "cache")))
+    end, transfer, checking, writing, baseline, size = (
+        statistics.median(x) for x in zip(*runs, strict=True)
+    )
+    mib = size / (1024 * 1024)
+    ours = checking + writing
+    print(f"3. verifying a {mib:.1f} MiB skill end to end over stdio (median of {rounds})")
+    print(
+        f"   end to end {end:7.3f} s = transfer {transfer:7.3f} s + our checking "
+        f"{ours:7.3f} s (size+digest+frontmatter {checking:.3f} s, cache write {writing:.3f} s)"
+    )
+    print(
+        f"   our checking incl. cache write: {mib / ours:7.1f} MiB/s   without the write: "
+        f"{mib / checking:7.1f} MiB/s   hashlib.sha256 in memory: {mib / baseline:7.1f} MiB/s"
+    )
+    print(
+        f"   rate ratio = {baseline / ours:.2f} with the cache write, "
+        f"{baseline / checking:.2f} without  (target >= 0.70)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--skills", type=int, default=10_000)
+    parser.add_argument("--servers", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", choices=["listing", "many", "big"])
+    args = parser.parse_args()
+    if args.only in (None, "listing"):
+        bench_listing(args.skills, args.rounds)
+    if args.only in (None, "many"):
+        bench_many(args.servers, args.rounds)
+    if args.only in (None, "big"):
+        bench_big(args.rounds)
+
+
+if __name__ == "__main__":
+    main()

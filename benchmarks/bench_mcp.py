@@ -31,14 +31,14 @@ REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "mcp" / "servers" / "hostile.py"
 sys.path.insert(0, str(REPO))
 
-from desktop.core.entry import parse_entry  # noqa: E402
-from desktop.core.model import SourceSpec  # noqa: E402
-from desktop.core.verify import verify_file  # noqa: E402
-from desktop.sources.budgets import Budgets  # noqa: E402
-from desktop.sources.mcp import discover_server  # noqa: E402
-from desktop.sources.mcp_session import McpConnection  # noqa: E402
-from desktop.sources.registry import discover  # noqa: E402
-from desktop.store.cache import SkillCache  # noqa: E402
+from desktop.core.entry import parse_entry
+from desktop.core.model import SourceSpec
+from desktop.core.verify import verify_file
+from desktop.sources.budgets import Budgets
+from desktop.sources.mcp import discover_server
+from desktop.sources.mcp_session import McpConnection
+from desktop.sources.registry import discover
+from desktop.store.cache import SkillCache
 
 BUDGETS = Budgets(request_timeout=60, connect_timeout=300, server_timeout=600)
 

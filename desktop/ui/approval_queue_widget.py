@@ -35,6 +35,8 @@ class ApprovalQueueWidget(QWidget):
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.setWordWrap(False)
+        for col, width in enumerate((175, 95, 95)):
+            self.view.setColumnWidth(col, width)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.doubleClicked.connect(lambda idx: self._emit(idx.row(), self.reviewRequested))
         self.view.clicked.connect(lambda idx: self._emit(idx.row(), self.skillSelected))

@@ -27,6 +27,8 @@ def mentioned_uris(text: str) -> list[str]:
 
 
 def instructions_html(text: str) -> str:
+    if not text:
+        return "<p><i>The server sends no instructions.</i></p>"
     kept, lost = text[:INSTRUCTIONS_CUT], text[INSTRUCTIONS_CUT:]
     out = [f"<pre style='white-space:pre-wrap'>{escape(kept)}</pre>"]
     if lost:

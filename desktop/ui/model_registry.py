@@ -13,6 +13,7 @@ from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
 
 INSTRUCTIONS_CUT = 2048
+DESCRIPTION_LIMIT = 1024  # the Agent Skills limit; hosts may cut longer descriptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class ServerInstructions:
 class RegistryView:
     lines: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     servers: list[ServerInstructions] = field(default_factory=list)
 
     @property
@@ -65,6 +67,13 @@ def model_registry(catalog: Catalog) -> RegistryView:
             view.left_out.append(f"{skill.qualified_name}: {skill.state}, not offered to a model")
             continue
         view.lines.append(registry_line(skill))
+        length = len(skill.description)
+        if length > DESCRIPTION_LIMIT:
+            view.warnings.append(
+                f"{skill.qualified_name}: description is {length:,} characters; hosts may keep "
+                f"only the first {DESCRIPTION_LIMIT:,}, ending at "
+                f"“…{skill.description[DESCRIPTION_LIMIT - 40 : DESCRIPTION_LIMIT]}”"
+            )
     for status in catalog.sources:
         if status.origin.kind != "mcp":
             continue

@@ -41,6 +41,8 @@ class ModelViewDialog(QDialog):
             "third-party; names and descriptions appear exactly as a host passes them on."
         )
         body = view.text
+        if view.warnings:
+            body += "\n\n# will not survive intact\n" + "\n".join(view.warnings)
         if view.left_out:
             body += "\n\n# not offered (cannot be loaded)\n" + "\n".join(view.left_out)
         self.text.setPlainText(body)

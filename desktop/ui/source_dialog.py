@@ -59,6 +59,7 @@ class SourceDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, spec: SourceSpec | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit source" if spec else "Add source")
+        self.setMinimumWidth(560)
         self.kind = QComboBox(self)
         self.kind.setAccessibleName("Kind of source")
         for text, value in KINDS:
@@ -68,6 +69,9 @@ class SourceDialog(QDialog):
         self.label.setPlaceholderText("e.g. docs (used in qualified names: docs:refunds)")
         self.where = QLineEdit(self)
         self.where.setAccessibleName("Folder, command or URL")
+        self.where.setPlaceholderText(
+            "/path/to/skills  |  python -m my_server  |  https://host/mcp"
+        )
         browse = QPushButton("Browse…", self)
         browse.setAccessibleName("Choose a folder")
         browse.clicked.connect(self._browse)
@@ -85,7 +89,9 @@ class SourceDialog(QDialog):
         form = QFormLayout(self)
         form.addRow("&Kind", self.kind)
         form.addRow("&Label", self.label)
-        form.addRow("&Where", row)
+        where_label = QLabel("&Where", self)
+        where_label.setBuddy(self.where)
+        form.addRow(where_label, row)
         form.addRow(self.error)
         form.addRow(self.buttons)
         self.result_spec: SourceSpec | None = None

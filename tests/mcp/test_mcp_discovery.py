@@ -210,3 +210,18 @@ def test_frontmatter_bombs_do_not_blow_up() -> None:
     assert any(p.code == "frontmatter-too-deep" for p in by_name["deep"].problems)
     assert by_name["deep"].frontmatter is None
     assert by_name["bomb"].state == "listed"  # the entry is fine; its SKILL.md is not (reads)
+
+
+def test_env_placeholders_are_resolved_at_connect_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    spec = dataclasses.replace(
+        hostile_spec("env"), env=(("HOSTILE_ECHO", "${env:SECRET_FOR_TEST}"),)
+    )
+    monkeypatch.setenv("SECRET_FOR_TEST", "resolved-now")
+    status, _ = run(discover_server(spec, TEST_BUDGETS))
+    assert status.instructions == "echo: resolved-now"
+    monkeypatch.delenv("SECRET_FOR_TEST")
+    status, _ = run(discover_server(spec, TEST_BUDGETS))
+    assert status.status == "error"
+    assert "SECRET_FOR_TEST" in status.message

@@ -183,6 +183,8 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
         + ("Padding so the text passes the 2048-character point. " * 45)
         + "Late pointer: skill://hidden/SKILL.md is only reachable by URI."
     )
+    if scenario == "env":
+        opts["instructions"] = "echo: " + os.environ.get("HOSTILE_ECHO", "unset")
     hidden = {
         "uri": "skill://hidden/SKILL.md",
         "frontmatter": {"name": "hidden", "description": "Not in the listing"},

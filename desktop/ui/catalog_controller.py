@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
+import time
 from collections.abc import Coroutine, Iterable
 from typing import Any
 
@@ -25,6 +26,7 @@ from desktop.ui.content_reader import ContentReader, ReadResult
 from desktop.ui.notifier import Notifier
 
 PARTIAL = "partial"
+INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 
 
 _mcp_import: asyncio.Future[object] | None = None
@@ -165,6 +167,7 @@ class CatalogController(QObject):
 
         statuses: list[SourceStatus] = []
         found: list[Skill] = []
+        shown_at = [0.0]
 
         def on_source(status: SourceStatus, skills: list[Skill]) -> None:
             nonlocal done
@@ -173,8 +176,11 @@ class CatalogController(QObject):
             found.extend(skills)
             self.progress.emit(done, max(total, 1), f"read {status.origin.label}")
             self.sourceDone.emit(status)
-            if done < total and skills:
-                # Show what has arrived; names and collisions come with the full catalog.
+            now = time.monotonic()
+            if done < total and skills and now - shown_at[0] >= INTERIM_EVERY:
+                # Show what has arrived (at most a few times a second); names and
+                # collisions come with the full catalog.
+                shown_at[0] = now
                 self.catalog = Catalog(sources=list(statuses), skills=list(found))
                 self.catalogChanged.emit()
 

@@ -171,7 +171,12 @@ def bench_many(count: int, rounds: int) -> None:
 # -- 3. a 16 MiB skill ---------------------------------------------------------------------------
 
 
-async def verify_big(cache_root: Path) -> tuple[float, float, float, float, float, int]:
+async def verify_big(cache_root: Path, repeats: int = 5) -> tuple[float, ...]:
+    """One end-to-end verification; the checking steps are timed apart from transfer.
+
+    The machine may be busy, so the checking of the received bytes and the in-memory
+    baseline are each repeated ``repeats`` times over the same bytes (median kept).
+    """
     argv = [sys.executable, str(HOSTILE), "big"]
     spec = stdio_spec("big", argv)
     cache = SkillCache(cache_root)
@@ -180,31 +185,31 @@ async def verify_big(cache_root: Path) -> tuple[float, float, float, float, floa
         skill = next(
             s for s in (parse_entry(r, spec.origin) for r in listing.entries) if s.name == "big"
         )
-        transfer = 0.0
-        checking = 0.0
-        writing = 0.0
+        transfer = checking = writing = baseline = 0.0
         total_bytes = 0
-        blobs: list[bytes] = []
         t_all = time.perf_counter()
         for f in skill.files:
             t0 = time.perf_counter()
             data = await conn.read_bytes(f.uri, expected_size=f.size)
-            t1 = time.perf_counter()
-            result, _ = await asyncio.to_thread(verify_file, skill, f.uri, data)
-            assert result.state == "verified", result.message
+            transfer += time.perf_counter() - t0
+            checks = []
+            for _ in range(repeats):
+                t1 = time.perf_counter()
+                result, _ = await asyncio.to_thread(verify_file, skill, f.uri, data)
+                checks.append(time.perf_counter() - t1)
+                assert result.state == "verified", result.message
+            checking += statistics.median(checks)
             t2 = time.perf_counter()
             await asyncio.to_thread(cache.put, skill.origin, f.uri, f, data, hashed=True)
-            t3 = time.perf_counter()
-            transfer += t1 - t0
-            checking += t2 - t1
-            writing += t3 - t2
+            writing += time.perf_counter() - t2
+            hashes = []
+            for _ in range(repeats):
+                t3 = time.perf_counter()
+                hashlib.sha256(data).hexdigest()
+                hashes.append(time.perf_counter() - t3)
+            baseline += statistics.median(hashes)
             total_bytes += len(data)
-            blobs.append(data)
         end_to_end = time.perf_counter() - t_all
-    t0 = time.perf_counter()
-    for data in blobs:
-        hashlib.sha256(data).hexdigest()
-    baseline = time.perf_counter() - t0
     return end_to_end, transfer, checking, writing, baseline, total_bytes
 
 
@@ -220,16 +225,17 @@ def bench_big(rounds: int) -> None:
     ours = checking + writing
     print(f"3. verifying a {mib:.1f} MiB skill end to end over stdio (median of {rounds})")
     print(
-        f"   end to end {end:7.3f} s = transfer {transfer:7.3f} s + our checking "
-        f"{ours:7.3f} s (size+digest+frontmatter {checking:.3f} s, cache write {writing:.3f} s)"
+        f"   end to end {end:7.3f} s: transfer {transfer:7.3f} s, checking (size, digest, "
+        f"frontmatter) {checking:.3f} s, cache write {writing:.3f} s"
     )
     print(
-        f"   our checking incl. cache write: {mib / ours:7.1f} MiB/s   without the write: "
-        f"{mib / checking:7.1f} MiB/s   hashlib.sha256 in memory: {mib / baseline:7.1f} MiB/s"
+        f"   checking: {mib / checking:7.1f} MiB/s   checking + cache write: {mib / ours:7.1f} MiB/s"
+        f"   hashlib.sha256 in memory: {mib / baseline:7.1f} MiB/s"
     )
     print(
-        f"   rate ratio = {baseline / ours:.2f} with the cache write, "
-        f"{baseline / checking:.2f} without  (target >= 0.70)"
+        f"   rate ratio = {baseline / checking:.2f} for the checking that precedes display "
+        f"(large files are cached behind it), {baseline / ours:.2f} counting the cache write "
+        "(target >= 0.70)"
     )
 
 

@@ -29,7 +29,13 @@ from desktop.sources.mcp_session import (
     SourceError,
     describe_error,
 )
-from desktop.sources.reader import ReadResult, read_file, read_skill_md, verify_skill
+from desktop.sources.reader import (
+    ReadResult,
+    flush_cache_writes,
+    read_file,
+    read_skill_md,
+    verify_skill,
+)
 from desktop.store.cache import SkillCache
 
 T = TypeVar("T")
@@ -313,6 +319,7 @@ class ServerHandle:
         return await fut
 
     async def close(self) -> None:
+        await flush_cache_writes()
         worker, self._worker = self._worker, None
         if worker is None:
             return
@@ -475,6 +482,7 @@ class ServerPool:
         return await self.handle(skill.origin.label).verify(skill, refresh=refresh)
 
     async def close(self) -> None:
+        await flush_cache_writes()
         handles, self._handles = list(self._handles.values()), {}
         await asyncio.gather(*(h.close() for h in handles), return_exceptions=True)
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from desktop.core.entry import skill_md_uri
 from desktop.core.frontmatter import ParsedSkillMd
-from desktop.core.model import Skill
+from desktop.core.model import Skill, SkillFile
 from desktop.core.verify import (
     MISMATCHES,
     READ_ERROR,
@@ -151,11 +151,39 @@ async def read_file(
         source.mark_stale(uri)
         return ReadResult(skill.id, verification)
     if verification.state == VERIFIED and cache is not None and expected is not None:
-        try:
-            await asyncio.to_thread(cache.put, skill.origin, uri, expected, data, hashed=True)
-        except OSError:
-            pass  # a cache that cannot be written costs a re-read, nothing else
+        if len(data) >= THREAD_HASH_BYTES:
+            # Large files: the verified bytes are shown at once and written behind.
+            _write_behind(cache, skill, uri, expected, data)
+        else:
+            await asyncio.to_thread(_put_quietly, cache, skill, uri, expected, data)
     return _result(skill, verification, data, parsed)
+
+
+_pending_writes: set[asyncio.Task[None]] = set()
+
+
+def _put_quietly(
+    cache: SkillCache, skill: Skill, uri: str, expected: SkillFile, data: bytes
+) -> None:
+    try:
+        cache.put(skill.origin, uri, expected, data, hashed=True)
+    except OSError:
+        pass  # a cache that cannot be written costs a re-read, nothing else
+
+
+def _write_behind(
+    cache: SkillCache, skill: Skill, uri: str, expected: SkillFile, data: bytes
+) -> None:
+    task = asyncio.ensure_future(asyncio.to_thread(_put_quietly, cache, skill, uri, expected, data))
+    _pending_writes.add(task)
+    task.add_done_callback(_pending_writes.discard)
+
+
+async def flush_cache_writes() -> None:
+    """Wait for verified bytes still being written to the cache (on this loop)."""
+    loop = asyncio.get_running_loop()
+    while mine := [t for t in _pending_writes if t.get_loop() is loop]:
+        await asyncio.gather(*mine, return_exceptions=True)
 
 
 def _result(

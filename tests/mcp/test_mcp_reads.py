@@ -207,3 +207,7 @@ def test_a_16_mib_skill_verifies_end_to_end(cache: SkillCache) -> None:
     big = dict(zip([s.name for s in skills], results, strict=True))["big"]
     assert big.state == "verified", big.message
     assert "16.0 MiB" in big.message
+    # Large verified files are written to the cache behind the display; closing the
+    # connection waits for the write.
+    sizes = sorted(f.stat().st_size for f in cached_files(cache))
+    assert sizes[-1] > 15 * 1024 * 1024

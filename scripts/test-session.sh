@@ -66,6 +66,11 @@ export SKILL_CATALOG_TEST_SESSION=1
 say "Secret Service: gnome-keyring (pid $keyring_pid); Xvfb on $SKILL_CATALOG_TEST_DISPLAY"
 "$venv/bin/python" -m pytest "$@"
 rc=$?
+if ! kill -0 "$keyring_pid" 2>/dev/null; then
+    say "gnome-keyring-daemon (pid $keyring_pid) ended during the run; its output:"
+    cat "$scratch/keyring.log" >&2
+    keyring_pid=""
+fi
 stop_services
 
 if [ "$rc" -eq 5 ]; then

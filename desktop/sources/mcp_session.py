@@ -113,6 +113,7 @@ class McpConnection:
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
         self._errlog: Any = None
+        self._http_status: str | None = None
         self._stale: set[str] = set()
         self.notes: list[str] = []
 
@@ -150,11 +151,16 @@ class McpConnection:
                 headers=headers or None,
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
                 verify=_tls_context(),
+                event_hooks={"response": [self._note_http_status]},
             )
             return _HttpTransport(
                 http, streamable_http_client(self.spec.endpoint, http_client=http)
             )
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
+
+    async def _note_http_status(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self._http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
     def stderr_tail(self) -> str:
         if self._errlog is None or self._errlog.closed:
@@ -176,6 +182,8 @@ class McpConnection:
         tail = self.stderr_tail()
         if tail:
             message += f" — server stderr: {tail}"
+        if self._http_status:
+            message += f" (the server answered {self._http_status})"
         return message
 
     async def __aenter__(self) -> Self:

@@ -225,3 +225,34 @@ def test_env_placeholders_are_resolved_at_connect_time(monkeypatch: pytest.Monke
     status, _ = run(discover_server(spec, TEST_BUDGETS))
     assert status.status == "error"
     assert "SECRET_FOR_TEST" in status.message
+
+
+def test_http_headers_with_placeholders(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from conftest import HOSTILE, HttpServer, free_port
+
+    from desktop.core.model import SourceSpec
+
+    port = free_port()
+    argv = [sys.executable, str(HOSTILE), "ok", "--http", str(port)]
+    with HttpServer([*argv, "--require-header", "Authorization=Bearer s3cret"], port) as server:
+        spec = SourceSpec(
+            "web",
+            "mcp",
+            "http",
+            server.url,
+            headers=(("Authorization", "Bearer ${env:WEB_TOKEN}"),),
+        )
+        monkeypatch.setenv("WEB_TOKEN", "s3cret")
+        status, skills = run(discover_server(spec, TEST_BUDGETS))
+        assert status.status == "ok", status.message
+        assert len(skills) == 1
+        monkeypatch.setenv("WEB_TOKEN", "wrong")
+        refused, _ = run(discover_server(spec, TEST_BUDGETS))
+        assert refused.status == "error"
+        assert "s3cret" not in refused.message
+        assert "HTTP 401" in refused.message
+        monkeypatch.delenv("WEB_TOKEN")
+        unset, _ = run(discover_server(spec, TEST_BUDGETS))
+        assert unset.status == "error" and "WEB_TOKEN" in unset.message

@@ -329,11 +329,27 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
     return server
 
 
+def _require_header(app: Any, name: str, value: str) -> Any:
+    """Answer 401 to any HTTP request without the header (a token-protected server)."""
+    from starlette.responses import PlainTextResponse
+
+    wanted = (name.lower().encode(), value.encode())
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and wanted not in list(scope.get("headers", [])):
+            await PlainTextResponse("missing credentials", status_code=401)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario")
     parser.add_argument("--record")
     parser.add_argument("--http", type=int)
+    parser.add_argument("--require-header", metavar="NAME=VALUE")
     args = parser.parse_args()
     if args.scenario == "silent":
         # Starts, reads its input, never answers anything.
@@ -346,7 +362,9 @@ async def main() -> None:
     if args.http:
         import uvicorn
 
-        app = server.streamable_http_app()
+        app: Any = server.streamable_http_app()
+        if args.require_header:
+            app = _require_header(app, *args.require_header.split("=", 1))
         config = uvicorn.Config(app, host="127.0.0.1", port=args.http, log_level="warning")
         await uvicorn.Server(config).serve()
         return

@@ -9,29 +9,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 
 from desktop.cli._mcp_common import server_spec
 from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
+from desktop.core.entry import INSTRUCTIONS_KEPT, mentioned_skill_uris
 from desktop.core.model import SourceStatus
 from desktop.sources.mcp import ServerHandle
 
 NAME = "instructions"
 HELP = "print a server's instructions in full, with the 2048-character point marked"
 
-CUT = 2048
+CUT = INSTRUCTIONS_KEPT
 MARKER = "\n----- 8< ----- 2048 characters: clients that keep only this much stop here -----\n"
-URI_RE = re.compile(r"[a-z][a-z0-9+.-]*://[^\s\"'<>()\[\]`]+/SKILL\.md")
-
-
-def mentioned_uris(text: str) -> list[str]:
-    """Skill URIs (ending in /SKILL.md) named in the text, in order, once each."""
-    seen: list[str] = []
-    for m in URI_RE.finditer(text):
-        if m.group(0) not in seen:
-            seen.append(m.group(0))
-    return seen
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if status.status == "error":
         raise CheckFailed(f"{args.label}: {status.message}")
     text = status.instructions or ""
-    uris = mentioned_uris(text)
+    uris = mentioned_skill_uris(text)
     if args.json:
         emit_json(
             {

@@ -9,6 +9,7 @@ never loadable) rather than dropped or raised.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import unquote
 
@@ -306,6 +307,20 @@ def _broken(origin: Origin, uri: str, message: str, raw: Any) -> Skill:
         problems=[_invalid("entry-malformed", f"{message}: {short(raw)}")],
         qualified_name=f"{origin.label}{QUALIFIER}?",
     )
+
+
+# Some clients keep only this many characters of a server's instructions (P4, seed 004).
+INSTRUCTIONS_KEPT = 2048
+_SKILL_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>()\[\]`]+/SKILL\.md")
+
+
+def mentioned_skill_uris(text: str) -> list[str]:
+    """Skill URIs (``.../SKILL.md``) a text names, in order, once each (D7 pointers)."""
+    seen: list[str] = []
+    for m in _SKILL_URI_RE.finditer(text):
+        if m.group(0) not in seen:
+            seen.append(m.group(0))
+    return seen
 
 
 def skill_md_uri(skill: Skill) -> str:

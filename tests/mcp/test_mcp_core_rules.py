@@ -280,3 +280,16 @@ def test_default_cache_root_respects_xdg(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_cache_root() == tmp_path / "xdg" / "skill-catalog" / "verified"
+
+
+def test_skill_uris_mentioned_in_instructions() -> None:
+    from desktop.core.entry import mentioned_skill_uris
+
+    text = (
+        "Start with skill://docs/refunds/SKILL.md. Also (github://o/r/x/SKILL.md) and "
+        "skill://docs/refunds/SKILL.md again; skill://docs/notes.md is not a skill."
+    )
+    assert mentioned_skill_uris(text) == [
+        "skill://docs/refunds/SKILL.md",
+        "github://o/r/x/SKILL.md",
+    ]

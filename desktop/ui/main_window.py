@@ -55,6 +55,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Skill Catalog")
         self.setObjectName("mainWindow")
         self.controller = controller
+        controller.setParent(self)  # owned (and destroyed) with the window, on its thread
+        if controller.notifier.parent() is None:
+            controller.notifier.setParent(controller)
         self.sources = sources
         self.settings = settings
         self.confirm = confirm or self._ask

@@ -4,6 +4,7 @@ folders, and windows built on real sources with their own settings and keyring s
 from __future__ import annotations
 
 import asyncio
+import gc
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -61,6 +62,11 @@ def qloop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
         asyncio.set_event_loop(None)
         loop._QEventLoop__is_running = False  # type: ignore[attr-defined]  # ours to stop
         loop.close()  # shuts down its worker threads
+        qapp.processEvents()  # its stopped timer kills its pending timers here
+        # Collect cycles holding Qt objects now, on this thread: a collection that
+        # happened to run in a later test's worker thread would destroy them there.
+        gc.collect()
+        qapp.processEvents()
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from desktop.core.model import SourceSpec
 from desktop.ui.compare_dialog import CompareDialog
 from desktop.ui.instructions_dialog import CUT_MARK, InstructionsDialog, instructions_html
 from desktop.ui.model_view_dialog import ModelViewDialog
+from desktop.ui.open_uri_dialog import OpenUriDialog
 from desktop.ui.skill_table_model import COL_ORIGIN
 from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
 
@@ -84,6 +85,39 @@ def test_instructions_show_the_2048_cut(window: Any, long_instructions: Path) ->
     assert CUT_MARK in text
     assert text.index(CUT_MARK) > 2000
     assert "skill://alpha-notes/SKILL.md" in text and "confirm with skills/get" in text
+
+
+def test_instructions_mention_is_confirmed_with_skills_get(window: Any, qtbot: Any) -> None:
+    uri = next(
+        s.uri for s in window.controller.catalog.skills if s.qualified_name == "srv:alpha-notes"
+    )
+    window.actions_.show_instructions("srv")
+    dialog = window.actions_.dialog
+    assert uri in dialog.browser.toPlainText()
+    with qtbot.waitSignal(dialog.skillOpened, timeout=30000) as opened:
+        dialog.confirm(uri)
+    assert opened.args == [f"srv:{uri}"]
+    wait_idle(qtbot, window)
+    assert window.current_skill().id == f"srv:{uri}"
+
+
+def test_open_by_uri_dialog(window: Any, qtbot: Any) -> None:
+    uri = next(
+        s.uri for s in window.controller.catalog.skills if s.qualified_name == "srv:beta-tools"
+    )
+    window.actions_.open_uri_action.trigger()
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, OpenUriDialog)
+    assert dialog.server.currentData() == "srv"
+    qtbot.keyClicks(dialog.uri, uri)
+    dialog.open_button.click()
+    wait_idle(qtbot, window)
+    assert dialog.message.text() == "opened srv:beta-tools (listed)"
+    assert window.current_skill().qualified_name == "srv:beta-tools"
+    dialog.uri.setText("skill://missing/SKILL.md")
+    dialog.open_button.click()
+    wait_idle(qtbot, window)
+    assert "no skill at skill://missing/SKILL.md" in dialog.message.text()
 
 
 def test_instructions_html_marks_nothing_when_short() -> None:

@@ -69,6 +69,12 @@ def test_add_edit_and_remove_sources(
     wait_idle(qtbot, window)
     assert _saved_labels(cfg_file) == ["main", "drafts2"]
 
+    # switching a source off keeps it saved but drops its skills
+    window.actions_.toggle_source("drafts2")
+    wait_idle(qtbot, window)
+    assert "draft-one" not in table_names(window)
+    assert json.loads(cfg_file.read_text())["sources"][1]["enabled"] is False
+
     # a server with cached verified bytes: removing it removes them (V6)
     spec, _ = spec_from_fields("gone", "stdio", "no-such-command-for-skill-catalog")
     assert spec is not None

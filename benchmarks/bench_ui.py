@@ -360,7 +360,7 @@ def stalls(servers: int, tmp: str, *, warm: bool = False) -> None:
 
     if warm:  # a later discovery in the same session: the MCP client is already loaded
         import desktop.sources.mcp  # noqa: F401
-        from desktop.ui.catalog_controller import _import_mcp_modules
+        from desktop.ui.mcp_loading import _import_mcp_modules
 
         _import_mcp_modules()
     base_stall, _ = heartbeat(idle)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettings, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import Skill
+from desktop.ui import window_state
 from desktop.ui.approval_queue_widget import ApprovalQueueWidget
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
@@ -304,41 +305,10 @@ class MainWindow(QMainWindow):
     # -- state kept between runs -------------------------------------------------
 
     def restore_state(self) -> None:
-        s = self.settings
-        for key, fn in (
-            ("geometry", self.restoreGeometry),
-            ("windowState", self.restoreState),
-            ("mainSplitter", self.main_splitter.restoreState),
-            ("leftSplitter", self.left_splitter.restoreState),
-            ("rightSplitter", self.right_splitter.restoreState),
-            ("previewSplitter", self.preview.splitter.restoreState),
-            ("tableHeader", self.table.horizontalHeader().restoreState),
-        ):
-            value = s.value(key)
-            if isinstance(value, QByteArray | bytes):
-                fn(QByteArray(value))
-        self.filter_bar.restore(
-            str(s.value("filter/text", "") or ""),
-            str(s.value("filter/source", "") or ""),
-            str(s.value("filter/state", "") or ""),
-            str(s.value("filter/strategy", "") or ""),
-        )
+        window_state.restore(self)
 
     def save_state(self) -> None:
-        s = self.settings
-        s.setValue("geometry", self.saveGeometry())
-        s.setValue("windowState", self.saveState())
-        s.setValue("mainSplitter", self.main_splitter.saveState())
-        s.setValue("leftSplitter", self.left_splitter.saveState())
-        s.setValue("rightSplitter", self.right_splitter.saveState())
-        s.setValue("previewSplitter", self.preview.splitter.saveState())
-        s.setValue("tableHeader", self.table.horizontalHeader().saveState())
-        fb = self.filter_bar
-        s.setValue("filter/text", fb.text.text())
-        s.setValue("filter/source", fb.source.currentData() or "")
-        s.setValue("filter/state", fb.state.currentData() or "")
-        s.setValue("filter/strategy", fb.strategy.currentData() or "")
-        s.sync()
+        window_state.save(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()

@@ -1,0 +1,50 @@
+"""Loading the MCP client off the loop's thread.
+
+Importing the MCP SDK takes seconds (pydantic builds its models), and the SDK imports
+more modules on its first connection. Done on the loop's thread, either would freeze
+the window; here it happens once, in a worker thread, and every caller waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+
+_mcp_import: asyncio.Future[object] | None = None
+# Imported by the MCP SDK on its first connection; loaded with it, off the loop's thread.
+_MCP_MODULES = (
+    "desktop.sources.mcp",
+    "anyio._backends._asyncio",
+    "anyio._core._subprocesses",
+    "anyio.streams.stapled",
+    "anyio.streams.tls",
+    "platformdirs",
+)
+
+
+def _import_mcp_modules() -> None:
+    for name in _MCP_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            if name == _MCP_MODULES[0]:
+                raise
+
+
+async def load_mcp_support() -> None:
+    """Import the MCP client in a worker thread: it takes seconds, and an import on the
+    loop's thread would freeze the window meanwhile. Every caller waits for the one
+    import (a half-imported module is already in ``sys.modules``)."""
+    global _mcp_import
+    loop = asyncio.get_running_loop()
+    module = sys.modules.get("desktop.sources.mcp")
+    if module is not None and hasattr(module, "ServerPool") and _mcp_import is None:
+        return  # loaded before (and completely)
+    if (
+        _mcp_import is None
+        or _mcp_import.get_loop() is not loop
+        or (_mcp_import.done() and _mcp_import.exception() is not None)
+    ):
+        _mcp_import = asyncio.ensure_future(asyncio.to_thread(_import_mcp_modules))
+    await asyncio.shield(_mcp_import)

@@ -180,3 +180,16 @@ def test_cross_server_link_asks_naming_both_servers(make_window: Any, qtbot: Any
     with qtbot.waitSignal(window.preview.skillRequested) as sig:
         window.preview.follow_link("skill://acme/invoices/SKILL.md")
     assert sig.args == [b.id]
+
+
+def test_cancel_stops_a_hanging_discovery(make_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    argv = (sys.executable, "-c", "import time; time.sleep(120)")
+    hanging = SourceSpec("slow", "mcp", "stdio", shlex.join(argv), command=argv)
+    window = make_window([hanging], start=False)
+    window.start()
+    qtbot.waitUntil(lambda: window.controller.busy and window.progress.cancel_button.isVisible())
+    qtbot.wait(300)
+    window.progress.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=15000)
+    assert any("cancelled" in n.text for n in window.notifier.notices)
+    assert not window.progress.cancel_button.isVisible()

@@ -47,7 +47,13 @@ def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="skill-catalog-window", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="skill-catalog-window",
+        description="Open the Skill Catalog window: browse the skills of local folders and MCP "
+        "servers, preview verified bodies, review approvals. Without source options it uses "
+        "the saved sources shared with the skill-catalog command (on a first run: the bundled "
+        "sample skills and sample server).",
+    )
     group = parser.add_argument_group("sources (when any is given, only these are used)")
     group.add_argument(
         "--folder",

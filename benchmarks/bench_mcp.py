@@ -63,8 +63,11 @@ def make_skills(folder: Path, count: int) -> None:
 async def ours_listing(spec: SourceSpec) -> tuple[float, int]:
     async with McpConnection(spec, BUDGETS) as conn:
         t0 = time.perf_counter()
-        listing = await conn.list_skills()
-        skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
+        skills: list = []
+        # As discovery does: each page is checked while the next one is on its way.
+        await conn.list_skills(
+            lambda page: skills.extend(parse_entry(r, spec.origin) for r in page)
+        )
         elapsed = time.perf_counter() - t0
     assert all(s.state == "listed" for s in skills), "unexpected invalid entries"
     return elapsed, len(skills)

@@ -20,6 +20,7 @@ from desktop.core.manifest import DIGEST_RE, check_limits
 from desktop.core.model import DYNAMIC_RESOURCES, QUALIFIER, Origin, Problem, Skill, SkillFile
 
 SKILL_MD = "SKILL.md"
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 SKILL_MD_SUFFIX = "/" + SKILL_MD
 MAX_URI_LENGTH = 2048
 # A manifest longer than this is not walked entry by entry: the limit check
@@ -122,7 +123,7 @@ def resource_problem(skill_dir: str, uri: str, skill_uri: str) -> str | None:
 def _check_uri(uri: Any) -> tuple[str | None, list[Problem]]:
     if not isinstance(uri, str) or not uri:
         return None, [_invalid("entry-uri", f"entry has no string 'uri' (got {short(uri)})")]
-    if len(uri) > MAX_URI_LENGTH or any(ord(c) < 32 for c in uri):
+    if len(uri) > MAX_URI_LENGTH or _CONTROL_RE.search(uri):
         return None, [
             _invalid(
                 "entry-uri", f"entry uri is over-long or holds control characters: {short(uri)}"

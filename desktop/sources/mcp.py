@@ -85,8 +85,11 @@ async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
         return []
     # The listing and the tools are independent: ask for both at once.
     tools_task = asyncio.ensure_future(conn.list_tools())
+    skills: list[Skill] = []
     try:
-        listing = await conn.list_skills()
+        listing = await conn.list_skills(
+            lambda page: skills.extend(parse_entry(raw, spec.origin) for raw in page)
+        )
     except NoSkillsMethod as exc:
         status.status = "no-skills"
         status.message = str(exc)
@@ -99,7 +102,6 @@ async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
         raise
     status.ttl_ms = listing.ttl_ms
     status.notes.extend(listing.notes)
-    skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
     tools, tool_notes = await tools_task
     status.tools = tools
     status.notes.extend(tool_notes)

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import json
 import os
 import ssl
 import tempfile
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -288,67 +290,96 @@ class McpConnection:
             ),
         )
 
-    async def list_skills(self) -> Listing:
-        """Walk ``skills/list`` within the budgets (D4)."""
+    async def list_skills(self, on_page: Callable[[list[Any]], None] | None = None) -> Listing:
+        """Walk ``skills/list`` within the budgets (D4).
+
+        ``on_page`` is called with each page's entries while the next page is already
+        being fetched, so checking the entries overlaps the server's work.
+        """
         b = self.budgets
         out = Listing()
         cursor: str | None = None
         seen: set[str] = set()
-        while True:
-            if out.pages >= b.max_pages:
-                out.notes.append(
-                    f"listing stopped after {out.pages} pages (page budget {b.max_pages})"
-                )
-                break
-            params = {"cursor": cursor} if cursor is not None else {}
-            try:
-                page = await self.request("skills/list", params)
-            except MCPError as exc:
-                if exc.code == METHOD_NOT_FOUND and out.pages == 0:
-                    raise NoSkillsMethod(
-                        "the server answered skills/list with -32601: it has no skills"
-                    ) from None
-                out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
-                break
-            except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
-                out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
-                break
-            out.pages += 1
-            size = len(json.dumps(page, default=str))
-            if out.bytes + size > b.max_bytes:
-                out.notes.append(
-                    f"listing stopped at page {out.pages}: over the {b.max_bytes:,}-byte budget"
-                )
-                break
-            out.bytes += size
-            if out.pages == 1:
-                ttl = page.get("ttlMs")
-                if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0:
-                    out.ttl_ms = ttl
-            skills = page.get("skills")
-            if not isinstance(skills, list):
-                out.error = f"skills/list page {out.pages} has no 'skills' array"
-                break
-            room = b.max_entries - len(out.entries)
-            if len(skills) > room:
-                out.entries.extend(skills[: max(room, 0)])
-                out.notes.append(f"listing stopped at {b.max_entries} entries (entry budget)")
-                break
-            out.entries.extend(skills)
-            nxt = page.get("nextCursor")
-            if nxt is None:
-                break
-            if not isinstance(nxt, str) or not nxt:
-                out.notes.append(f"listing stopped: page {out.pages} has a malformed nextCursor")
-                break
-            if nxt in seen or nxt == cursor:
-                out.notes.append(
-                    f"listing stopped: the server repeated cursor {nxt[:40]!r} (a loop) at page {out.pages}"
-                )
-                break
-            seen.add(nxt)
-            cursor = nxt
+        pending: asyncio.Future[dict[str, Any]] | None = None
+        try:
+            while True:
+                if out.pages >= b.max_pages:
+                    out.notes.append(
+                        f"listing stopped after {out.pages} pages (page budget {b.max_pages})"
+                    )
+                    break
+                if pending is None:
+                    pending = asyncio.ensure_future(self._list_page(cursor))
+                try:
+                    page = await pending
+                except MCPError as exc:
+                    if exc.code == METHOD_NOT_FOUND and out.pages == 0:
+                        raise NoSkillsMethod(
+                            "the server answered skills/list with -32601: it has no skills"
+                        ) from None
+                    out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
+                    break
+                except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
+                    out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
+                    break
+                finally:
+                    pending = None
+                out.pages += 1
+                size = len(json.dumps(page, default=str))
+                if out.bytes + size > b.max_bytes:
+                    out.notes.append(
+                        f"listing stopped at page {out.pages}: over the {b.max_bytes:,}-byte budget"
+                    )
+                    break
+                out.bytes += size
+                if out.pages == 1:
+                    ttl = page.get("ttlMs")
+                    if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0:
+                        out.ttl_ms = ttl
+                skills = page.get("skills")
+                if not isinstance(skills, list):
+                    out.error = f"skills/list page {out.pages} has no 'skills' array"
+                    break
+                room = b.max_entries - len(out.entries)
+                if len(skills) > room:
+                    self._take(out, skills[: max(room, 0)], on_page)
+                    out.notes.append(f"listing stopped at {b.max_entries} entries (entry budget)")
+                    break
+                nxt = page.get("nextCursor")
+                stop: str | None = None
+                if nxt is not None:
+                    if not isinstance(nxt, str) or not nxt:
+                        stop = f"listing stopped: page {out.pages} has a malformed nextCursor"
+                    elif nxt in seen or nxt == cursor:
+                        stop = (
+                            f"listing stopped: the server repeated cursor {nxt[:40]!r} "
+                            f"(a loop) at page {out.pages}"
+                        )
+                    else:
+                        seen.add(nxt)
+                        cursor = nxt
+                        if out.pages < b.max_pages:
+                            pending = asyncio.ensure_future(self._list_page(cursor))
+                self._take(out, skills, on_page)
+                if stop:
+                    out.notes.append(stop)
+                if nxt is None or stop:
+                    break
+        finally:
+            if pending is not None:
+                pending.cancel()
+                with contextlib.suppress(BaseException):
+                    await pending
         return out
+
+    async def _list_page(self, cursor: str | None) -> dict[str, Any]:
+        return await self.request("skills/list", {"cursor": cursor} if cursor is not None else {})
+
+    @staticmethod
+    def _take(out: Listing, skills: list[Any], on_page: Callable[[list[Any]], None] | None) -> None:
+        out.entries.extend(skills)
+        if on_page is not None:
+            on_page(skills)
 
     async def list_tools(self) -> tuple[list[str] | None, list[str]]:
         """The server's tool names (all pages within budget), and notes."""

@@ -215,13 +215,37 @@ class Skill:
         fm = self.frontmatter or {}
         raw = fm.get("allowed-tools")
         if isinstance(raw, str):
-            return [t for t in raw.replace(",", " ").split() if t]
+            return split_tools(raw)
         if isinstance(raw, list):
             return [str(t).strip() for t in raw if isinstance(t, str | int) and str(t).strip()]
         return []
 
     def has_errors(self) -> bool:
         return any(p.severity in ("invalid", "error") for p in self.problems)
+
+
+def split_tools(text: str) -> list[str]:
+    """Split an ``allowed-tools`` string on spaces and commas outside parentheses.
+
+    ``Bash(kubectl get:*) Read`` is two tools, ``Bash(kubectl get:*)`` and ``Read``.
+    """
+    tools: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                tools.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        tools.append("".join(current))
+    return tools
 
 
 @dataclass(slots=True)

@@ -178,3 +178,19 @@ def test_affinity_server_without_tools_is_visible() -> None:
     skill = make_skill("s", kind="mcp", label="docs", affinity=("docs__*",))
     _, problems = affinity_report(skill, [])
     assert [p.code for p in problems] == ["affinity-no-tools"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "tools"),
+    [
+        ("Bash(kubectl get:*) Bash(kubectl logs:*)", ["Bash(kubectl get:*)", "Bash(kubectl logs:*)"]),
+        ("Read, Write  Grep", ["Read", "Write", "Grep"]),
+        (["Read", " ", "Bash(git diff:*)"], ["Read", "Bash(git diff:*)"]),
+        ("", []),
+        (42, []),
+    ],
+)
+def test_allowed_tools_split_outside_parentheses(raw, tools) -> None:
+    skill = make_skill("s")
+    skill.frontmatter = {"name": "s", "description": "d", "allowed-tools": raw}
+    assert skill.allowed_tools() == tools

@@ -36,9 +36,13 @@ def entry_path(directory: str, name: str) -> str:
 class _Tree:
     """One walk of a folder: each directory's files, relative to the root."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, skip_real: str | None = None) -> None:
         self.root = root
         self.real_root = os.path.realpath(root)
+        # A directory never entered (the private cache of verified bytes), relative to root.
+        self.skip_rel: str | None = None
+        if skip_real and skip_real.startswith(self.real_root + os.sep):
+            self.skip_rel = PurePosixPath(Path(skip_real[len(self.real_root) + 1 :])).as_posix()
         self.files: dict[str, list[str]] = {}  # rel dir ("" for root) -> file names
         self.outside: dict[str, list[str]] = {}  # rel dir -> links leaving the folder
         self.errors: list[str] = []
@@ -79,7 +83,9 @@ class _Tree:
             kept.sort()
             self.files[rel] = kept
             for name in sorted(subdirs, reverse=True):
-                pending.append((entry_path(full_dir, name), f"{rel}/{name}" if rel else name))
+                sub_rel = f"{rel}/{name}" if rel else name
+                if sub_rel != self.skip_rel:
+                    pending.append((entry_path(full_dir, name), sub_rel))
 
     def _onerror(self, exc: OSError) -> None:
         self.errors.append(f"{exc.filename}: {exc.strerror}")
@@ -129,6 +135,16 @@ def _hash_file(path: str) -> tuple[int, str, bytes | None]:
     return size, "sha256:" + h.hexdigest(), keep
 
 
+def _cache_real_path() -> str | None:
+    """Where verified server bytes are cached: never scanned as a skill folder (V6)."""
+    try:
+        from desktop.store.cache import default_cache_root
+
+        return os.path.realpath(default_cache_root())
+    except Exception:  # noqa: BLE001 - no cache location: nothing to skip
+        return None
+
+
 def folder_label(path: str | os.PathLike[str]) -> str:
     """A label for a folder the user names on the command line: its base name."""
     name = Path(path).resolve().name or "folder"
@@ -147,7 +163,15 @@ def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     if not root.is_dir():
         status.status, status.message = "error", f"{root} is not a folder"
         return status, []
-    tree = _Tree(root)
+    cache_real = _cache_real_path()
+    if cache_real and (
+        os.path.realpath(root) == cache_real
+        or os.path.realpath(root).startswith(cache_real + os.sep)
+    ):
+        status.status = "error"
+        status.message = f"{root} is the catalog's private cache of verified bytes, not a skill folder"
+        return status, []
+    tree = _Tree(root, cache_real)
     root_prefix = str(root) + os.sep
     skill_dirs = tree.skill_dirs()
     # Hash every file below a skill in worker threads (reading and hashing release the

@@ -150,3 +150,16 @@ def test_read_local_file_refuses_escapes(tmp_path: Path) -> None:
     with pytest.raises(PermissionError):
         read_local_file(skill, "/etc/passwd")
     assert d.exists()
+
+
+def test_the_private_cache_is_never_scanned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    from desktop.store.cache import default_cache_root
+
+    cache = default_cache_root()
+    write_skill(cache / "docs-0123" / "abc", "cached-skill")
+    write_skill(tmp_path, "real")
+    _, skills = scan(tmp_path)
+    assert [s.name for s in skills] == ["real"]
+    status, skills = scan(cache)
+    assert status.status == "error" and "private cache" in status.message and skills == []

@@ -32,7 +32,7 @@ from pydantic import ConfigDict, TypeAdapter
 
 from desktop import __version__
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import UnresolvedPlaceholder, resolve_pairs
+from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -97,6 +97,13 @@ class Listing:
     error: str | None = None  # the walk ended on an error (entries so far are kept)
 
 
+def _secret_lookup(entry: str) -> str | None:
+    """A secret the program saved in the OS keyring (``${keyring:ENTRY}``)."""
+    from desktop.sources.config_secrets import secret_lookup
+
+    return secret_lookup(entry)
+
+
 class McpConnection:
     """An open connection: era, capabilities, and the Skills-extension requests."""
 
@@ -123,26 +130,27 @@ class McpConnection:
 
     def _transport(self, stack: AsyncExitStack) -> Any:
         env = self._environ if self._environ is not None else dict(os.environ)
-        if self.spec.transport == "stdio":
-            if not self.spec.command:
+        try:
+            # Placeholders (${VAR}, ${env:VAR}, ${keyring:...}) in the command, URL, env and
+            # headers are resolved here, for this connection only; never stored resolved.
+            spec = resolve_spec(self.spec, env, secret_lookup=_secret_lookup)
+        except UnresolvedPlaceholder as exc:
+            verb = "start the server" if self.spec.transport == "stdio" else "connect"
+            raise SourceError(f"cannot {verb}: {exc}") from None
+        if spec.transport == "stdio":
+            if not spec.command:
                 raise SourceError("no command to start the server")
-            try:
-                extra = resolve_pairs(self.spec.env, env)
-            except UnresolvedPlaceholder as exc:
-                raise SourceError(f"cannot start the server: {exc}") from None
+            extra = dict(spec.env)
             self._errlog = tempfile.TemporaryFile(  # noqa: SIM115 - closed by the exit stack
                 mode="w+", encoding="utf-8", errors="replace"
             )
             stack.callback(self._errlog.close)
             params = StdioServerParameters(
-                command=self.spec.command[0], args=list(self.spec.command[1:]), env=extra or None
+                command=spec.command[0], args=list(spec.command[1:]), env=extra or None
             )
             return stdio_client(params, errlog=self._errlog)
-        if self.spec.transport == "http":
-            try:
-                headers = resolve_pairs(self.spec.headers, env)
-            except UnresolvedPlaceholder as exc:
-                raise SourceError(f"cannot connect: {exc}") from None
+        if spec.transport == "http":
+            headers = dict(spec.headers)
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
@@ -156,7 +164,7 @@ class McpConnection:
                 event_hooks={"response": [self._note_http_status]},
             )
             return _HttpTransport(
-                http, streamable_http_client(self.spec.endpoint, http_client=http)
+                http, streamable_http_client(spec.endpoint, http_client=http)
             )
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
 

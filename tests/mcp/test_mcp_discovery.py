@@ -6,6 +6,7 @@ problems and never loadable; nothing of a skill's files is fetched (V1).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,35 @@ def test_http_headers_with_placeholders(monkeypatch: pytest.MonkeyPatch) -> None
         monkeypatch.delenv("WEB_TOKEN")
         unset, _ = run(discover_server(spec, TEST_BUDGETS))
         assert unset.status == "error" and "WEB_TOKEN" in unset.message
+
+
+def test_keyring_secret_in_a_header_is_resolved_at_connect_time(secret_service) -> None:
+    """A saved source keeps ``${keyring:...}``; the secret is looked up only to connect."""
+    import sys
+
+    from conftest import HOSTILE, HttpServer, free_port
+
+    from desktop.core.model import SourceSpec
+    from desktop.sources.config_secrets import KEYRING_SERVICE
+
+    import keyring
+
+    port = free_port()
+    argv = [sys.executable, str(HOSTILE), "ok", "--http", str(port)]
+    entry = "source/web/header/Authorization"
+    keyring.set_password(KEYRING_SERVICE, entry, "Bearer k3yring")
+    try:
+        with HttpServer([*argv, "--require-header", "Authorization=Bearer k3yring"], port) as srv:
+            spec = SourceSpec(
+                "web", "mcp", "http", srv.url, headers=(("Authorization", f"${{keyring:{entry}}}"),)
+            )
+            status, skills = run(discover_server(spec, TEST_BUDGETS))
+            assert status.status == "ok", status.message
+            assert len(skills) == 1
+            assert "k3yring" not in repr(spec)
+            keyring.delete_password(KEYRING_SERVICE, entry)
+            gone, _ = run(discover_server(spec, TEST_BUDGETS))
+            assert gone.status == "error" and entry in gone.message
+    finally:
+        with contextlib.suppress(Exception):
+            keyring.delete_password(KEYRING_SERVICE, entry)

@@ -118,6 +118,7 @@ class SearchIndex:
     def __init__(self, skills: Sequence[Skill]) -> None:
         self.skills = list(skills)
         self.texts = [search_text(s) for s in self.skills]
+        self.ids = [s.id for s in self.skills]
         self._last: tuple[SkillQuery, bytearray] | None = None
 
     def select(
@@ -140,17 +141,24 @@ class SearchIndex:
         else:
             candidates = range(n)
         out = bytearray(n)
-        skills, texts = self.skills, self.texts
-        for i in candidates:
-            s = skills[i]
-            if matches(
-                s,
-                query,
-                verification=verification.get(s.id),
-                approval=approval.get(s.id),
-                text=texts[i],
-            ):
-                out[i] = 1
+        texts = self.texts
+        words = query.words
+        if not (query.sources or query.states or query.strategies):
+            for i in candidates:  # the common case, typing: substring tests only
+                text = texts[i]
+                if all(w in text for w in words):
+                    out[i] = 1
+        else:
+            skills, ids = self.skills, self.ids
+            for i in candidates:
+                if matches(
+                    skills[i],
+                    query,
+                    verification=verification.get(ids[i]),
+                    approval=approval.get(ids[i]),
+                    text=texts[i],
+                ):
+                    out[i] = 1
         self._last = (query, out)
         return out
 

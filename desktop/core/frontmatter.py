@@ -105,7 +105,8 @@ def _scalar(event: yaml.ScalarEvent, tag: str) -> Any:
         raise _Refused(
             Problem("frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid")
         )
-    return constructor(_RESOLVER, yaml.ScalarNode(tag, event.value, style=event.style))
+    # JSON-compatible at once: no second pass over the built value.
+    return to_json_value(constructor(_RESOLVER, yaml.ScalarNode(tag, event.value, style=event.style)))
 
 
 def _alias_problem() -> _Refused:
@@ -204,10 +205,10 @@ def _build(yaml_text: str) -> Any:
 _NO_KEY = object()
 
 
-def _key_of(value: Any) -> Any:
+def _key_of(value: Any) -> str:
     if isinstance(value, dict | list):
         return str(to_json_value(value))
-    return value
+    return _key(value)
 
 
 def _short(exc: Exception) -> str:
@@ -270,7 +271,7 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
                 "invalid",
             )
         ]
-    return to_json_value(value), []
+    return value, []  # _build makes JSON-compatible values
 
 
 def parse_skill_md(data: bytes) -> ParsedSkillMd:

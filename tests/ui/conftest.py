@@ -47,6 +47,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
 
 
+@pytest.fixture(autouse=True)
+def _collect_on_main_thread() -> Iterator[None]:
+    """No automatic garbage collection while a window test runs.
+
+    A collection can start in whichever thread allocates, a worker thread included,
+    and destroying Qt objects held in reference cycles there crashes the process. The
+    cycles are collected here instead, on the main thread, after the test.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        if enabled:
+            gc.enable()
+
+
 @pytest.fixture
 def qloop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
     """qasync's loop on the test QApplication, running while Qt processes events."""

@@ -31,3 +31,40 @@ def test_first_run_shows_both_origins(make_window: Any, tmp_path: Path, qtbot: A
     wait_idle(qtbot, window)
     assert "Bytes match the manifest" in window.preview.status.text()
     assert "Commit style" in window.preview.rendered.toPlainText()
+
+
+def test_first_run_finds_claude_desktop_servers_and_claude_skills(
+    make_window: Any, tmp_home: Path, tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 6's done-when, window half: a first run in a home holding a Claude Desktop
+    config (its server is ``skill-catalog serve FOLDER``) and a ``~/.claude/skills`` folder
+    shows the skills of both, beside the bundled samples."""
+    import json
+    import sys
+
+    served = tmp_path / "served" / "refund-policy"
+    served.mkdir(parents=True)
+    (served / "SKILL.md").write_text(
+        "---\nname: refund-policy\ndescription: How refunds are decided.\n---\n# Refunds\n"
+    )
+    own = tmp_home / ".claude" / "skills" / "write-notes"
+    own.mkdir(parents=True)
+    (own / "SKILL.md").write_text(
+        "---\nname: write-notes\ndescription: Write meeting notes.\n---\n# Notes\n"
+    )
+    claude = tmp_home / ".config" / "Claude" / "claude_desktop_config.json"
+    claude.parent.mkdir(parents=True)
+    argv = [sys.executable, "-m", "desktop", "serve", str(tmp_path / "served")]
+    claude.write_text(json.dumps({"mcpServers": {"billing": {"command": argv[0], "args": argv[1:]}}}))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    window = make_window(None, sources=SourcesService())
+    labels = {s.label for s in window.sources_model.specs}
+    assert {"billing", "claude-user", "samples", "sample-server"} <= labels
+    ids = {s.id for s in window.controller.catalog.skills}
+    assert "claude-user:write-notes/SKILL.md" in ids
+    assert any(i.startswith("billing:") and i.endswith("refund-policy/SKILL.md") for i in ids)
+    names = table_names(window)
+    assert "write-notes" in names and "billing:refund-policy" in names

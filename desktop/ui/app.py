@@ -16,37 +16,20 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.model import SourceSpec
+from desktop.sources.options import SourceOptionError, specs_from_options
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.content_reader import ContentReader
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifier import Notifier
-from desktop.ui.source_dialog import spec_from_fields
 from desktop.ui.sources_service import SourcesService
 
 ORGANIZATION = "skill-catalog"
 APPLICATION = "Skill Catalog"
 
 
-def _source(value: str, kind: str) -> SourceSpec:
-    label, sep, rest = value.partition("=")
-    if not (sep and LABEL_RE.match(label)):
-        label, rest = "", value
-    if kind != "folder":
-        kind = "http" if rest.strip().startswith(("http://", "https://")) else "stdio"
-    spec, why = spec_from_fields(label, kind, rest)
-    if spec is None:
-        raise argparse.ArgumentTypeError(why)
-    return spec
-
-
-def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
-    """The sources named on the command line, or None to use the saved ones."""
-    specs = [*args.folder, *args.server]
-    return specs or None
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The window's options; ``args.specs`` holds the sources they name (None: saved ones)."""
     parser = argparse.ArgumentParser(
         prog="skill-catalog-window",
         description="Open the Skill Catalog window: browse the skills of local folders and MCP "
@@ -56,27 +39,35 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     group = parser.add_argument_group("sources (when any is given, only these are used)")
     group.add_argument(
-        "--folder",
-        action="append",
-        default=[],
-        metavar="[LABEL=]DIR",
-        type=lambda v: _source(v, "folder"),
+        "--folder", action="append", default=[], metavar="[LABEL=]DIR",
         help="a local folder of skills",
-    )
+    )  # fmt: skip
     group.add_argument(
-        "--server",
-        action="append",
-        default=[],
-        metavar="LABEL=COMMAND|URL",
-        type=lambda v: _source(v, "server"),
+        "--server", action="append", default=[], metavar="LABEL=COMMAND|URL",
         help="an MCP server: a command line (stdio) or an http(s):// URL",
-    )
+    )  # fmt: skip
+    group.add_argument(
+        "--config", action="append", default=[], metavar="FILE",
+        help="MCP servers from a client's config file (Claude, VS Code, Cursor, Codex)",
+    )  # fmt: skip
     parser.add_argument("--screenshot", metavar="FILE", help="save the window as PNG, then quit")
     parser.add_argument(
         "--select", metavar="NAME", help="select the skill with this qualified name at start"
     )
     parser.add_argument("--preview", action="store_true", help="fetch the selected skill's preview")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    try:
+        args.specs = specs_from_options(
+            args.folder, args.server, args.config, lambda line: print(line, file=sys.stderr)
+        )
+    except SourceOptionError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
+    """The sources named on the command line, or None to use the saved ones."""
+    return args.specs
 
 
 def build_window(

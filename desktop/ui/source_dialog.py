@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
-
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -18,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.model import LABEL_RE, SourceSpec
-from desktop.sources.folder import folder_label
+from desktop.core.model import SourceSpec
+from desktop.sources.options import SourceOptionError, source_from_fields
 
 KINDS = (
     ("Local folder", "folder"),
@@ -29,30 +26,11 @@ KINDS = (
 
 
 def spec_from_fields(label: str, kind: str, where: str) -> tuple[SourceSpec | None, str]:
-    """A source from the dialog's fields, or (None, why not)."""
-    where = where.strip()
-    label = label.strip()
-    if not where:
-        return None, "enter a folder, a command or a URL"
-    if kind == "folder":
-        path = Path(where).expanduser()
-        label = label or folder_label(path)
-        if not LABEL_RE.match(label):
-            return None, f"the label {label!r} may use letters, digits, '.', '_' and '-' only"
-        return SourceSpec(label, "local", "folder", str(path.resolve())), ""
-    if not label or not LABEL_RE.match(label):
-        return None, "a server needs a label of letters, digits, '.', '_' and '-' (no ':')"
-    if kind == "http":
-        if not where.startswith(("http://", "https://")):
-            return None, "a server URL starts with http:// or https://"
-        return SourceSpec(label, "mcp", "http", where), ""
+    """A source from the dialog's fields, or (None, why not): the command line's rule."""
     try:
-        argv = tuple(shlex.split(where))
-    except ValueError as exc:
-        return None, f"cannot split the command line: {exc}"
-    if not argv:
-        return None, "enter the command that starts the server"
-    return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv), ""
+        return source_from_fields(label, kind, where), ""
+    except SourceOptionError as exc:
+        return None, str(exc)
 
 
 class SourceDialog(QDialog):

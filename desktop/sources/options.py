@@ -1,0 +1,126 @@
+"""Sources named by a person: ``--folder``/``--server`` values and the window's source dialog.
+
+One rule for both the command line and the window: a folder is ``[LABEL=]DIR`` (the label
+defaults to the folder's name), a server is ``LABEL=COMMAND ARGS...`` (stdio, split like a
+shell line) or ``LABEL=http(s)://...`` (Streamable HTTP). A server always needs a label
+of its own (I1); folders whose names clash get ``-2``, ``-3``... appended.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.sources.folder import folder_label
+
+LABEL_RULE = "letters, digits, '.', '_' and '-' (no ':')"
+
+
+class SourceOptionError(ValueError):
+    """A source a person named cannot be used; the message says why."""
+
+
+def source_from_fields(label: str, kind: str, where: str) -> SourceSpec:
+    """A source from a label, a kind (``folder``, ``stdio`` or ``http``) and where it is."""
+    where = where.strip()
+    label = label.strip()
+    if not where:
+        raise SourceOptionError("enter a folder, a command or a URL")
+    if kind == "folder":
+        path = Path(where).expanduser()
+        label = label or folder_label(path)
+        if not LABEL_RE.match(label):
+            raise SourceOptionError(f"the label {label!r} may use {LABEL_RULE} only")
+        return SourceSpec(label, "local", "folder", str(path.resolve()))
+    if not label or not LABEL_RE.match(label):
+        raise SourceOptionError(f"a server needs a label (LABEL=...) of {LABEL_RULE}")
+    if kind == "http":
+        if not where.startswith(("http://", "https://")):
+            raise SourceOptionError("a server URL starts with http:// or https://")
+        return SourceSpec(label, "mcp", "http", where)
+    try:
+        argv = tuple(shlex.split(where))
+    except ValueError as exc:
+        raise SourceOptionError(f"cannot split the command line: {exc}") from None
+    if not argv:
+        raise SourceOptionError("enter the command that starts the server")
+    return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
+
+
+def split_label(value: str) -> tuple[str, str]:
+    """``LABEL=REST`` → (label, rest); without a valid label → ("", value)."""
+    label, sep, rest = value.partition("=")
+    if sep and LABEL_RE.match(label):
+        return label, rest
+    return "", value
+
+
+def parse_folder(value: str) -> SourceSpec:
+    """A ``--folder [LABEL=]DIR`` value."""
+    label, rest = split_label(value)
+    return source_from_fields(label, "folder", rest)
+
+
+def parse_server(value: str) -> SourceSpec:
+    """A ``--server LABEL=COMMAND|URL`` value."""
+    label, rest = split_label(value)
+    if not label or not rest.strip():
+        raise SourceOptionError(f"--server needs LABEL=COMMAND or LABEL=URL, got {value!r}")
+    kind = "http" if rest.strip().startswith(("http://", "https://")) else "stdio"
+    try:
+        return source_from_fields(label, kind, rest)
+    except SourceOptionError as exc:
+        raise SourceOptionError(f"--server {label}: {exc}") from None
+
+
+def unique_labels(specs: Iterable[SourceSpec]) -> list[SourceSpec]:
+    """Distinct labels: clashing folders are numbered, clashing servers are refused."""
+    seen: set[str] = set()
+    out: list[SourceSpec] = []
+    for spec in specs:
+        label = spec.label
+        if label in seen:
+            if spec.kind == "mcp":
+                raise SourceOptionError(
+                    f"the label {label!r} is used twice; every source needs its own label"
+                )
+            n = 2
+            while f"{label}-{n}" in seen:
+                n += 1
+            label = f"{label}-{n}"
+            spec = replace(spec, label=label)
+        seen.add(label)
+        out.append(spec)
+    return out
+
+
+def specs_from_options(
+    folders: Iterable[str],
+    servers: Iterable[str],
+    configs: Iterable[str],
+    report: Callable[[str], None],
+) -> list[SourceSpec] | None:
+    """The sources the options name, or ``None`` when none was given.
+
+    ``report`` receives one line per problem found in a client config file; the servers
+    that could be read are still used.
+    """
+    folders, servers, configs = list(folders), list(servers), list(configs)
+    if not (folders or servers or configs):
+        return None
+    specs = [parse_folder(v) for v in folders]
+    specs.extend(parse_server(v) for v in servers)
+    if configs:
+        from desktop.sources import config
+
+        for path in configs:
+            result = config.load_config_file(path, [s.label for s in specs])
+            for problem in result.problems:
+                report(
+                    f"{problem[0]}: {problem[1]}" if isinstance(problem, tuple) else str(problem)
+                )
+            specs.extend(server.spec for server in result.servers)
+    return unique_labels(specs)

@@ -1,0 +1,57 @@
+"""One rule for sources a person names: CLI options and the window's source dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop.sources.options import (
+    SourceOptionError,
+    parse_folder,
+    parse_server,
+    source_from_fields,
+    specs_from_options,
+    unique_labels,
+)
+
+
+def test_folder_label_defaults_to_its_name(tmp_path: Path) -> None:
+    spec = parse_folder(str(tmp_path / "drafts"))
+    assert (spec.label, spec.kind, spec.endpoint) == (
+        "drafts",
+        "local",
+        str((tmp_path / "drafts").resolve()),
+    )
+    assert parse_folder(f"mine={tmp_path}").label == "mine"
+
+
+def test_servers_need_a_label_and_are_split_like_a_shell_line() -> None:
+    spec = parse_server("docs=python -m my_server --name 'two words'")
+    assert spec.transport == "stdio" and spec.command == (
+        "python",
+        "-m",
+        "my_server",
+        "--name",
+        "two words",
+    )
+    assert parse_server("web=https://host.example/mcp").transport == "http"
+    for bad in ["nolabel", "x=", "bad:label=cmd", "docs=python 'unclosed"]:
+        with pytest.raises(SourceOptionError):
+            parse_server(bad)
+
+
+def test_dialog_fields_follow_the_same_rule() -> None:
+    with pytest.raises(SourceOptionError, match="http"):
+        source_from_fields("web", "http", "ftp://host")
+    with pytest.raises(SourceOptionError, match="label"):
+        source_from_fields("", "stdio", "python -m x")
+
+
+def test_labels_are_unique(tmp_path: Path) -> None:
+    a, b = tmp_path / "a" / "skills", tmp_path / "b" / "skills"
+    specs = specs_from_options([str(a), str(b)], [], [], print)
+    assert [s.label for s in specs] == ["skills", "skills-2"]
+    with pytest.raises(SourceOptionError, match="used twice"):
+        unique_labels([parse_server("x=cmd"), parse_server("x=other")])
+    assert specs_from_options([], [], [], print) is None

@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
@@ -25,7 +24,6 @@ from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStat
 SKILL_MD = "SKILL.md"
 SKIPPED_DIRS = frozenset({".git"})
 _CHUNK = 1 << 20
-HASH_WORKERS = 4
 HashResult = tuple[int, str, bytes | None] | str  # size, digest, small bytes | error
 
 
@@ -176,25 +174,18 @@ def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     skill_dirs = tree.skill_dirs()
     # Hash every file below a skill in worker threads (reading and hashing release the
     # GIL) while this thread parses the SKILL.md files as their bytes arrive.
-    skill_set = set(skill_dirs)
-    batches: list[list[str]] = []
-    for rel_dir in skill_dirs:  # outermost skills only: nested files are theirs already
-        if not any(a in skill_set for a in _ancestors(rel_dir)):
-            batches.append(tree.files_under(rel_dir))
-    with ThreadPoolExecutor(max_workers=HASH_WORKERS) as pool:
-        futures: dict[str, Future[dict[str, HashResult]]] = {}
-        for batch in batches:
-            fut = pool.submit(_hash_batch, root_prefix, batch)
-            for rel in batch:
-                futures[rel] = fut
+    # Each file is read and hashed once, in this thread: worker threads were measured
+    # slower here, because small files keep handing the GIL back and forth with the
+    # YAML parsing (the whole scan already runs off the window's loop thread).
+    hashed: dict[str, HashResult] = {}
 
-        def digest_of(rel: str) -> HashResult:
-            fut = futures.get(rel)
-            if fut is None:
-                return _hash_or_error(root_prefix + rel)
-            return fut.result()[rel]
+    def digest_of(rel: str) -> HashResult:
+        result = hashed.get(rel)
+        if result is None:
+            result = hashed[rel] = _hash_or_error(root_prefix + rel)
+        return result
 
-        return _collect(spec, root, tree, skill_dirs, digest_of, status)
+    return _collect(spec, root, tree, skill_dirs, digest_of, status)
 
 
 def _ancestors(rel_dir: str) -> list[str]:
@@ -203,10 +194,6 @@ def _ancestors(rel_dir: str) -> list[str]:
         return []
     parts = rel_dir.split("/")
     return ["", *("/".join(parts[:i]) for i in range(1, len(parts)))]
-
-
-def _hash_batch(prefix: str, rels: list[str]) -> dict[str, HashResult]:
-    return {rel: _hash_or_error(prefix + rel) for rel in rels}
 
 
 def _hash_or_error(path: str) -> HashResult:

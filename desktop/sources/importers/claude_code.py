@@ -14,10 +14,9 @@ from pathlib import Path
 
 from desktop.sources.importers.base import ImportResult
 from desktop.sources.importers.common import (
-    ConfigError,
     LabelAllocator,
     import_server_map,
-    load_json_file,
+    load_json_object,
 )
 
 CLIENT = "Claude Code"
@@ -38,13 +37,8 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
     named on the command line) every project's servers are read.
     """
     result = ImportResult()
-    try:
-        data = load_json_file(path)
-    except ConfigError as exc:
-        result.problems.append((str(path), str(exc)))
-        return result
-    if not isinstance(data, dict):
-        result.problems.append((str(path), "the file does not hold a JSON object"))
+    data = load_json_object(path, result)
+    if data is None:
         return result
     hint = "claude-code"
     import_server_map(

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from desktop.sources.importers.base import ImportResult
 from desktop.sources.importers.common import (
-    ConfigError,
     LabelAllocator,
+    app_config_paths,
     import_server_map,
-    load_json_file,
+    load_json_object,
 )
 
 CLIENT = "Claude Desktop"
@@ -18,30 +18,14 @@ FILE_NAME = "claude_desktop_config.json"
 
 
 def default_paths(environ: Mapping[str, str], home: Path, cwd: Path) -> list[Path]:
-    """Where Claude Desktop keeps its config on Linux, macOS and Windows.
-
-    All three places are looked at on every system (only existing files are read),
-    so that a config copied from another machine, or a test's fake APPDATA, is found.
-    """
-    xdg = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    paths = [
-        Path(xdg) / "Claude" / FILE_NAME,
-        home / "Library" / "Application Support" / "Claude" / FILE_NAME,
-    ]
-    if environ.get("APPDATA"):
-        paths.append(Path(environ["APPDATA"]) / "Claude" / FILE_NAME)
-    return paths
+    """Where Claude Desktop keeps its config on Linux, macOS and Windows."""
+    return app_config_paths(environ, home, "Claude", FILE_NAME)
 
 
 def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> ImportResult:
     result = ImportResult()
-    try:
-        data = load_json_file(path)
-    except ConfigError as exc:
-        result.problems.append((str(path), str(exc)))
-        return result
-    if not isinstance(data, dict):
-        result.problems.append((str(path), "the file does not hold a JSON object"))
+    data = load_json_object(path, result)
+    if data is None:
         return result
     if "mcpServers" not in data:
         return result

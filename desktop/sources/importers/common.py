@@ -110,6 +110,32 @@ def load_json_file(path: Path) -> Any:
     return parse_json(read_text(path))
 
 
+def load_json_object(path: Path, result: ImportResult) -> dict[str, Any] | None:
+    """The file's JSON object, or ``None`` with the reason added to ``result``'s problems."""
+    try:
+        data = load_json_file(path)
+    except ConfigError as exc:
+        result.problems.append((str(path), str(exc)))
+        return None
+    if not isinstance(data, dict):
+        result.problems.append((str(path), "the file does not hold a JSON object"))
+        return None
+    return data
+
+
+def app_config_paths(environ: Mapping[str, str], home: Path, *rel: str) -> list[Path]:
+    """``rel`` under an application's config folder on Linux, macOS and Windows.
+
+    All three places are looked at on every system (only existing files are read), so
+    a config copied from another machine, or a test's fake APPDATA, is found.
+    """
+    xdg = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    paths = [Path(xdg, *rel), home.joinpath("Library", "Application Support", *rel)]
+    if environ.get("APPDATA"):
+        paths.append(Path(environ["APPDATA"], *rel))
+    return paths
+
+
 def proposed_label(server_id: str, fallback: str) -> str:
     """A label that matches LABEL_RE, made from the file's own name for the server."""
     label = re.sub(r"[^A-Za-z0-9._-]+", "-", server_id).strip("-._")[:64]

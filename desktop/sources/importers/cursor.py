@@ -11,10 +11,9 @@ from pathlib import Path
 
 from desktop.sources.importers.base import ImportResult
 from desktop.sources.importers.common import (
-    ConfigError,
     LabelAllocator,
     import_server_map,
-    load_json_file,
+    load_json_object,
 )
 
 CLIENT = "Cursor"
@@ -24,13 +23,8 @@ def import_file(
     path: Path, labels: LabelAllocator, cwd: Path | None = None, home: Path | None = None
 ) -> ImportResult:
     result = ImportResult()
-    try:
-        data = load_json_file(path)
-    except ConfigError as exc:
-        result.problems.append((str(path), str(exc)))
-        return result
-    if not isinstance(data, dict):
-        result.problems.append((str(path), "the file does not hold a JSON object"))
+    data = load_json_object(path, result)
+    if data is None:
         return result
     path_vars: dict[str, str] = {}
     if home is not None:

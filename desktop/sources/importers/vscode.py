@@ -13,35 +13,23 @@ from pathlib import Path
 from desktop.core.placeholders import find_placeholders
 from desktop.sources.importers.base import ImportedServer, ImportResult
 from desktop.sources.importers.common import (
-    ConfigError,
     LabelAllocator,
+    app_config_paths,
     import_server_map,
-    load_json_file,
+    load_json_object,
 )
 
 CLIENT = "VS Code"
 
 
 def user_paths(environ: Mapping[str, str], home: Path) -> list[Path]:
-    xdg = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    paths = [
-        Path(xdg) / "Code" / "User" / "mcp.json",
-        home / "Library" / "Application Support" / "Code" / "User" / "mcp.json",
-    ]
-    if environ.get("APPDATA"):
-        paths.append(Path(environ["APPDATA"]) / "Code" / "User" / "mcp.json")
-    return paths
+    return app_config_paths(environ, home, "Code", "User", "mcp.json")
 
 
 def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> ImportResult:
     result = ImportResult()
-    try:
-        data = load_json_file(path)
-    except ConfigError as exc:
-        result.problems.append((str(path), str(exc)))
-        return result
-    if not isinstance(data, dict):
-        result.problems.append((str(path), "the file does not hold a JSON object"))
+    data = load_json_object(path, result)
+    if data is None:
         return result
     path_vars = {}
     if path.parent.name == ".vscode":

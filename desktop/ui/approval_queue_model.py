@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.model import Skill
+from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
 
-Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("Skill", "Origin", "State", "What changed")
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-class ApprovalQueueModel(QAbstractTableModel):
+class ApprovalQueueModel(ReadOnlyTableModel):
+    columns = COLUMNS
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.rows: list[tuple[Skill, ApprovalState]] = []
@@ -28,24 +30,8 @@ class ApprovalQueueModel(QAbstractTableModel):
     def skill_at(self, row: int) -> Skill | None:
         return self.rows[row][0] if 0 <= row < len(self.rows) else None
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS)
-        if horizontal and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return COLUMNS[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    def row_items(self) -> list[Any]:
+        return self.rows
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):

@@ -12,16 +12,13 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractItemModel,
-    QAbstractTableModel,
     QModelIndex,
-    QPersistentModelIndex,
     Qt,
 )
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.model import Skill
-
-Index = QModelIndex | QPersistentModelIndex
+from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
 
 COLUMNS = (
     "Name",
@@ -83,8 +80,10 @@ def priority_text(skill: Skill) -> str:
     return "default" if p is None else f"{p:g}"
 
 
-class SkillTableModel(QAbstractTableModel):
+class SkillTableModel(ReadOnlyTableModel):
     """Skills in rows, :data:`COLUMNS` in columns."""
+
+    columns = COLUMNS
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -160,24 +159,8 @@ class SkillTableModel(QAbstractTableModel):
 
     # -- Qt model interface --------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.skills)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS)
-        if horizontal and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return COLUMNS[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    def row_items(self) -> list[Any]:
+        return self.skills
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

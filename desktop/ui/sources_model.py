@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
 
-Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -20,7 +20,9 @@ def era_text(status: SourceStatus | None) -> str:
     return status.protocol_version
 
 
-class SourcesModel(QAbstractTableModel):
+class SourcesModel(ReadOnlyTableModel):
+    columns = COLUMNS
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.specs: list[SourceSpec] = []
@@ -52,24 +54,8 @@ class SourcesModel(QAbstractTableModel):
     def spec_at(self, row: int) -> SourceSpec | None:
         return self.specs[row] if 0 <= row < len(self.specs) else None
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.specs)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS)
-        if horizontal and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return COLUMNS[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    def row_items(self) -> list[Any]:
+        return self.specs
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.specs)):

@@ -17,17 +17,22 @@ Skill files are untrusted input. The rules here hold wherever a SKILL.md is pars
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
+from desktop.core.frontmatter_fast import DECLINE, make_reader, simple_mapping
 from desktop.core.model import Problem
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 32
 MAX_NODES = 20_000
 BOM = "\ufeff"
+# Whether the simple shape most frontmatter has is read without YAML's event stream
+# (see frontmatter_fast); the tests turn it off to compare the two paths.
+FAST_PATH = True
 
 
 class _JsonLoader(yaml.SafeLoader):
@@ -50,8 +55,31 @@ class ParsedSkillMd:
     has_frontmatter: bool = False
 
 
+_CLOSING = re.compile(r"\n---(?:\r\n|\n|\r|\Z)")
+# Line breaks other than \n that str.splitlines honours.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def split_frontmatter(text: str) -> tuple[str | None, str]:
-    """Return (frontmatter text or None, body). ``text`` has its BOM removed already."""
+    """Return (frontmatter text or None, body). ``text`` has its BOM removed already.
+
+    Only the lines up to the first likely closing ``---`` are split (a body can be
+    long); the rule is the one :func:`_split_lines` applies to the whole text.
+    """
+    if text.startswith("---"):
+        closing = _CLOSING.search(text, 3)
+        if closing is not None:
+            end = closing.end()
+            head = text[:end]
+            if text[3] == "\n" and _OTHER_BREAKS.search(head) is None:
+                return text[4 : closing.start() + 1], text[end:]  # only \n breaks: slice
+            yaml_text, rest = _split_lines(head)
+            if yaml_text is not None:
+                return yaml_text, rest + text[end:]
+    return _split_lines(text)
+
+
+def _split_lines(text: str) -> tuple[str | None, str]:
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != "---":
         return None, text
@@ -100,13 +128,43 @@ def _scalar_tag(event: yaml.ScalarEvent) -> str:
 def _scalar(event: yaml.ScalarEvent, tag: str) -> Any:
     if tag == _STR:
         return event.value
+    return _construct(event.value, event.style, tag)
+
+
+def _construct(value: str, style: str | None, tag: str) -> Any:
     constructor = _JsonLoader.yaml_constructors.get(tag)
     if constructor is None:
         raise _Refused(
             Problem("frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid")
         )
     # JSON-compatible at once: no second pass over the built value.
-    return to_json_value(constructor(_RESOLVER, yaml.ScalarNode(tag, event.value, style=event.style)))
+    return to_json_value(constructor(_RESOLVER, yaml.ScalarNode(tag, value, style=style)))
+
+
+_PLAIN_IMPLICIT = (True, False)
+_FAST_TAGS = frozenset(
+    {
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:null",
+    }
+)
+
+
+def _resolve_plain(value: str) -> Any:
+    """A one-line plain scalar's value by the same rule as :func:`_scalar_tag`."""
+    if not value or value[0] not in _IMPLICIT_FIRST:
+        return value
+    tag = _RESOLVER.resolve(yaml.ScalarNode, value, _PLAIN_IMPLICIT)
+    if tag == _STR:
+        return value
+    if tag not in _FAST_TAGS:
+        return DECLINE
+    return _construct(value, None, tag)
+
+
+_FAST_READER = make_reader(_resolve_plain, _IMPLICIT_FIRST)
 
 
 def _alias_problem() -> _Refused:
@@ -252,6 +310,10 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
                 "invalid",
             )
         ]
+    if FAST_PATH:
+        simple = simple_mapping(yaml_text, _FAST_READER, MAX_DEPTH, MAX_NODES)
+        if simple is not None:
+            return simple, []
     try:
         value = _build(yaml_text)
     except _Refused as refused:

@@ -22,8 +22,11 @@ from desktop.core.manifest import check_limits
 from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
 
 SKILL_MD = "SKILL.md"
+_SKILL_MD_TAIL = "/" + SKILL_MD
 SKIPPED_DIRS = frozenset({".git"})
 _CHUNK = 1 << 20
+_FIRST_READ = 1 << 16
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 HashResult = tuple[int, str, bytes | None] | str  # size, digest, small bytes | error
 
 
@@ -63,19 +66,19 @@ class _Tree:
             for entry in entries:
                 name = entry.name
                 try:
-                    if entry.is_symlink():
+                    if entry.is_file(follow_symlinks=False):
+                        kept.append(name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        if name not in SKIPPED_DIRS:
+                            subdirs.append(name)
+                    elif entry.is_symlink():
                         target = os.path.realpath(entry.path)
                         inside = os.path.commonpath([target, self.real_root]) == self.real_root
                         if inside and os.path.isfile(target):
                             kept.append(name)
                         elif not inside:
                             self.outside.setdefault(rel, []).append(name)
-                        continue  # a linked directory is never entered
-                    if entry.is_dir(follow_symlinks=False):
-                        if name not in SKIPPED_DIRS:
-                            subdirs.append(name)
-                    elif entry.is_file(follow_symlinks=False):
-                        kept.append(name)
+                        # a linked directory is never entered
                 except OSError as exc:
                     self._onerror(exc)
             kept.sort()
@@ -115,22 +118,30 @@ class _Tree:
         return sorted(out)
 
 
-def _hash_file(path: str) -> tuple[int, str, bytes | None]:
-    """Size, digest, and the bytes when small (to parse SKILL.md without a re-read)."""
-    h = hashlib.sha256()
-    size = 0
-    keep: bytes | None = None
-    with open(path, "rb") as fh:
-        first = fh.read(_CHUNK)
-        h.update(first)
-        size = len(first)
-        if len(first) < _CHUNK:
-            keep = first
-        else:
-            while chunk := fh.read(_CHUNK):
+def _hash_file(path: str, keep: bool) -> tuple[int, str, bytes | None]:
+    """Size, digest, and (when ``keep``) the bytes, to parse SKILL.md without a re-read.
+
+    ``os.read`` with a small first read: most skill files are a few KiB, and a large
+    buffer per file costs more than the reading. Non-blocking, so a file swapped for
+    a FIFO after the walk cannot hang the scan.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        data = os.read(fd, _FIRST_READ)
+        h = hashlib.sha256(data)
+        size = len(data)
+        if size == _FIRST_READ:
+            parts = [data] if keep else None
+            while chunk := os.read(fd, _CHUNK):
                 h.update(chunk)
                 size += len(chunk)
-    return size, "sha256:" + h.hexdigest(), keep
+                if parts is not None:
+                    parts.append(chunk)
+            if parts is not None:
+                data = b"".join(parts)
+    finally:
+        os.close(fd)
+    return size, "sha256:" + h.hexdigest(), data if keep else None
 
 
 def _cache_real_path() -> str | None:
@@ -172,8 +183,6 @@ def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     tree = _Tree(root, cache_real)
     root_prefix = str(root) + os.sep
     skill_dirs = tree.skill_dirs()
-    # Hash every file below a skill in worker threads (reading and hashing release the
-    # GIL) while this thread parses the SKILL.md files as their bytes arrive.
     # Each file is read and hashed once, in this thread: worker threads were measured
     # slower here, because small files keep handing the GIL back and forth with the
     # YAML parsing (the whole scan already runs off the window's loop thread).
@@ -182,7 +191,8 @@ def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     def digest_of(rel: str) -> HashResult:
         result = hashed.get(rel)
         if result is None:
-            result = hashed[rel] = _hash_or_error(root_prefix + rel)
+            keep = rel == SKILL_MD or rel.endswith(_SKILL_MD_TAIL)
+            result = hashed[rel] = _hash_or_error(root_prefix + rel, keep)
         return result
 
     return _collect(spec, root, tree, skill_dirs, digest_of, status)
@@ -196,9 +206,9 @@ def _ancestors(rel_dir: str) -> list[str]:
     return ["", *("/".join(parts[:i]) for i in range(1, len(parts)))]
 
 
-def _hash_or_error(path: str) -> HashResult:
+def _hash_or_error(path: str, keep: bool) -> HashResult:
     try:
-        return _hash_file(path)
+        return _hash_file(path, keep)
     except OSError as exc:
         return exc.strerror or str(exc)
 
@@ -228,8 +238,8 @@ def _collect(spec, root, tree, skill_dirs, digest_of, status):
 
 def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:
     skill_md_rel = f"{rel_dir}/{SKILL_MD}" if rel_dir else SKILL_MD
-    skill_path = Path(tree.real_root, rel_dir) if rel_dir else Path(tree.real_root)
-    dir_name = skill_path.name
+    skill_path = tree.real_root + os.sep + rel_dir.replace("/", os.sep) if rel_dir else tree.real_root
+    dir_name = os.path.basename(skill_path)
     problems: list[Problem] = []
     files: list[SkillFile] = []
     skill_md_bytes: bytes | None = None
@@ -255,7 +265,7 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
             )
     if skill_md_bytes is None:
         try:
-            skill_md_bytes = (root / skill_md_rel).read_bytes()
+            skill_md_bytes = Path(root, skill_md_rel).read_bytes()
         except OSError as exc:
             skill_md_bytes = b""
             problems.append(Problem("file-unreadable", f"cannot read {SKILL_MD}: {exc.strerror}"))
@@ -279,7 +289,7 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
         resources=tuple(files),
         loading=loading,
         problems=problems,
-        path=str(skill_path),
+        path=skill_path,
         qualified_name=name,
     )
 

@@ -263,12 +263,11 @@ def test_keyring_secret_in_a_header_is_resolved_at_connect_time(secret_service) 
     """A saved source keeps ``${keyring:...}``; the secret is looked up only to connect."""
     import sys
 
+    import keyring
     from conftest import HOSTILE, HttpServer, free_port
 
     from desktop.core.model import SourceSpec
     from desktop.sources.config_secrets import KEYRING_SERVICE
-
-    import keyring
 
     port = free_port()
     argv = [sys.executable, str(HOSTILE), "ok", "--http", str(port)]

@@ -64,9 +64,10 @@ class Catalog:
         return [c for c in self.collisions if skill_id in c.ids]
 
     def to_json(self) -> dict[str, Any]:
+        details: dict[Any, str] = {}  # each origin described once, not once per skill
         return {
             "sources": [s.to_json() for s in self.sources],
-            "skills": [skill_json(s) for s in self.skills],
+            "skills": [skill_json(s, details) for s in self.skills],
             "collisions": [c.to_json() for c in self.collisions],
         }
 
@@ -162,12 +163,18 @@ def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
     return Catalog(sources=sources, skills=skills, collisions=collisions)
 
 
-def skill_json(skill: Skill) -> dict[str, Any]:
-    """A skill as the CLI's ``--json`` shows it."""
+def skill_json(skill: Skill, details: dict[Any, str] | None = None) -> dict[str, Any]:
+    """A skill as the CLI's ``--json`` shows it (``details``: origin descriptions so far)."""
+    origin = skill.origin
+    detail = details.get(origin) if details is not None else None
+    if detail is None:
+        detail = origin.describe()
+        if details is not None:
+            details[origin] = detail
     out: dict[str, Any] = {
         "id": skill.id,
-        "origin": skill.origin.label,
-        "origin_detail": skill.origin.describe(),
+        "origin": origin.label,
+        "origin_detail": detail,
         "kind": skill.kind,
     }
     if skill.kind == "local":
@@ -177,7 +184,7 @@ def skill_json(skill: Skill) -> dict[str, Any]:
         out["uri"] = skill.uri
     resources: Any
     if isinstance(skill.resources, tuple):
-        resources = [f.to_json() for f in skill.resources]
+        resources = [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in skill.resources]
     else:
         resources = skill.resources  # "dynamic" or None
     out.update(

@@ -342,7 +342,7 @@ def parse_skill_md(data: bytes) -> ParsedSkillMd:
         return ParsedSkillMd(
             None, "", [Problem("skill-md-empty", "SKILL.md is empty", "invalid")]
         )
-    if b"\x00" in data[:8192]:
+    if data.find(b"\x00", 0, 8192) != -1:
         return ParsedSkillMd(
             None, "", [Problem("skill-md-binary", "SKILL.md is binary, not text", "invalid")]
         )

@@ -11,8 +11,11 @@ nested skills' files too, as the Skills extension requires), with byte size and
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
@@ -161,8 +164,30 @@ def folder_label(path: str | os.PathLike[str]) -> str:
     return (cleaned or "folder")[:64]
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one scan.
+
+    A scan builds tens of thousands of small objects and no reference cycles; the
+    collector's passes over them cost about a sixth of the scan. Restored afterwards
+    (only if it was on, so a caller that turned it off keeps it off).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     """Scan one local folder. Never raises for bad input: problems become values."""
+    with _collector_paused():
+        return _scan_folder(spec)
+
+
+def _scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     origin = spec.origin
     root = Path(spec.endpoint)
     status = SourceStatus(origin)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from desktop.core.entry import skill_md_uri
 from desktop.core.frontmatter import ParsedSkillMd
@@ -31,7 +31,7 @@ from desktop.core.verify import (
     verify_file,
 )
 from desktop.sources.folder import read_local_file
-from desktop.store.cache import SkillCache
+from desktop.store.cache import SkillCache, StagedFile
 
 THREAD_HASH_BYTES = 256 * 1024
 
@@ -146,17 +146,42 @@ async def read_file(
             skill.id,
             FileVerification(uri, READ_ERROR, f"{uri}: over {max_read_bytes:,} bytes; not loaded"),
         )
-    verification, parsed = await _verify(skill, uri, data)
+    verification, parsed = await accept_bytes(skill, uri, data, cache=cache)
     if verification.state in MISMATCHES:
         source.mark_stale(uri)
         return ReadResult(skill.id, verification)
-    if verification.state == VERIFIED and cache is not None and expected is not None:
-        if len(data) >= THREAD_HASH_BYTES:
-            # Large files: the verified bytes are shown at once and written behind.
-            _write_behind(cache, skill, uri, expected, data)
-        else:
-            await asyncio.to_thread(_put_quietly, cache, skill, uri, expected, data)
     return _result(skill, verification, data, parsed)
+
+
+async def accept_bytes(
+    skill: Skill, uri: str, data: bytes, *, cache: SkillCache | None
+) -> tuple[FileVerification, ParsedSkillMd | None]:
+    """Check bytes that arrived from a server for ``uri``; cache them once they pass.
+
+    A large file is written to a private temporary file while its digest is computed
+    (both run off the loop and release the GIL, so they share the cores), and renamed
+    into the cache behind the caller's back only if the bytes matched: the verified
+    bytes are shown at once, never waiting for the disk. Small files are checked, then
+    written.
+    """
+    expected = skill.file(uri)
+    if cache is None or expected is None:
+        return await _verify(skill, uri, data)
+    if len(data) < THREAD_HASH_BYTES:
+        verification, parsed = await _verify(skill, uri, data)
+        if verification.state == VERIFIED:
+            await asyncio.to_thread(_put_quietly, cache, skill, uri, expected, data)
+        return verification, parsed
+    staging = asyncio.ensure_future(
+        asyncio.to_thread(_stage_quietly, cache, skill, uri, expected, data)
+    )
+    try:
+        verification, parsed = await _verify(skill, uri, data)
+    except BaseException:
+        _behind(_settle(staging, False))
+        raise
+    _behind(_settle(staging, verification.state == VERIFIED))
+    return verification, parsed
 
 
 _pending_writes: set[asyncio.Task[None]] = set()
@@ -171,10 +196,31 @@ def _put_quietly(
         pass  # a cache that cannot be written costs a re-read, nothing else
 
 
-def _write_behind(
+def _stage_quietly(
     cache: SkillCache, skill: Skill, uri: str, expected: SkillFile, data: bytes
-) -> None:
-    task = asyncio.ensure_future(asyncio.to_thread(_put_quietly, cache, skill, uri, expected, data))
+) -> StagedFile | None:
+    try:
+        return cache.stage(skill.origin, uri, expected, data)
+    except OSError:
+        return None
+
+
+async def _settle(staging: asyncio.Future[StagedFile | None], verified: bool) -> None:
+    """Commit a staged copy of bytes that matched; remove one of bytes that did not."""
+    staged = await staging
+    if staged is None:
+        return
+    if verified:
+        try:
+            await asyncio.to_thread(staged.commit)
+        except OSError:
+            pass
+    else:
+        await asyncio.to_thread(staged.discard)
+
+
+def _behind(coro: Any) -> None:
+    task = asyncio.ensure_future(coro)
     _pending_writes.add(task)
     task.add_done_callback(_pending_writes.discard)
 

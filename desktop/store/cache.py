@@ -10,7 +10,9 @@ Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verifie
           uri                   the URI in full
           <digest hex>          the verified bytes, mode 0400, written once by rename
 
-Only verified bytes are written (the caller passes the digest they matched). Every
+Only verified bytes are cached (the caller passes the digest they matched); a large
+file may be written under a temporary name while its digest is computed, and is
+renamed into place only once it matched (removed otherwise). Every
 read re-hashes the file and compares it with the entry's digest and size; a
 mismatch deletes the copy and reports a miss. Nothing is ever rewritten in place.
 """
@@ -44,6 +46,43 @@ def _hex(text: str, n: int) -> str:
 def _safe_label(label: str) -> str:
     cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in label.lower())
     return cleaned.strip(".")[:64] or "source"
+
+
+class StagedFile:
+    """Bytes written under a temporary name next to where they will be cached."""
+
+    def __init__(self, tmp: str, target: Path) -> None:
+        self.tmp = tmp
+        self.target = target
+
+    def commit(self) -> Path:
+        """Make the copy read-only and move it into place in one rename."""
+        try:
+            os.chmod(self.tmp, 0o400)
+            os.replace(self.tmp, self.target)
+        except BaseException:
+            self.discard()
+            raise
+        return self.target
+
+    def discard(self) -> None:
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
+
+
+def _write_temp(target: Path, data: bytes) -> StagedFile:
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+    staged = StagedFile(tmp, target)
+    try:
+        # No fsync: every read re-hashes, so a copy torn by a crash is a miss.
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except BaseException:
+        staged.discard()
+        raise
+    return staged
 
 
 class SkillCache:
@@ -102,19 +141,7 @@ class SkillCache:
         return fdir
 
     def _write_atomic(self, target: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-        try:
-            # No fsync: every read re-hashes, so a copy torn by a crash is a miss.
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.chmod(tmp, 0o400)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        _write_temp(target, data).commit()
 
     def put(
         self, origin: Origin, uri: str, expected: SkillFile, data: bytes, *, hashed: bool = False
@@ -134,6 +161,25 @@ class SkillCache:
             return target
         self._write_atomic(target, data)
         return target
+
+    def stage(
+        self, origin: Origin, uri: str, expected: SkillFile, data: bytes
+    ) -> StagedFile | None:
+        """Write bytes that are still being checked to a private temporary file.
+
+        Nothing is cached until the caller, having verified the same buffer against
+        ``expected``, calls :meth:`StagedFile.commit`; :meth:`StagedFile.discard`
+        removes the file. The temporary name is never one the cache reads. ``None``
+        when there is nothing to write (wrong size, or a copy is already in place:
+        every read re-hashes it anyway).
+        """
+        if len(data) != expected.size:
+            return None
+        self._ensure_dirs(origin, uri)
+        target = self.path_for(origin, uri, expected.digest)
+        if target.exists():
+            return None
+        return _write_temp(target, data)
 
     # -- reading -----------------------------------------------------------------------
 

@@ -1,0 +1,77 @@
+"""Large files are written while they are hashed; only bytes that matched stay cached."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+
+from desktop.core.manifest import sha256_digest
+from desktop.core.model import Origin, Skill, SkillFile
+from desktop.sources.reader import THREAD_HASH_BYTES, accept_bytes, flush_cache_writes
+from desktop.store.cache import SkillCache
+
+URI = "skill://demo/data/blob.bin"
+
+
+def server_skill(expected: SkillFile) -> Skill:
+    origin = Origin("srv", "mcp", "stdio", "demo-server")
+    md = SkillFile("skill://demo/SKILL.md", "sha256:" + "0" * 64, 10)
+    return Skill(
+        origin=origin,
+        uri="skill://demo/SKILL.md",
+        name="demo",
+        description="d",
+        frontmatter={"name": "demo", "description": "d"},
+        resources=(md, expected),
+    )
+
+
+def everything_in(cache: SkillCache) -> list[str]:
+    if not cache.root.exists():
+        return []
+    return sorted(p.name for p in cache.root.rglob("*") if p.is_file())
+
+
+async def accept(skill: Skill, data: bytes, cache: SkillCache):
+    verification, _ = await accept_bytes(skill, URI, data, cache=cache)
+    await flush_cache_writes()
+    return verification
+
+
+def test_a_large_file_that_matches_is_cached_read_only(tmp_path) -> None:
+    data = os.urandom(THREAD_HASH_BYTES * 4)
+    expected = SkillFile(URI, sha256_digest(data), len(data))
+    skill = server_skill(expected)
+    cache = SkillCache(tmp_path / "cache")
+    verification = asyncio.run(accept(skill, data, cache))
+    assert verification.state == "verified", verification.message
+    path = cache.path_for(skill.origin, URI, expected.digest)
+    assert path.read_bytes() == data
+    assert stat.S_IMODE(path.stat().st_mode) == 0o400
+    assert not [n for n in everything_in(cache) if n.startswith(".tmp-")]
+    # A second copy of the same bytes does not write again.
+    before = path.stat().st_mtime_ns
+    assert asyncio.run(accept(skill, data, cache)).state == "verified"
+    assert path.stat().st_mtime_ns == before
+
+
+def test_a_large_file_that_does_not_match_leaves_nothing_behind(tmp_path) -> None:
+    good = os.urandom(THREAD_HASH_BYTES * 4)
+    expected = SkillFile(URI, sha256_digest(good), len(good))
+    bad = bytearray(good)
+    bad[len(bad) // 2] ^= 0xFF  # same size, one byte changed: only the digest tells
+    cache = SkillCache(tmp_path / "cache")
+    verification = asyncio.run(accept(server_skill(expected), bytes(bad), cache))
+    assert verification.state == "digest-mismatch"
+    # The staged copy was removed: no bytes of the file anywhere in the cache.
+    assert [n for n in everything_in(cache) if n not in ("uri", "source.json")] == []
+
+
+def test_a_large_file_of_the_wrong_size_is_never_written(tmp_path) -> None:
+    good = os.urandom(THREAD_HASH_BYTES * 2)
+    expected = SkillFile(URI, sha256_digest(good), len(good))
+    cache = SkillCache(tmp_path / "cache")
+    verification = asyncio.run(accept(server_skill(expected), good + b"x", cache))
+    assert verification.state == "size-mismatch"
+    assert [n for n in everything_in(cache) if n not in ("uri", "source.json")] == []

@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import os
 import shlex
+import shutil
 import socket
 import statistics
 import subprocess
@@ -34,10 +35,10 @@ sys.path.insert(0, str(REPO))
 
 from desktop.core.entry import parse_entry
 from desktop.core.model import SourceSpec
-from desktop.core.verify import verify_file
 from desktop.sources.budgets import Budgets
 from desktop.sources.mcp import discover_server
 from desktop.sources.mcp_session import McpConnection
+from desktop.sources.reader import accept_bytes, flush_cache_writes
 from desktop.sources.registry import discover
 from desktop.store.cache import SkillCache
 
@@ -184,34 +185,46 @@ def bench_many(count: int, rounds: int) -> None:
 async def verify_big(cache_root: Path, repeats: int = 5) -> tuple[float, ...]:
     """One end-to-end verification; the checking steps are timed apart from transfer.
 
-    The machine may be busy, so the checking of the received bytes and the in-memory
-    baseline are each repeated ``repeats`` times over the same bytes (median kept).
+    ``accept_bytes`` is what a read does once the bytes have arrived: without a cache
+    it is the checking alone; with one it also writes the cache (overlapped with the
+    digest) and the time runs until the copy is in place. The machine may be busy, so
+    each is repeated ``repeats`` times over the same bytes (median kept), the cached
+    runs into fresh cache folders.
     """
     argv = [sys.executable, str(HOSTILE), "big"]
     spec = stdio_spec("big", argv)
-    cache = SkillCache(cache_root)
     async with McpConnection(spec, BUDGETS) as conn:
         listing = await conn.list_skills()
         skill = next(
             s for s in (parse_entry(r, spec.origin) for r in listing.entries) if s.name == "big"
         )
-        transfer = checking = writing = baseline = 0.0
+        transfer = checking = with_cache = baseline = best_checking = best_cached = 0.0
         total_bytes = 0
         t_all = time.perf_counter()
         for f in skill.files:
             t0 = time.perf_counter()
             data = await conn.read_bytes(f.uri, expected_size=f.size)
             transfer += time.perf_counter() - t0
-            checks = []
-            for _ in range(repeats):
+            checks, cached = [], []
+            for i in range(repeats):
                 t1 = time.perf_counter()
-                result, _ = await asyncio.to_thread(verify_file, skill, f.uri, data)
+                result, _ = await accept_bytes(skill, f.uri, data, cache=None)
                 checks.append(time.perf_counter() - t1)
                 assert result.state == "verified", result.message
+                cache = SkillCache(cache_root / str(i))
+                # One write of 16 MiB as a reader does it, not the fifth in a row: the
+                # earlier copy is gone and nothing is waiting to be written back.
+                os.sync()
+                t2 = time.perf_counter()
+                result, _ = await accept_bytes(skill, f.uri, data, cache=cache)
+                await flush_cache_writes()
+                cached.append(time.perf_counter() - t2)
+                assert cache.get(skill.origin, f.uri, f) is not None, "not cached"
+                shutil.rmtree(cache.root, ignore_errors=True)
+            best_checking += min(checks)
+            best_cached += min(cached)
             checking += statistics.median(checks)
-            t2 = time.perf_counter()
-            await asyncio.to_thread(cache.put, skill.origin, f.uri, f, data, hashed=True)
-            writing += time.perf_counter() - t2
+            with_cache += statistics.median(cached)
             hashes = []
             for _ in range(repeats):
                 t3 = time.perf_counter()
@@ -220,7 +233,9 @@ async def verify_big(cache_root: Path, repeats: int = 5) -> tuple[float, ...]:
             baseline += statistics.median(hashes)
             total_bytes += len(data)
         end_to_end = time.perf_counter() - t_all
-    return end_to_end, transfer, checking, writing, baseline, total_bytes
+    return (
+        end_to_end, transfer, checking, with_cache, baseline, total_bytes, best_checking, best_cached
+    )
 
 
 def bench_big(rounds: int) -> None:
@@ -228,24 +243,24 @@ def bench_big(rounds: int) -> None:
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(asyncio.run(verify_big(Path(tmp) / "cache")))
-    end, transfer, checking, writing, baseline, size = (
+    _end, transfer, checking, with_cache, baseline, size, best_check, best_cached = (
         statistics.median(x) for x in zip(*runs, strict=True)
     )
     mib = size / (1024 * 1024)
-    ours = checking + writing
     print(f"3. verifying a {mib:.1f} MiB skill end to end over stdio (median of {rounds})")
     print(
-        f"   end to end {end:7.3f} s: transfer {transfer:7.3f} s, checking (size, digest, "
-        f"frontmatter) {checking:.3f} s, cache write {writing:.3f} s"
+        f"   transfer {transfer:7.3f} s; then checking (size, digest, frontmatter) "
+        f"{checking:.3f} s; checking + cache write (overlapped, until the copy is in place) "
+        f"{with_cache:.3f} s"
     )
     print(
-        f"   checking: {mib / checking:7.1f} MiB/s   checking + cache write: {mib / ours:7.1f} MiB/s"
-        f"   hashlib.sha256 in memory: {mib / baseline:7.1f} MiB/s"
+        f"   checking: {mib / checking:7.1f} MiB/s   checking + cache write: "
+        f"{mib / with_cache:7.1f} MiB/s   hashlib.sha256 in memory: {mib / baseline:7.1f} MiB/s"
     )
     print(
-        f"   rate ratio = {baseline / checking:.2f} for the checking that precedes display "
-        f"(large files are cached behind it), {baseline / ours:.2f} counting the cache write "
-        "(target >= 0.70)"
+        f"   rate ratio = {baseline / checking:.2f} for the checking, {baseline / with_cache:.2f} "
+        f"with the cache write (target >= 0.70); best repeats: {baseline / best_check:.2f} and "
+        f"{baseline / best_cached:.2f}"
     )
 
 

@@ -47,6 +47,26 @@ def test_qt_runs_offscreen_in_the_test_process(qapp: Any) -> None:
     assert qapp.platformName() == "offscreen"
 
 
+def test_qt_calls_keep_the_reference_count_of_none(qapp: Any) -> None:
+    """A Qt build that drops a reference to None per call crashes any window in minutes.
+
+    PySide6 6.12.0 does this on Python 3.11 (where None is not immortal): every call
+    returning nothing (``QTimer.stop``, ``processEvents``, ``setText``...) takes one
+    reference away, until the interpreter aborts with "deallocating None".
+    """
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QLabel
+
+    timer = QTimer()
+    label = QLabel()
+    before = sys.getrefcount(None)
+    for _ in range(200):
+        timer.stop()
+        label.setText("x")
+        qapp.processEvents()
+    assert sys.getrefcount(None) - before >= -20, "this PySide6 build drops references to None"
+
+
 def test_tmp_home_redirects_home_and_xdg(tmp_home: Path) -> None:
     import platformdirs
 

@@ -13,7 +13,7 @@
 
 Runs offscreen by default (``QT_QPA_PLATFORM``):
 
-    python benchmarks/bench_ui.py [--servers 20] [--skills 10000]
+    python benchmarks/bench_ui.py [--servers 20] [--skills 10000] [--only stall]
 """
 
 from __future__ import annotations
@@ -404,7 +404,9 @@ def main() -> int:
     parser.add_argument("--servers", type=int, default=20)
     parser.add_argument("--skills", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", choices=["startup", "memory", "filter", "stall"])
     args = parser.parse_args()
+    wanted = {args.only} if args.only else {"startup", "memory", "filter", "stall"}
     # An installed program runs from compiled bytecode (pip compiles it); so does this run.
     import compileall
 
@@ -416,11 +418,15 @@ def main() -> int:
         os.environ["XDG_CACHE_HOME"] = env["XDG_CACHE_HOME"]
         _quiet_qt()
         print(f"bench_ui: Qt platform {os.environ['QT_QPA_PLATFORM']}, {os.cpu_count()} CPUs")
-        startup(env, args.rounds)
-        memory(env, args.skills)
-        filter_latency(args.skills, tmp)
-        stalls(args.servers, os.path.join(tmp, "cold"))
-        stalls(args.servers, os.path.join(tmp, "warm"), warm=True)
+        if "startup" in wanted:
+            startup(env, args.rounds)
+        if "memory" in wanted:
+            memory(env, args.skills)
+        if "filter" in wanted:
+            filter_latency(args.skills, tmp)
+        if "stall" in wanted:
+            stalls(args.servers, os.path.join(tmp, "cold"))
+            stalls(args.servers, os.path.join(tmp, "warm"), warm=True)
     return 0
 
 

@@ -18,6 +18,7 @@ import json
 import os
 import ssl
 import tempfile
+import weakref
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -209,13 +210,15 @@ class McpConnection:
                 read_timeout_seconds=None,
                 client_info=types.Implementation(name="skill-catalog", version=__version__),
             )
-            async with asyncio.timeout(self.budgets.connect_timeout):
-                await stack.enter_async_context(client)
-                if self.mode in MODERN_PROTOCOL_VERSIONS:
-                    # A pinned client adopts a synthesized discover result with no
-                    # capabilities: ask the server for its real ones.
-                    raw = await client.session.send_discover(self.mode)
-                    client.session.adopt(types.DiscoverResult.model_validate(raw))
+            launching = self.spec.transport == "stdio"
+            async with _launch_slot() if launching else contextlib.nullcontext():
+                async with asyncio.timeout(self.budgets.connect_timeout):
+                    await stack.enter_async_context(client)
+                    if self.mode in MODERN_PROTOCOL_VERSIONS:
+                        # A pinned client adopts a synthesized discover result with no
+                        # capabilities: ask the server for its real ones.
+                        raw = await client.session.send_discover(self.mode)
+                        client.session.adopt(types.DiscoverResult.model_validate(raw))
         except BaseException as exc:
             message = self.explain(exc, self.budgets.connect_timeout)
             await _close_quietly(stack)
@@ -516,6 +519,38 @@ class McpConnection:
             seen.add(nxt)
             cursor = nxt
         return out
+
+
+# Starting a server process (an interpreter, its imports) takes a core for a while; twenty
+# at once leave the window's loop thread one twenty-first of the machine. Launches wait
+# for a slot, as many slots as cores, and a slot is given up once the server has answered
+# its handshake or after LAUNCH_SLOT_SECONDS, so a hung server never holds others back.
+LAUNCH_SLOT_SECONDS = 3.0
+_launch_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextlib.asynccontextmanager
+async def _launch_slot() -> Any:
+    loop = asyncio.get_running_loop()
+    slots = _launch_slots.get(loop)
+    if slots is None:
+        slots = _launch_slots[loop] = asyncio.Semaphore(max(2, os.cpu_count() or 2))
+    await slots.acquire()
+    held = [True]
+
+    def give_up() -> None:
+        if held[0]:
+            held[0] = False
+            slots.release()
+
+    timer = loop.call_later(LAUNCH_SLOT_SECONDS, give_up)
+    try:
+        yield
+    finally:
+        timer.cancel()
+        give_up()
 
 
 @functools.cache

@@ -56,12 +56,8 @@ class _Reader:
         """One value on the line of its key or item, or DECLINE."""
         first = text[0]
         if first in _INDICATOR_START:
-            if first == '"':
-                quoted = _DOUBLE.match(text)
-                return quoted.group(1) if quoted else DECLINE
-            if first == "'":
-                quoted = _SINGLE.match(text)
-                return quoted.group(1).replace("''", "'") if quoted else DECLINE
+            if first == '"' or first == "'":
+                return _quoted(text)
             if first == "[":
                 return self.flow_sequence(text)
             return DECLINE
@@ -91,26 +87,27 @@ class _Reader:
             if not part:
                 return DECLINE
             first = part[0]
-            if first == '"':
-                quoted = _DOUBLE.match(part)
-                if not quoted:
-                    return DECLINE
-                out.append(quoted.group(1))
-            elif first == "'":
-                quoted = _SINGLE.match(part)
-                if not quoted:
-                    return DECLINE
-                out.append(quoted.group(1).replace("''", "'"))
+            if first == '"' or first == "'":
+                value = _quoted(part)
             elif first in "-?" or _FLOW_FORBIDDEN.search(part):
                 return DECLINE
             elif first not in self.implicit_first:
-                out.append(part)
+                value = part
             else:
                 value = self.resolved(part)
-                if value is DECLINE:
-                    return DECLINE
-                out.append(value)
+            if value is DECLINE:
+                return DECLINE
+            out.append(value)
         return out
+
+
+def _quoted(text: str) -> Any:
+    """A one-line quoted scalar without escapes, or DECLINE."""
+    if text[0] == '"':
+        quoted = _DOUBLE.match(text)
+        return quoted.group(1) if quoted else DECLINE
+    quoted = _SINGLE.match(text)
+    return quoted.group(1).replace("''", "'") if quoted else DECLINE
 
 
 def simple_mapping(text: str, reader: _Reader, max_depth: int, max_nodes: int) -> dict[str, Any] | None:

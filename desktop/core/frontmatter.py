@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from desktop.core.frontmatter_fast import DECLINE, make_reader, simple_mapping
+from desktop.core.frontmatter_fast import DECLINE, Reader, simple_mapping
 from desktop.core.model import Problem
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -164,7 +164,7 @@ def _resolve_plain(value: str) -> Any:
     return _construct(value, None, tag)
 
 
-_FAST_READER = make_reader(_resolve_plain, _IMPLICIT_FIRST)
+_FAST_READER = Reader(_resolve_plain, _IMPLICIT_FIRST)
 
 
 def _alias_problem() -> _Refused:

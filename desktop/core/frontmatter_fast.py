@@ -30,11 +30,11 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)'\Z")
 # hold flow indicators, quotes or a colon either.
 _INDICATOR_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_FORBIDDEN = re.compile(r"[\[\]{},:#'\"&*!|>%@`]")
-_NESTED = object()
+_MISSING = object()  # not among the remembered plain scalars
 _CACHE_LIMIT = 4096
 
 
-class _Reader:
+class Reader:
     """The resolving rule for plain scalars, with the answers for repeated ones kept."""
 
     def __init__(self, resolve_plain: Callable[[str], Any], implicit_first: frozenset[str]):
@@ -68,8 +68,8 @@ class _Reader:
         return self.resolved(text)
 
     def resolved(self, text: str) -> Any:
-        value = self.plain.get(text, _NESTED)
-        if value is _NESTED:
+        value = self.plain.get(text, _MISSING)
+        if value is _MISSING:
             value = self.resolve_plain(text)
             if len(self.plain) < _CACHE_LIMIT and len(text) < 64:
                 self.plain[text] = value
@@ -110,7 +110,7 @@ def _quoted(text: str) -> Any:
     return quoted.group(1).replace("''", "'") if quoted else DECLINE
 
 
-def simple_mapping(text: str, reader: _Reader, max_depth: int, max_nodes: int) -> dict[str, Any] | None:
+def simple_mapping(text: str, reader: Reader, max_depth: int, max_nodes: int) -> dict[str, Any] | None:
     """The mapping ``text`` holds, if it has the simple shape; otherwise ``None``."""
     if "\t" in text:
         return None
@@ -192,7 +192,3 @@ def simple_mapping(text: str, reader: _Reader, max_depth: int, max_nodes: int) -
         nodes += 1
     return root if nodes <= max_nodes else None
 
-
-def make_reader(resolve_plain: Callable[[str], Any], implicit_first: frozenset[str]) -> _Reader:
-    """A reader with the caller's rule for plain scalars (see ``frontmatter``)."""
-    return _Reader(resolve_plain, implicit_first)

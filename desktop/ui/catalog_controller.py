@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
+from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
 from desktop.core.model import Problem, Skill, SourceSpec, SourceStatus
 from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
 from desktop.sources.registry import read_source
@@ -25,7 +26,15 @@ from desktop.ui.mcp_loading import load_mcp_support
 from desktop.ui.notifier import Notifier
 
 PARTIAL = "partial"
-INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
+INTERIM_EVERY = 0.3
+AGAIN = "listing again at"  # the note a re-list leaves on its source  # seconds between partial catalogs while sources arrive
+
+
+def _retry(status: SourceStatus) -> SourceStatus:
+    """A failed re-list is tried again after the floor, whatever the ttlMs."""
+    from dataclasses import replace
+
+    return replace(status, ttl_ms=0)
 
 
 class CatalogController(QObject):
@@ -59,6 +68,10 @@ class CatalogController(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
         self._busy = 0
+        # Servers re-listed when their ttlMs is up (D5), no more often than the floor.
+        self.relist_floor = RELIST_FLOOR_SECONDS
+        self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
+        self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
 
     # -- tasks ---------------------------------------------------------------
 
@@ -116,6 +129,8 @@ class CatalogController(QObject):
     def refresh(self) -> asyncio.Task[Any]:
         if self._discovery is not None and not self._discovery.done():
             self._discovery.cancel()
+        self.stop_relisting()
+        self._generation += 1
         self._discovery = self.spawn(self._discover(), "reading sources")
         return self._discovery
 
@@ -161,7 +176,94 @@ class CatalogController(QObject):
                 self.notifier.error(f"{status.origin.label}: {status.message}")
         self.catalogChanged.emit()
         self.progress.emit(total, max(total, 1), f"{len(catalog.skills)} skills")
+        self._schedule_relists(catalog.sources)
         await self.load_approvals()
+
+    # -- re-listing when a listing's ttlMs is up (D5) ----------------------------
+
+    def stop_relisting(self) -> None:
+        for handle, _due in self._relists.values():
+            handle.cancel()
+        self._relists.clear()
+
+    def relist_due(self) -> dict[str, float]:
+        """Seconds until each scheduled server is listed again (by label)."""
+        now = time.monotonic()
+        return {label: due - now for label, (_h, due) in self._relists.items()}
+
+    def _schedule_relists(self, statuses: Iterable[SourceStatus]) -> None:
+        loop = asyncio.get_running_loop()
+        for status in statuses:
+            delay = relist_delay(status, self.relist_floor)
+            label = status.origin.label
+            old = self._relists.pop(label, None)
+            if old is not None:
+                old[0].cancel()
+            if delay is not None:
+                timer = loop.call_later(delay, self._relist_when_due, label, self._generation)
+                self._relists[label] = (timer, time.monotonic() + delay)
+
+    def _relist_when_due(self, label: str, generation: int) -> None:
+        self._relists.pop(label, None)
+        if generation == self._generation:
+            self.spawn(self.relist(label), f"listing {label} again (its ttlMs is up)")
+
+    async def relist(self, label: str) -> None:
+        """List one server again on its kept connection and merge what changed.
+
+        The new entries are checked like the first ones. Verification states of
+        entries that changed are dropped (they were read against the old manifest)
+        and approvals are re-evaluated. If the server cannot answer, its earlier
+        listing stays, marked with the failure, and the next attempt follows the floor.
+        """
+        generation = self._generation
+        spec = next((s for s in self.specs if s.label == label and s.enabled), None)
+        old_status = next((s for s in self.catalog.sources if s.origin.label == label), None)
+        if spec is None or spec.kind != "mcp" or old_status is None:
+            return
+        await load_mcp_support()
+        status, skills = await self.reader.pool.handle(label).discover()
+        if generation != self._generation:
+            return  # a full refresh started meanwhile: its result wins
+        stamp = time.strftime("%H:%M:%S")
+        if status.status == "error":
+            old_status.notes[:] = [n for n in old_status.notes if not n.startswith(AGAIN)]
+            old_status.notes.insert(
+                0, f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
+            )
+            self.notifier.warning(f"{label}: listing again failed: {status.message}")
+            self.sourceDone.emit(old_status)
+            self._schedule_relists([_retry(old_status)])
+            return
+        old = [s for s in self.catalog.skills if s.origin.label == label]
+        listed = {s.id for s in skills}
+        # Skills opened by URI (D7) are not in any listing: they stay.
+        by_uri = [
+            s
+            for s in old
+            if s.id not in listed and any(p.code == "opened-by-uri" for p in s.problems)
+        ]
+        changes = listing_changes([s for s in old if s not in by_uri], skills)
+        status.notes.insert(0, f"{AGAIN} {stamp}: {changes.summary()}")
+        self.sourceDone.emit(status)
+        statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
+        if changes:
+            for skill_id in (*changes.changed, *changes.removed):
+                self.files.pop(skill_id, None)
+            others = [s for s in self.catalog.skills if s.origin.label != label]
+            self._rebuild(statuses, [*others, *by_uri, *skills])
+            self.notifier.info(f"{label}: listed again, {changes.summary()}")
+            await self.load_approvals(skills)
+        else:
+            self.catalog.sources = statuses
+        self._schedule_relists([status])
+
+    def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
+        """A new catalog from these statuses and skills; collisions found afresh."""
+        for s in skills:
+            s.problems = [p for p in s.problems if not p.code.startswith("collision-")]
+        self.catalog = build_catalog(statuses, skills)
+        self.catalogChanged.emit()
 
     async def load_approvals(self, skills: Iterable[Skill] | None = None) -> None:
         chosen = list(self.catalog.skills if skills is None else skills)
@@ -188,14 +290,11 @@ class CatalogController(QObject):
             self.notifier.error(f"{label}: no skill at {uri}: {exc}")
             return None
         skills = [s for s in self.catalog.skills if s.id != skill.id]
-        for s in skills:
-            s.problems = [p for p in s.problems if not p.code.startswith("collision-")]
         if refresh:
             self.files.pop(skill.id, None)
         else:
             skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
-        self.catalog = build_catalog(self.catalog.sources, [*skills, skill])
-        self.catalogChanged.emit()
+        self._rebuild(self.catalog.sources, [*skills, skill])
         what = "refreshed the entry of" if refresh else "opened by URI"
         self.notifier.info(f"{label}: {what} {skill.qualified_name} ({skill.state})")
         await self.load_approvals([skill])

@@ -312,5 +312,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
+        self.controller.stop_relisting()
         self.controller.cancel()
         super().closeEvent(event)

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
+from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
 
@@ -73,6 +74,10 @@ class SourcesModel(ReadOnlyTableModel):
                 lines.append(f"({self.origins[spec.label]})")
             if status is not None and status.message:
                 lines.append(status.message)
+            if status is not None and status.ttl_ms is not None:
+                delay = relist_delay(status)
+                again = "" if delay is None else f"; listed again after {delay:g} s"
+                lines.append(f"ttlMs {status.ttl_ms}{again}")
             if status is not None:
                 lines.extend(status.notes[:8])
             return "\n".join(lines)

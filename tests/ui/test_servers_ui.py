@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
 from desktop.ui.compare_dialog import CompareDialog
@@ -17,7 +18,7 @@ from desktop.ui.open_uri_dialog import OpenUriDialog
 from desktop.ui.skill_table_model import COL_ORIGIN
 from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
 
-from .conftest import folder_spec, table_names, wait_idle
+from .conftest import folder_spec, table_names, wait_idle, write_skill
 from .test_preview_links import catalog, server_skill
 
 pytestmark = pytest.mark.slow
@@ -193,3 +194,58 @@ def test_cancel_stops_a_hanging_discovery(make_window: Any, qtbot: Any, tmp_path
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=15000)
     assert any("cancelled" in n.text for n in window.notifier.notices)
     assert not window.progress.cancel_button.isVisible()
+
+
+def _source_tooltip(window: Any, label: str) -> str:
+    row = [s.label for s in window.sources_model.specs].index(label)
+    return str(window.sources_model.index(row, 4).data(Qt.ItemDataRole.ToolTipRole))
+
+
+def test_a_server_is_listed_again_when_its_ttl_is_up(
+    make_window: Any, qtbot: Any, skills_folder: Path, run_async: Any
+) -> None:
+    """D5: with no action from the user, the window asks again once ttlMs is up, shows
+    what changed, and forgets what was verified against an entry that changed."""
+    window = make_window([serve_spec(skills_folder, "srv", "--ttl-ms", "500")], start=False)
+    c = window.controller
+    c.relist_floor = 1.0  # a minute in the product; a second here
+    window.start()
+    wait_idle(qtbot, window)
+    assert 0 < c.relist_due()["srv"] <= 1.0
+    assert "ttlMs 500" in _source_tooltip(window, "srv")
+    alpha = next(s for s in c.catalog.skills if s.name == "alpha-notes")
+    old_digest = alpha.files[0].digest
+    assert run_async(c.read(alpha, alpha.uri)).verification.state == "verified"
+
+    write_skill(skills_folder, "delta-new")
+    with (skills_folder / "alpha-notes" / "SKILL.md").open("a", encoding="utf-8") as fh:
+        fh.write("\nOne more step.\n")
+    qtbot.waitUntil(lambda: "srv:delta-new" in table_names(window), timeout=30000)
+    wait_idle(qtbot, window)
+
+    fresh = c.catalog.get(alpha.id)
+    assert fresh is not None and fresh.files[0].digest != old_digest
+    assert c.file_state(alpha.id, alpha.uri) is None  # read against the old manifest
+    assert "srv: listed again, 1 added, 1 changed, 0 removed" in [
+        n.text for n in window.notifier.notices
+    ]
+    assert "listing again at" in _source_tooltip(window, "srv")
+    assert "srv" in c.relist_due()  # and again after the next ttl
+
+
+def test_a_failed_relisting_keeps_the_earlier_listing(
+    make_window: Any, skills_folder: Path, run_async: Any
+) -> None:
+    window = make_window([serve_spec(skills_folder, "srv", "--ttl-ms", "500")])
+    c = window.controller
+    before = sorted(s.id for s in c.catalog.skills)
+    assert len(before) == 3
+    gone = SourceSpec(
+        "srv", "mcp", "stdio", "/nonexistent/server", command=("/nonexistent/server",)
+    )
+    c.set_specs([gone])  # the server can no longer be started
+    run_async(c.relist("srv"))
+    assert sorted(s.id for s in c.catalog.skills) == before
+    assert window.notifier.last("warning").text.startswith("srv: listing again failed")
+    assert "the earlier listing is kept" in _source_tooltip(window, "srv")
+    assert "srv" in c.relist_due()

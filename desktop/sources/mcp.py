@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Self, TypeVar
@@ -241,6 +242,7 @@ class ServerHandle:
             and self._ready is not None
             and self._ready.done()
             and not self._ready.exception()
+            and not self._ready.result().lost
         )
 
     @property
@@ -255,6 +257,8 @@ class ServerHandle:
         async with self._lock:
             if self.connected:
                 return self.status
+            lost = self._worker is not None
+            await self._retire()
             loop = asyncio.get_running_loop()
             self._ready = loop.create_future()
             self._queue = asyncio.Queue()
@@ -271,7 +275,26 @@ class ServerHandle:
             if self.status.status in ("pending", "error"):
                 self.status.status = "ok"
                 self.status.message = "connected"
+            if lost:
+                self.status.notes.append(
+                    f"connected again at {time.strftime('%H:%M:%S')} after the connection was lost"
+                )
             return self.status
+
+    async def _retire(self) -> None:
+        """End the worker of a connection that was lost (its task closes the client)."""
+        worker, queue = self._worker, self._queue
+        self._worker = None
+        if worker is None or worker.done():
+            return
+        queue.put_nowait(None)
+        try:
+            async with asyncio.timeout(5):
+                await asyncio.shield(worker)
+        except BaseException:  # noqa: BLE001 - a stuck worker is cancelled
+            worker.cancel()
+            with contextlib.suppress(BaseException):
+                await worker
 
     async def _run(
         self,
@@ -311,14 +334,32 @@ class ServerHandle:
                 raise
 
     async def call(self, fn: Callable[[McpConnection], Awaitable[T]]) -> T:
-        """Run ``fn(connection)`` on the open connection (reconnecting once if closed)."""
+        """Run ``fn(connection)`` on the open connection.
+
+        A connection found closed (before, or by this very request: the server exited
+        or its HTTP session ended) is opened again, and the request is sent once more
+        on the new one. Every request sent this way is a read, so sending it twice is
+        harmless.
+        """
+        conn, fut = await self._send(fn)
+        try:
+            return await fut
+        except SourceError:
+            if conn is None or not conn.lost:
+                raise
+        _conn, fut = await self._send(fn)  # once more, on a new connection
+        return await fut
+
+    async def _send(
+        self, fn: Callable[[McpConnection], Awaitable[T]]
+    ) -> tuple[McpConnection | None, asyncio.Future[T]]:
         if not self.connected:
             status = await self.start()
             if not self.connected:
                 raise SourceError(status.message or "not connected")
         fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         await self._queue.put((fn, fut))
-        return await fut
+        return self.connection, fut
 
     async def close(self) -> None:
         await flush_cache_writes()

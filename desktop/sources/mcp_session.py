@@ -24,10 +24,11 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+import anyio
 from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client import advertise
 from mcp.client.stdio import stdio_client
-from mcp_types import METHOD_NOT_FOUND
+from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, TypeAdapter
 
@@ -82,6 +83,8 @@ def describe_error(exc: BaseException, timeout: float | None = None) -> str:
         return f"cannot start the server: {leaf.filename or leaf}: permission denied"
     if isinstance(leaf, OSError):
         return f"cannot reach the server: {leaf.strerror or leaf}"
+    if type(leaf).__name__ in ("ConnectError", "ConnectTimeout"):  # httpx: nothing listening
+        return f"cannot reach the server: {leaf}"
     text = " ".join(str(leaf).split()) or type(leaf).__name__
     return f"{type(leaf).__name__}: {text[:300]}"
 
@@ -126,6 +129,9 @@ class McpConnection:
         self._http_status: str | None = None
         self._stale: set[str] = set()
         self.notes: list[str] = []
+        # Set when a request finds the connection gone (the server exited, the HTTP
+        # session ended): the kept connection is then replaced before the next request.
+        self.lost = False
 
     # -- opening -----------------------------------------------------------------------
 
@@ -164,9 +170,7 @@ class McpConnection:
                 verify=_tls_context(),
                 event_hooks={"response": [self._note_http_status]},
             )
-            return _HttpTransport(
-                http, streamable_http_client(spec.endpoint, http_client=http)
-            )
+            return _HttpTransport(http, streamable_http_client(spec.endpoint, http_client=http))
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
 
     async def _note_http_status(self, response: Any) -> None:
@@ -291,6 +295,13 @@ class McpConnection:
                 return await coro
         except TimeoutError:
             raise SourceError(f"no answer to {what} within {limit:g} s") from None
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.lost = True
+            raise
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self.lost = True
+            raise SourceError(f"{what} failed: the connection to the server is gone") from None
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send a request and return the raw result (any shape the server sent)."""

@@ -1,0 +1,102 @@
+"""A kept connection lost between two operations: a clear state, then a new connection.
+
+The server exits (stdio) or stops listening (HTTP) after a verified read; the next
+read must not hang, must not return the old bytes unchecked, and must work again as
+soon as the server does.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BUDGETS, HttpServer, free_port, run
+
+from desktop.core.model import SourceSpec
+from desktop.sources.mcp import ServerHandle
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+SKILL_MD = "---\nname: alpha\ndescription: The alpha skill.\n---\n# Alpha\n"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "served-skills"
+    (root / "alpha").mkdir(parents=True)
+    (root / "alpha" / "SKILL.md").write_text(SKILL_MD)
+    return root
+
+
+def serve_argv(folder: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "desktop", "serve", str(folder), *extra]
+
+
+def server_pids(folder: Path) -> list[int]:
+    """Processes serving ``folder`` (found by their command line)."""
+    mark = str(folder).encode()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                argv = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if mark in argv and b"serve" in argv:
+            pids.append(int(entry))
+    return pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the server in /proc")
+def test_a_stdio_server_that_exited_is_started_again(folder: Path) -> None:
+    argv = serve_argv(folder)
+    spec = SourceSpec("loc", "mcp", "stdio", " ".join(argv), command=tuple(argv))
+
+    async def scenario():
+        async with ServerHandle(spec, TEST_BUDGETS, None) as handle:
+            status, (skill,) = await handle.discover()
+            assert status.status == "ok", status.message
+            first = await handle.read_skill_md(skill)
+            (pid,) = server_pids(folder)
+            os.kill(pid, signal.SIGKILL)
+            second = await handle.read_skill_md(skill)
+            return first, pid, second, server_pids(folder), list(handle.status.notes)
+
+    first, pid, second, pids_after, notes = run(scenario())
+    assert first.verification.state == "verified"
+    assert second.verification.state == "verified", second.verification.message
+    assert second.data == SKILL_MD.encode()
+    assert pids_after and pid not in pids_after  # a new server process answered
+    assert any("after the connection was lost" in n for n in notes)
+
+
+def test_an_http_server_that_went_away_is_a_clear_read_error_then_works_again(
+    folder: Path,
+) -> None:
+    port = free_port()
+    argv = serve_argv(folder, "--http", f"127.0.0.1:{port}")
+    spec = SourceSpec("web", "mcp", "http", f"http://127.0.0.1:{port}/mcp")
+
+    async def scenario():
+        async with ServerHandle(spec, TEST_BUDGETS, None) as handle:
+            with HttpServer(argv, port):
+                status, (skill,) = await handle.discover()
+                assert status.status == "ok", status.message
+                first = await handle.read_skill_md(skill)
+            down = await handle.read_skill_md(skill)
+            with HttpServer(argv, port):
+                back = await handle.read_skill_md(skill)
+            return first, down, back
+
+    first, down, back = run(scenario())
+    assert first.verification.state == "verified"
+    assert down.verification.state == "read-error"
+    assert down.data is None and down.parsed is None  # nothing shown unchecked
+    assert "cannot reach the server" in down.verification.message
+    assert back.verification.state == "verified", back.verification.message
+    assert back.data == SKILL_MD.encode()

@@ -5,7 +5,10 @@
    ``Client.list_skills()`` on the same server. Target: no slower.
 2. Discovery across 20 servers (Streamable HTTP on 127.0.0.1) that each answer
    ``skills/list`` and ``tools/list`` after 200 ms, next to the slowest single server.
-   Target: at most 1.3 times it.
+   Target: at most 1.3 times it. Printed beside it: the ``mcp`` SDK's client alone
+   sending the same requests with none of our checks (the floor of the transport), with
+   a shared TLS context as ours and with the SDK's default HTTP client, and the CPU
+   the client and the 20 server processes used.
 3. Verifying a 16 MiB skill end to end over stdio: transfer time apart from our own
    checking (size, digest, frontmatter, cache write), compared with ``hashlib.sha256``
    over the same bytes in memory. Target: our checking runs at 0.7 or more of that rate.
@@ -127,6 +130,19 @@ def wait_listening(port: int, proc: subprocess.Popen[bytes], deadline: float) ->
     raise RuntimeError(f"server on {port} did not start")
 
 
+def servers_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
+    """CPU seconds the server processes have used so far (Linux; 0 elsewhere)."""
+    total = 0
+    for proc in procs:
+        try:
+            with open(f"/proc/{proc.pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        total += int(fields[11]) + int(fields[12])  # utime, stime in clock ticks
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def bench_many(count: int, rounds: int) -> None:
     ports = [free_port() for _ in range(count)]
     procs = [
@@ -146,7 +162,8 @@ def bench_many(count: int, rounds: int) -> None:
             for i, p in enumerate(ports)
         ]
         asyncio.run(discover(specs[:2], budgets=BUDGETS))  # warm up imports and sockets
-        singles, alls, cpus = [], [], []
+        singles, alls, cpus, server_cpus = [], [], [], []
+        sdks, sdk_cpus, plain, plain_cpus = [], [], [], []
         for _ in range(rounds):
             per_server = []
             for spec in specs:
@@ -155,11 +172,17 @@ def bench_many(count: int, rounds: int) -> None:
                 per_server.append(time.perf_counter() - t0)
                 assert status.status == "ok", status.message
             singles.append(max(per_server))
-            t0, c0 = time.perf_counter(), time.process_time()
+            t0, c0, s0 = time.perf_counter(), time.process_time(), servers_cpu(procs)
             catalog = asyncio.run(discover(specs, budgets=BUDGETS))
             alls.append(time.perf_counter() - t0)
             cpus.append(time.process_time() - c0)
+            server_cpus.append(servers_cpu(procs) - s0)
             assert len(catalog.skills) == count and all(s.status == "ok" for s in catalog.sources)
+            for shared, times, cpu in ((True, sdks, sdk_cpus), (False, plain, plain_cpus)):
+                t0, c0 = time.perf_counter(), time.process_time()
+                asyncio.run(sdk_only([s.endpoint for s in specs], shared_tls=shared))
+                times.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
     finally:
         for proc in procs:
             proc.terminate()
@@ -169,14 +192,61 @@ def bench_many(count: int, rounds: int) -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
     s, a = statistics.median(singles), statistics.median(alls)
+    k = statistics.median(sdks)
     print(f"2. discovery across {count} servers answering after 200 ms (HTTP, median of {rounds})")
     print(f"   all {count} at once: {a:7.3f} s   slowest single server alone: {s:7.3f} s")
     print(f"   all / slowest single = {a / s:.2f}  (target <= 1.30)")
+    p = statistics.median(plain)
+    print(
+        f"   the SDK alone, the same three requests to all {count}, no checks: {k:.3f} s "
+        f"({k / s:.2f} of the slowest single; client CPU {statistics.median(sdk_cpus):.2f} s)"
+    )
+    print(
+        f"   the same with the SDK's default HTTP client (a TLS context per server): {p:.3f} s "
+        f"({p / s:.2f}; client CPU {statistics.median(plain_cpus):.2f} s)"
+    )
     print(
         f"   (one after another would take about {count * s:.1f} s; the client's own CPU for "
-        f"all {count}: {statistics.median(cpus):.2f} s, on {os.cpu_count()} cores shared with the "
-        f"{count} server processes)"
+        f"all {count}: {statistics.median(cpus):.2f} s, the {count} server processes' "
+        f"{statistics.median(server_cpus):.2f} s, on {os.cpu_count()} cores)"
     )
+
+
+async def sdk_only(urls: list[str], *, shared_tls: bool) -> None:
+    """The floor of the transport: the ``mcp`` SDK's own client, asked what discovery asks
+    (the handshake with ``server/discover``, then ``skills/list`` and ``tools/list`` at
+    once), with none of our checks, budgets or status. ``shared_tls``: one TLS context
+    for every connection, as ours does; without it, the SDK's defaults build one each."""
+    import ssl
+    from typing import Any
+
+    import httpx2
+    from mcp import Client, types
+    from mcp.client import advertise
+    from mcp.client.streamable_http import streamable_http_client
+    from pydantic import TypeAdapter
+
+    raw = TypeAdapter(dict[str, Any])
+    tls = ssl.create_default_context()
+
+    async def one(url: str) -> None:
+        server: Any = url
+        if shared_tls:
+            http = httpx2.AsyncClient(verify=tls)
+            server = streamable_http_client(url, http_client=http)
+        try:
+            async with Client(
+                server, extensions=[advertise("io.modelcontextprotocol/skills")]
+            ) as c:
+                listing = c.session.send_request(
+                    types.Request(method="skills/list", params={}), raw
+                )
+                await asyncio.gather(listing, c.list_tools(cache_mode="bypass"))
+        finally:
+            if shared_tls:
+                await http.aclose()
+
+    await asyncio.gather(*(one(u) for u in urls))
 
 
 # -- 3. a 16 MiB skill ---------------------------------------------------------------------------
@@ -234,7 +304,14 @@ async def verify_big(cache_root: Path, repeats: int = 5) -> tuple[float, ...]:
             total_bytes += len(data)
         end_to_end = time.perf_counter() - t_all
     return (
-        end_to_end, transfer, checking, with_cache, baseline, total_bytes, best_checking, best_cached
+        end_to_end,
+        transfer,
+        checking,
+        with_cache,
+        baseline,
+        total_bytes,
+        best_checking,
+        best_cached,
     )
 
 

@@ -384,16 +384,36 @@ class ServerHandle:
 
     # -- operations --------------------------------------------------------------------
 
-    async def discover(self) -> tuple[SourceStatus, list[Skill]]:
-        """Discovery on the kept connection (a re-list after ``ttlMs``, D5)."""
+    async def discover(self, *, timeout: float | None = None) -> tuple[SourceStatus, list[Skill]]:
+        """Discovery on the kept connection; never raises for the server's failures.
+
+        The connection that answered stays open for the reads that follow (and for a
+        re-list after ``ttlMs``, D5). ``timeout`` bounds the whole discovery, connect
+        included; on a timeout or a cancellation the connection is abandoned.
+        """
         status = _status(self.spec)
         try:
-            skills = await self.call(lambda conn: discover_on(conn, status))
+            async with asyncio.timeout(timeout):
+                skills = await self.call(lambda conn: discover_on(conn, status))
+        except TimeoutError:
+            self.abandon()
+            status.status = "error"
+            status.message = f"discovery did not finish within {timeout:g} s"
+            return status, []
         except SourceError as exc:
             status.status, status.message = "error", str(exc)
             return status, []
+        except asyncio.CancelledError:
+            self.abandon()
+            raise
         self.status = status
         return status, skills
+
+    def abandon(self) -> None:
+        """Stop the connection's worker without waiting (its task closes the client and
+        ends a stdio server); the next call opens a new connection."""
+        if self._worker is not None and not self._worker.done():
+            self._worker.cancel()
 
     async def get_skill(self, uri: str) -> Skill:
         """``skills/get`` (D7): the current entry for a URI, checked like a listed one.
@@ -507,6 +527,13 @@ class ServerPool:
                 raise KeyError(label)
             self._handles[label] = ServerHandle(self.specs[label], self.budgets, self.cache)
         return self._handles[label]
+
+    def take_over(self, old: ServerPool) -> None:
+        """Keep ``old``'s connections to servers configured exactly as here (same label,
+        same command or URL, same settings); ``old`` keeps only the others, to close."""
+        for label, handle in list(old._handles.items()):
+            if self.specs.get(label) == handle.spec and label not in self._handles:
+                self._handles[label] = old._handles.pop(label)
 
     async def read_file(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
         """Verified read for a skill of either origin."""

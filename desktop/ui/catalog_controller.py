@@ -161,8 +161,11 @@ class CatalogController(QObject):
 
         async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
             if spec.kind == "mcp":
+                # Listed on the kept connection that reads will use (not a one-off).
                 await load_mcp_support()
-            result = await read_source(spec, budgets=self.budgets)
+                result = await self.reader.discover(spec)
+            else:
+                result = await read_source(spec, budgets=self.budgets)
             on_source(*result)
             return result
 
@@ -222,7 +225,7 @@ class CatalogController(QObject):
         if spec is None or spec.kind != "mcp" or old_status is None:
             return
         await load_mcp_support()
-        status, skills = await self.reader.pool.handle(label).discover()
+        status, skills = await self.reader.discover(spec)
         if generation != self._generation:
             return  # a full refresh started meanwhile: its result wins
         stamp = time.strftime("%H:%M:%S")

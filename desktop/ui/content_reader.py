@@ -9,11 +9,12 @@ over a connection kept open per server on the window's loop.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from desktop.core.entry import skill_md_uri
-from desktop.core.model import Skill, SourceSpec
+from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.sources.budgets import Budgets
 from desktop.sources.reader import ReadResult, read_file
 from desktop.store.cache import SkillCache
@@ -39,6 +40,7 @@ class ContentReader:
         self.specs = list(specs)
         self._pool: ServerPool | None = None  # the MCP SDK loads on the first server read
         self._retired: list[ServerPool] = []
+        self._closing: set[asyncio.Task[None]] = set()
 
     @property
     def pool(self) -> ServerPool:
@@ -52,11 +54,24 @@ class ContentReader:
         return skill_md_uri(skill)
 
     def set_specs(self, specs: Iterable[SourceSpec]) -> None:
-        """Use a new set of sources; open connections are closed by :meth:`close`."""
-        if self._pool is not None:
-            self._retired.append(self._pool)
-        self._pool = None
+        """Use a new set of sources.
+
+        Connections to servers whose configuration did not change stay open; the others
+        are closed (in the background when a loop runs, else by :meth:`close`).
+        """
+        old, self._pool = self._pool, None
         self.specs = list(specs)
+        if old is None:
+            return
+        self.pool.take_over(old)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._retired.append(old)
+            return
+        task = loop.create_task(old.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
         if skill.origin.kind == "local":
@@ -72,6 +87,15 @@ class ContentReader:
             )
         return await self.pool.read_file(skill, uri, refresh=refresh)
 
+    async def discover(self, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+        """A server's skills, listed on the connection its reads will use.
+
+        The server that answered the listing stays connected, so the first preview does
+        not wait for it to start again. Never raises for the server's failures.
+        """
+        budgets = self.pool.budgets
+        return await self.pool.handle(spec.label).discover(timeout=budgets.server_timeout)
+
     async def get_skill(self, label: str, uri: str) -> Skill:
         """``skills/get`` on the server ``label`` (raises ``SourceError`` with a message)."""
         return await self.pool.handle(label).get_skill(uri)
@@ -85,3 +109,5 @@ class ContentReader:
         self._retired, self._pool = [], None
         for pool in pools:
             await pool.close()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)

@@ -233,6 +233,7 @@ class ServerHandle:
         self._worker: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[McpConnection] | None = None
         self._lock = asyncio.Lock()
+        self._abandoned: set[asyncio.Task[None]] = set()
 
     @property
     def connected(self) -> bool:
@@ -363,6 +364,10 @@ class ServerHandle:
 
     async def close(self) -> None:
         await flush_cache_writes()
+        if self._abandoned:
+            with contextlib.suppress(BaseException):
+                async with asyncio.timeout(15):
+                    await asyncio.gather(*self._abandoned, return_exceptions=True)
         worker, self._worker = self._worker, None
         if worker is None:
             return
@@ -402,18 +407,26 @@ class ServerHandle:
             return status, []
         except SourceError as exc:
             status.status, status.message = "error", str(exc)
-            return status, []
+            skills = []
         except asyncio.CancelledError:
             self.abandon()
             raise
+        if status.status == "error":
+            # A server whose listing failed (no answer in time, a dead connection) is
+            # started afresh by the next discovery, as a Refresh would expect.
+            self.abandon()
+            return status, skills
         self.status = status
         return status, skills
 
     def abandon(self) -> None:
         """Stop the connection's worker without waiting (its task closes the client and
         ends a stdio server); the next call opens a new connection."""
-        if self._worker is not None and not self._worker.done():
-            self._worker.cancel()
+        worker, self._worker = self._worker, None
+        if worker is not None and not worker.done():
+            worker.cancel()
+            self._abandoned.add(worker)  # awaited by close(): it ends the server
+            worker.add_done_callback(self._abandoned.discard)
 
     async def get_skill(self, uri: str) -> Skill:
         """``skills/get`` (D7): the current entry for a URI, checked like a listed one.

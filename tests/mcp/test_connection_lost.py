@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BUDGETS, HttpServer, free_port, run
+from conftest import TEST_BUDGETS, HttpServer, free_port, hostile_spec, run
 
 from desktop.core.model import SourceSpec
 from desktop.sources.mcp import ServerHandle
@@ -100,3 +100,26 @@ def test_an_http_server_that_went_away_is_a_clear_read_error_then_works_again(
     assert "cannot reach the server" in down.verification.message
     assert back.verification.state == "verified", back.verification.message
     assert back.data == SKILL_MD.encode()
+
+
+def test_a_server_that_failed_its_listing_is_started_afresh(tmp_path: Path) -> None:
+    """A kept connection whose listing timed out is not reused: the next discovery (a
+    Refresh in the window) starts the server again instead of asking the wedged one."""
+    from desktop.sources.budgets import Budgets
+
+    record = tmp_path / "methods"
+    budgets = Budgets(request_timeout=2, connect_timeout=40, server_timeout=60)
+
+    async def scenario():
+        async with ServerHandle(hostile_spec("hang-list", record=record), budgets) as handle:
+            first, _ = await handle.discover(timeout=30)
+            second, _ = await handle.discover(timeout=30)
+            return first, second
+
+    first, second = run(scenario())
+    assert first.status == "error" and "no answer to skills/list within 2 s" in first.message
+    assert second.status == "error", second.message
+    methods = record.read_text().split()
+    assert methods.count("skills/list") == 2
+    handshakes = methods.count("server/discover") + methods.count("initialize")
+    assert handshakes == 2, methods  # one server process per discovery

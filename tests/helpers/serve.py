@@ -41,6 +41,23 @@ def serve_argv(folder: str | os.PathLike[str], *options: str) -> list[str]:
     return [sys.executable, "-m", "desktop", "serve", os.fspath(folder), *options]
 
 
+def serving_pids(folder: str | os.PathLike[str]) -> list[int]:
+    """Processes serving ``folder``, found by their command line in ``/proc`` (Linux)."""
+    mark = os.fsencode(os.fspath(folder))
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                argv = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if mark in argv and b"serve" in argv:
+            found.append(int(entry))
+    return found
+
+
 def serve_stdio_params(
     folder: str | os.PathLike[str],
     *options: str,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TEST_BUDGETS, HttpServer, free_port, hostile_spec, run
+from helpers.serve import serve_argv, serving_pids
 
 from desktop.core.model import SourceSpec
 from desktop.sources.mcp import ServerHandle
@@ -31,27 +32,6 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
-def serve_argv(folder: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "desktop", "serve", str(folder), *extra]
-
-
-def server_pids(folder: Path) -> list[int]:
-    """Processes serving ``folder`` (found by their command line)."""
-    mark = str(folder).encode()
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                argv = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if mark in argv and b"serve" in argv:
-            pids.append(int(entry))
-    return pids
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the server in /proc")
 def test_a_stdio_server_that_exited_is_started_again(folder: Path) -> None:
     argv = serve_argv(folder)
@@ -62,10 +42,10 @@ def test_a_stdio_server_that_exited_is_started_again(folder: Path) -> None:
             status, (skill,) = await handle.discover()
             assert status.status == "ok", status.message
             first = await handle.read_skill_md(skill)
-            (pid,) = server_pids(folder)
+            (pid,) = serving_pids(folder)
             os.kill(pid, signal.SIGKILL)
             second = await handle.read_skill_md(skill)
-            return first, pid, second, server_pids(folder), list(handle.status.notes)
+            return first, pid, second, serving_pids(folder), list(handle.status.notes)
 
     first, pid, second, pids_after, notes = run(scenario())
     assert first.verification.state == "verified"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.serve import serving_pids
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
@@ -252,22 +252,6 @@ def test_a_failed_relisting_keeps_the_earlier_listing(
     assert "srv" in c.relist_due()
 
 
-def _serving(folder: Path) -> list[int]:
-    """Processes serving ``folder`` (found by their command line)."""
-    mark = str(folder).encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                    argv = fh.read().split(b"\0")
-            except OSError:
-                continue
-            if mark in argv and b"serve" in argv:
-                found.append(int(entry))
-    return found
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the server in /proc")
 def test_the_server_that_answered_the_listing_serves_the_reads(
     make_window: Any, qtbot: Any, skills_folder: Path, tmp_path: Path, run_async: Any
@@ -278,10 +262,10 @@ def test_the_server_that_answered_the_listing_serves_the_reads(
     spec = serve_spec(skills_folder, "srv")
     window = make_window([spec])
     c = window.controller
-    (pid,) = _serving(skills_folder)
+    (pid,) = serving_pids(skills_folder)
     skill = next(s for s in c.catalog.skills if s.name == "alpha-notes")
     assert run_async(c.read(skill, skill.uri)).verification.state == "verified"
-    assert _serving(skills_folder) == [pid]  # the first preview started nothing
+    assert serving_pids(skills_folder) == [pid]  # the first preview started nothing
 
     other = tmp_path / "more"
     write_skill(other, "delta-more")
@@ -289,12 +273,12 @@ def test_the_server_that_answered_the_listing_serves_the_reads(
     c.refresh()
     wait_idle(qtbot, window)
     assert "delta-more" in table_names(window)
-    assert _serving(skills_folder) == [pid]  # kept: its configuration did not change
+    assert serving_pids(skills_folder) == [pid]  # kept: its configuration did not change
 
     changed = serve_spec(skills_folder, "srv", "--page-size", "1")
     c.set_specs([changed])
     c.refresh()
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: pid not in _serving(skills_folder), timeout=20000)
-    assert len(_serving(skills_folder)) == 1
+    qtbot.waitUntil(lambda: pid not in serving_pids(skills_folder), timeout=20000)
+    assert len(serving_pids(skills_folder)) == 1
     assert len([s for s in c.catalog.skills if s.origin.label == "srv"]) == 3

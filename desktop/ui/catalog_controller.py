@@ -26,15 +26,8 @@ from desktop.ui.mcp_loading import load_mcp_support
 from desktop.ui.notifier import Notifier
 
 PARTIAL = "partial"
-INTERIM_EVERY = 0.3
-AGAIN = "listing again at"  # the note a re-list leaves on its source  # seconds between partial catalogs while sources arrive
-
-
-def _retry(status: SourceStatus) -> SourceStatus:
-    """A failed re-list is tried again after the floor, whatever the ttlMs."""
-    from dataclasses import replace
-
-    return replace(status, ttl_ms=0)
+INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
+AGAIN = "listing again at"  # the note a re-list leaves on its source
 
 
 class CatalogController(QObject):
@@ -195,16 +188,18 @@ class CatalogController(QObject):
         return {label: due - now for label, (_h, due) in self._relists.items()}
 
     def _schedule_relists(self, statuses: Iterable[SourceStatus]) -> None:
-        loop = asyncio.get_running_loop()
         for status in statuses:
-            delay = relist_delay(status, self.relist_floor)
-            label = status.origin.label
-            old = self._relists.pop(label, None)
-            if old is not None:
-                old[0].cancel()
-            if delay is not None:
-                timer = loop.call_later(delay, self._relist_when_due, label, self._generation)
-                self._relists[label] = (timer, time.monotonic() + delay)
+            self._schedule(status.origin.label, relist_delay(status, self.relist_floor))
+
+    def _schedule(self, label: str, delay: float | None) -> None:
+        """List ``label`` again in ``delay`` seconds (``None``: not on a timer)."""
+        old = self._relists.pop(label, None)
+        if old is not None:
+            old[0].cancel()
+        if delay is not None:
+            loop = asyncio.get_running_loop()
+            timer = loop.call_later(delay, self._relist_when_due, label, self._generation)
+            self._relists[label] = (timer, time.monotonic() + delay)
 
     def _relist_when_due(self, label: str, generation: int) -> None:
         self._relists.pop(label, None)
@@ -236,7 +231,7 @@ class CatalogController(QObject):
             )
             self.notifier.warning(f"{label}: listing again failed: {status.message}")
             self.sourceDone.emit(old_status)
-            self._schedule_relists([_retry(old_status)])
+            self._schedule(label, self.relist_floor)  # whatever the ttlMs
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
         listed = {s.id for s in skills}

@@ -284,18 +284,9 @@ class ServerHandle:
 
     async def _retire(self) -> None:
         """End the worker of a connection that was lost (its task closes the client)."""
-        worker, queue = self._worker, self._queue
-        self._worker = None
-        if worker is None or worker.done():
-            return
-        queue.put_nowait(None)
-        try:
-            async with asyncio.timeout(5):
-                await asyncio.shield(worker)
-        except BaseException:  # noqa: BLE001 - a stuck worker is cancelled
-            worker.cancel()
-            with contextlib.suppress(BaseException):
-                await worker
+        worker, self._worker = self._worker, None
+        if worker is not None and not worker.done():
+            await _stop_worker(worker, self._queue, 5)
 
     async def _run(
         self,
@@ -369,16 +360,8 @@ class ServerHandle:
                 async with asyncio.timeout(15):
                     await asyncio.gather(*self._abandoned, return_exceptions=True)
         worker, self._worker = self._worker, None
-        if worker is None:
-            return
-        await self._queue.put(None)
-        try:
-            async with asyncio.timeout(15):
-                await asyncio.shield(worker)
-        except BaseException:  # noqa: BLE001 - a stuck worker is cancelled below
-            worker.cancel()
-            with contextlib.suppress(BaseException):
-                await worker
+        if worker is not None:
+            await _stop_worker(worker, self._queue, 15)
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -478,6 +461,21 @@ class ServerHandle:
         """
         children = await self.call(lambda conn: conn.read_directory(uri))
         return judge_children(skill, children)
+
+
+async def _stop_worker(
+    worker: asyncio.Task[None], queue: asyncio.Queue[Any], seconds: float
+) -> None:
+    """Ask a handle's worker to end (it closes its client and ends a stdio server);
+    cancel it if it has not within ``seconds``."""
+    queue.put_nowait(None)
+    try:
+        async with asyncio.timeout(seconds):
+            await asyncio.shield(worker)
+    except BaseException:  # noqa: BLE001 - a stuck worker is cancelled
+        worker.cancel()
+        with contextlib.suppress(BaseException):
+            await worker
 
 
 async def _settle(

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from desktop.cli.output import json_bytes
 from desktop.core.catalog import build_catalog
+from desktop.core.collector import collector_paused
 from desktop.core.model import SourceSpec
 from desktop.sources.folder import scan_folder
 
@@ -34,7 +35,7 @@ def generate(root: Path, count: int) -> None:
         (d / "references").mkdir(parents=True)
         (d / "SKILL.md").write_text(
             f"---\nname: {name}\ndescription: Generated skill number {i} for the benchmark.\n"
-            f"metadata:\n  nimblebrain:\n    triggers: [\"word{i}\"]\n    priority: {i % 100}\n"
+            f'metadata:\n  nimblebrain:\n    triggers: ["word{i}"]\n    priority: {i % 100}\n'
             f"---\n\n# {name}\n\n" + "Some instructions.\n" * 40,
             encoding="utf-8",
         )
@@ -54,6 +55,11 @@ def floor(root: Path) -> int:
 
 
 def ours(root: Path) -> int:
+    with collector_paused():  # as every one-shot command of the CLI runs
+        return _list_json(root)
+
+
+def _list_json(root: Path) -> int:
     status, skills = scan_folder(SourceSpec("bench", "local", "folder", str(root)))
     catalog = build_catalog([status], skills)
     return len(json_bytes(catalog.to_json()))  # what `list --json` prints
@@ -86,9 +92,14 @@ def main() -> None:
             for pick, how in ((statistics.median, "median"), (min, "best")):
                 f = pick(t[i] for t in f_times)
                 o = pick(t[i] for t in o_times)
-                print(f"  {kind:4s} {how:6s}: floor (walk + read + sha256, plain loop) {f * 1000:7.1f} ms;"
-                      f" scan + checks + catalog + JSON {o * 1000:7.1f} ms; ratio {o / f:.2f}x")
-        print("  target: <= 1.5x. On a shared machine the best rounds are the least disturbed ones.")
+                print(
+                    f"  {kind:4s} {how:6s}: floor (walk + read + sha256, plain loop) {f * 1000:7.1f} ms;"
+                    f" scan + checks + catalog + JSON {o * 1000:7.1f} ms; ratio {o / f:.2f}x"
+                )
+        print(
+            "  target: <= 1.5x. On a shared machine the best rounds are the least disturbed ones."
+        )
+
 
 if __name__ == "__main__":
     main()

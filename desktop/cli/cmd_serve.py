@@ -12,6 +12,7 @@ import anyio
 from desktop.cli.output import fail_usage
 
 NAME = "serve"
+LONG_RUNNING = True  # keeps the garbage collector on
 HELP = "publish a folder of skills as an MCP server (Skills extension), over stdio or HTTP"
 
 DESCRIPTION = """\

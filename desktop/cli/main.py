@@ -2,6 +2,8 @@
 
 A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> int``. Exit codes: 0 success, 1 a check failed, 2 bad usage.
+A command that keeps running (``serve``) sets ``LONG_RUNNING = True``; every other
+command runs to its end with the cyclic garbage collector paused.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from types import ModuleType
 
 import desktop
 from desktop.cli.output import CheckFailed, UsageError, err
+from desktop.core.collector import collector_paused
 
 
 def _command_names() -> list[str]:
@@ -52,7 +55,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         mod = _load(name)
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+        p.set_defaults(_run=mod.run, _long_running=getattr(mod, "LONG_RUNNING", False))
     return parser
 
 
@@ -75,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args))
+        if args._long_running:
+            return int(args._run(args))
+        with collector_paused():  # a one-shot command: its objects die with the process
+            return int(args._run(args))
     except UsageError as exc:
         err(f"skill-catalog {args.command}: {exc}")
         return 2

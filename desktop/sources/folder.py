@@ -11,14 +11,12 @@ nested skills' files too, as the Skills extension requires), with byte size and
 from __future__ import annotations
 
 import bisect
-import contextlib
-import gc
 import hashlib
 import os
-from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
+from desktop.core.collector import collector_paused
 from desktop.core.frontmatter import parse_skill_md
 from desktop.core.loading import read_loading
 from desktop.core.manifest import check_limits
@@ -164,26 +162,9 @@ def folder_label(path: str | os.PathLike[str]) -> str:
     return (cleaned or "folder")[:64]
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one scan.
-
-    A scan builds tens of thousands of small objects and no reference cycles; the
-    collector's passes over them cost about a sixth of the scan. Restored afterwards
-    (only if it was on, so a caller that turned it off keeps it off).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     """Scan one local folder. Never raises for bad input: problems become values."""
-    with _collector_paused():
+    with collector_paused():
         return _scan_folder(spec)
 
 
@@ -203,7 +184,9 @@ def _scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         or os.path.realpath(root).startswith(cache_real + os.sep)
     ):
         status.status = "error"
-        status.message = f"{root} is the catalog's private cache of verified bytes, not a skill folder"
+        status.message = (
+            f"{root} is the catalog's private cache of verified bytes, not a skill folder"
+        )
         return status, []
     tree = _Tree(root, cache_real)
     root_prefix = str(root) + os.sep
@@ -263,7 +246,9 @@ def _collect(spec, root, tree, skill_dirs, digest_of, status):
 
 def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:
     skill_md_rel = f"{rel_dir}/{SKILL_MD}" if rel_dir else SKILL_MD
-    skill_path = tree.real_root + os.sep + rel_dir.replace("/", os.sep) if rel_dir else tree.real_root
+    skill_path = (
+        tree.real_root + os.sep + rel_dir.replace("/", os.sep) if rel_dir else tree.real_root
+    )
     dir_name = os.path.basename(skill_path)
     problems: list[Problem] = []
     files: list[SkillFile] = []

@@ -39,7 +39,12 @@ class Collision:
         return f"{len(self.ids)} skills {what} {shown}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.key, "ids": list(self.ids), "names": list(self.names)}
+        return {
+            "kind": self.kind,
+            "name": self.key,
+            "ids": list(self.ids),
+            "names": list(self.names),
+        }
 
 
 @dataclass(slots=True)
@@ -64,7 +69,7 @@ class Catalog:
         return [c for c in self.collisions if skill_id in c.ids]
 
     def to_json(self) -> dict[str, Any]:
-        details: dict[Any, str] = {}  # each origin described once, not once per skill
+        details: dict[int, str] = {}  # each origin described once, not once per skill
         return {
             "sources": [s.to_json() for s in self.sources],
             "skills": [skill_json(s, details) for s in self.skills],
@@ -129,11 +134,15 @@ def find_collisions(skills: Iterable[Skill]) -> list[Collision]:
     for name, group in exact.items():
         if len(group) > 1:
             out.append(
-                Collision("same-name", name, tuple(s.id for s in group), tuple(s.name for s in group))
+                Collision(
+                    "same-name", name, tuple(s.id for s in group), tuple(s.name for s in group)
+                )
             )
     for key, group in cased.items():
         if len({s.name for s in group}) > 1:
-            out.append(Collision("case", key, tuple(s.id for s in group), tuple(s.name for s in group)))
+            out.append(
+                Collision("case", key, tuple(s.id for s in group), tuple(s.name for s in group))
+            )
     for key, group in folded.items():
         if len({s.name.casefold() for s in group}) > 1:
             out.append(
@@ -147,13 +156,17 @@ def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
     _assign_names(skills)
     _nest_server_skills(skills)
     collisions = find_collisions(skills)
-    by_id = {s.id: s for s in skills}
+    by_id = {s.id: s for s in skills} if collisions else {}
     for collision in collisions:
         for sid in collision.ids:
             others = [by_id[o] for o in collision.ids if o != sid]
             where = "; ".join(f"{o.qualified_name} from {o.origin.describe()}" for o in others[:5])
             by_id[sid].problems.append(
-                Problem(f"collision-{collision.kind}", f"{collision.describe()}: also {where}", "warning")
+                Problem(
+                    f"collision-{collision.kind}",
+                    f"{collision.describe()}: also {where}",
+                    "warning",
+                )
             )
     counts: dict[str, int] = defaultdict(int)
     for s in skills:
@@ -163,43 +176,38 @@ def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
     return Catalog(sources=sources, skills=skills, collisions=collisions)
 
 
-def skill_json(skill: Skill, details: dict[Any, str] | None = None) -> dict[str, Any]:
+def skill_json(skill: Skill, details: dict[int, str] | None = None) -> dict[str, Any]:
     """A skill as the CLI's ``--json`` shows it (``details``: origin descriptions so far)."""
     origin = skill.origin
-    detail = details.get(origin) if details is not None else None
+    # Keyed by the origin object itself (alive as long as its skills): no hashing of
+    # its four fields per skill.
+    detail = details.get(id(origin)) if details is not None else None
     if detail is None:
         detail = origin.describe()
         if details is not None:
-            details[origin] = detail
+            details[id(origin)] = detail
+    resources: Any = skill.resources  # "dynamic" or None when not a manifest
+    if isinstance(resources, tuple):
+        resources = [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in resources]
+    local = origin.kind == "local"
     out: dict[str, Any] = {
         "id": skill.id,
         "origin": origin.label,
         "origin_detail": detail,
-        "kind": skill.kind,
+        "kind": origin.kind,
     }
-    if skill.kind == "local":
+    if local:
         out["path"] = skill.path
-        out["uri"] = skill.uri
-    else:
-        out["uri"] = skill.uri
-    resources: Any
-    if isinstance(skill.resources, tuple):
-        resources = [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in skill.resources]
-    else:
-        resources = skill.resources  # "dynamic" or None
-    out.update(
-        {
-            "name": skill.name,
-            "qualified_name": skill.qualified_name,
-            "description": skill.description,
-            "frontmatter": skill.frontmatter,
-            "resources": resources,
-            "loading": skill.loading.to_json(),
-            "allowed_tools": skill.allowed_tools(),
-            "third_party": skill.kind == "mcp",
-            "nested_in": skill.nested_in,
-            "state": skill.state,
-            "problems": [p.to_json() for p in skill.problems],
-        }
-    )
+    out["uri"] = skill.uri
+    out["name"] = skill.name
+    out["qualified_name"] = skill.qualified_name
+    out["description"] = skill.description
+    out["frontmatter"] = skill.frontmatter
+    out["resources"] = resources
+    out["loading"] = skill.loading.to_json()
+    out["allowed_tools"] = skill.allowed_tools()
+    out["third_party"] = not local
+    out["nested_in"] = skill.nested_in
+    out["state"] = skill.state
+    out["problems"] = [p.to_json() for p in skill.problems]
     return out

@@ -168,7 +168,7 @@ class Skill:
 
     @property
     def id(self) -> str:
-        return self.identity.id
+        return f"{self.origin.label}{QUALIFIER}{self.uri}"  # as Identity.id writes it
 
     @property
     def kind(self) -> str:

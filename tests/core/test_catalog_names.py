@@ -30,6 +30,12 @@ def test_identity_round_trip_and_refusal() -> None:
             Identity.parse(bad)
 
 
+def test_a_skill_id_is_its_identity_written_out() -> None:
+    s = skill("docs", "mcp", "skill://refunds/SKILL.md", "refunds")
+    assert s.id == s.identity.id == "docs:skill://refunds/SKILL.md"
+    assert Identity.parse(s.id) == s.identity
+
+
 def test_qualifier_can_never_be_in_a_skill_name() -> None:
     assert not NAME_RE.match(f"docs{QUALIFIER}refunds")
 

@@ -8,6 +8,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 Index = QModelIndex | QPersistentModelIndex
+_SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
 
 
 class ReadOnlyTableModel(QAbstractTableModel):
@@ -32,7 +34,14 @@ class ReadOnlyTableModel(QAbstractTableModel):
             return self.columns[section]
         return None
 
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        # Qt's own index() asks rowCount() and columnCount() each time: two calls into
+        # Python per cell painted instead of this one.
+        if parent.isValid() or not (
+            0 <= row < len(self.row_items()) and 0 <= column < len(self.columns)
+        ):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _SELECTABLE if index.isValid() else _NO_FLAGS

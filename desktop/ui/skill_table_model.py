@@ -45,6 +45,14 @@ COLUMNS = (
 
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+# Roles as plain ints: comparing with an enum member costs an attribute lookup each time.
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_ANSWERED = frozenset(
+    {_DISPLAY, _ACCESSIBLE, _TOOLTIP, _FOREGROUND, int(SORT_ROLE), int(SKILL_ID_ROLE)}
+)
 
 NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
@@ -162,27 +170,27 @@ class SkillTableModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.skills
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        # Painting one cell asks for about seven roles; those answered here are checked
+        # first, so the others (font, alignment, decoration...) cost one set lookup.
+        if role not in _ANSWERED or not index.isValid():
             return None
         row, col = index.row(), index.column()
         if not (0 <= row < len(self.skills)) or not (0 <= col < len(COLUMNS)):
             return None
         skill = self.skills[row]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+        if role == _DISPLAY or role == _ACCESSIBLE:
             return self._text(skill, col)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _FOREGROUND:
+            return self._color(skill, col)
+        if role == _TOOLTIP:
             return self._tooltip(skill, col)
         if role == SORT_ROLE:
             if col == COL_PRIORITY:
                 p = skill.loading.priority
                 return -1.0 if p is None else float(p)
             return self._text(skill, col).casefold()
-        if role == SKILL_ID_ROLE:
-            return skill.id
-        if role == Qt.ItemDataRole.ForegroundRole:
-            return self._color(skill, col)
-        return None
+        return skill.id  # SKILL_ID_ROLE
 
     def _text(self, skill: Skill, col: int) -> str:
         if col == COL_NAME:

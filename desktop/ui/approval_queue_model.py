@@ -8,10 +8,11 @@ from PySide6.QtCore import Qt
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.model import Skill
-from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
+from desktop.ui.read_only_table_model import DISPLAY, TEXT_ROLES, TOOLTIP, Index, ReadOnlyTableModel
 
 COLUMNS = ("Skill", "Origin", "State", "What changed")
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+_ANSWERED = TEXT_ROLES | {TOOLTIP, int(SKILL_ID_ROLE)}
 
 
 class ApprovalQueueModel(ReadOnlyTableModel):
@@ -33,14 +34,14 @@ class ApprovalQueueModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.rows
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if role not in _ANSWERED or not index.isValid() or not (0 <= index.row() < len(self.rows)):
             return None
         if not (0 <= index.column() < len(COLUMNS)):
             return None
         skill, state = self.rows[index.row()]
         col = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+        if role in TEXT_ROLES:
             if col == 0:
                 return skill.qualified_name
             if col == 1:
@@ -49,7 +50,7 @@ class ApprovalQueueModel(ReadOnlyTableModel):
                 return state.state
             if col == 3:
                 return state.diff.summary() if state.diff else ""
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == TOOLTIP:
             return state.message() or skill.origin.describe()
         if role == SKILL_ID_ROLE:
             return skill.id

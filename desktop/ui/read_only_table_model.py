@@ -9,6 +9,13 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 Index = QModelIndex | QPersistentModelIndex
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+# Roles as plain ints, for data(): comparing with an enum member costs an attribute
+# lookup each time, and painting one cell asks for about seven roles.
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+ACCESSIBLE_TEXT = int(Qt.ItemDataRole.AccessibleTextRole)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+TEXT_ROLES = frozenset({DISPLAY, ACCESSIBLE_TEXT})
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 
 

@@ -18,7 +18,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.model import Skill
-from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
+from desktop.ui.read_only_table_model import (
+    DISPLAY,
+    FOREGROUND,
+    TEXT_ROLES,
+    TOOLTIP,
+    Index,
+    ReadOnlyTableModel,
+)
 
 COLUMNS = (
     "Name",
@@ -45,14 +52,7 @@ COLUMNS = (
 
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
-# Roles as plain ints: comparing with an enum member costs an attribute lookup each time.
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_ANSWERED = frozenset(
-    {_DISPLAY, _ACCESSIBLE, _TOOLTIP, _FOREGROUND, int(SORT_ROLE), int(SKILL_ID_ROLE)}
-)
+_ANSWERED = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(SORT_ROLE), int(SKILL_ID_ROLE)}
 
 NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
@@ -170,20 +170,19 @@ class SkillTableModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.skills
 
-    def data(self, index: Index, role: int = _DISPLAY) -> Any:
-        # Painting one cell asks for about seven roles; those answered here are checked
-        # first, so the others (font, alignment, decoration...) cost one set lookup.
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # Roles not answered here (font, alignment, decoration...) leave at once.
         if role not in _ANSWERED or not index.isValid():
             return None
         row, col = index.row(), index.column()
         if not (0 <= row < len(self.skills)) or not (0 <= col < len(COLUMNS)):
             return None
         skill = self.skills[row]
-        if role == _DISPLAY or role == _ACCESSIBLE:
+        if role in TEXT_ROLES:
             return self._text(skill, col)
-        if role == _FOREGROUND:
+        if role == FOREGROUND:
             return self._color(skill, col)
-        if role == _TOOLTIP:
+        if role == TOOLTIP:
             return self._tooltip(skill, col)
         if role == SORT_ROLE:
             if col == COL_PRIORITY:

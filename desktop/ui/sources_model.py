@@ -9,10 +9,18 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
-from desktop.ui.read_only_table_model import Index, ReadOnlyTableModel
+from desktop.ui.read_only_table_model import (
+    DISPLAY,
+    FOREGROUND,
+    TEXT_ROLES,
+    TOOLTIP,
+    Index,
+    ReadOnlyTableModel,
+)
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
+_ANSWERED = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(LABEL_ROLE)}
 
 
 def era_text(status: SourceStatus | None) -> str:
@@ -58,17 +66,17 @@ class SourcesModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.specs
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.specs)):
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if role not in _ANSWERED or not index.isValid() or not (0 <= index.row() < len(self.specs)):
             return None
         if not (0 <= index.column() < len(COLUMNS)):
             return None
         spec = self.specs[index.row()]
         status = self.statuses.get(spec.label)
         col = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+        if role in TEXT_ROLES:
             return self._text(spec, status, col)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == TOOLTIP:
             lines = [f"{spec.label}: {spec.endpoint}"]
             if spec.label in self.origins:
                 lines.append(f"({self.origins[spec.label]})")
@@ -81,7 +89,7 @@ class SourcesModel(ReadOnlyTableModel):
             if status is not None:
                 lines.extend(status.notes[:8])
             return "\n".join(lines)
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == FOREGROUND:
             if not spec.enabled:
                 return QBrush(QColor("#808080"))
             if status is not None and status.status == "error" and col == 4:

@@ -31,6 +31,7 @@ class DetailWidget(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.skill: Skill | None = None
+        self._html = ""  # the page shown, to skip laying out the same one again
         self.title = QLabel("Select a skill to see its details")
         self.title.setAccessibleName("Selected skill")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -77,20 +78,23 @@ class DetailWidget(QWidget):
         if skill is None:
             self.title.setText("Select a skill to see its details")
             self.browser.setHtml("")
+            self._html = ""
             return
         self.title.setText(f"{skill.qualified_name} — {skill.origin.describe()}")
         catalog = self.controller.catalog
         status = catalog.source(skill.origin.label)
-        scroll = self.browser.verticalScrollBar().value()
-        self.browser.setHtml(
-            detail_html(
-                skill,
-                catalog,
-                approval=self.controller.approval_states.get(skill.id),
-                files=self.controller.files.get(skill.id, {}),
-                tools=status.tools if status else None,
-            )
+        html = detail_html(
+            skill,
+            catalog,
+            approval=self.controller.approval_states.get(skill.id),
+            files=self.controller.files.get(skill.id, {}),
+            tools=status.tools if status else None,
         )
+        if html == self._html:
+            return  # the same page (a catalog that grew elsewhere): no new layout
+        self._html = html
+        scroll = self.browser.verticalScrollBar().value()
+        self.browser.setHtml(html)
         self.browser.verticalScrollBar().setValue(scroll)
 
     def text(self) -> str:

@@ -12,6 +12,8 @@ import gc
 import importlib
 import sys
 
+from desktop.core.collector import collector_paused
+
 _mcp_import: asyncio.Future[object] | None = None
 # Imported by the MCP SDK on its first connection; loaded with it, off the loop's thread.
 _MCP_MODULES = (
@@ -25,17 +27,21 @@ _MCP_MODULES = (
 
 
 def _import_mcp_modules() -> None:
-    for name in _MCP_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            if name == _MCP_MODULES[0]:
-                raise
-    # The SDK's import leaves hundreds of thousands of objects (its pydantic models)
-    # that live as long as the program. Moved out of the collector's reach, they are no
-    # longer traversed by every full collection, each of which otherwise froze the
-    # window for over 100 ms once the client was loaded.
-    gc.freeze()
+    # The import allocates hundreds of thousands of objects; the full collections that
+    # would otherwise run in the middle of it hold the interpreter lock for over 100 ms
+    # each, and the window's loop waits for them. Nothing it builds is garbage.
+    with collector_paused():
+        for name in _MCP_MODULES:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                if name == _MCP_MODULES[0]:
+                    raise
+        # What the import leaves (its pydantic models) lives as long as the program.
+        # Moved out of the collector's reach, it is no longer traversed by every full
+        # collection, each of which otherwise froze the window for over 100 ms once the
+        # client was loaded.
+        gc.freeze()
 
 
 async def load_mcp_support() -> None:

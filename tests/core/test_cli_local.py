@@ -36,8 +36,19 @@ def test_list_json_shape_and_digests() -> None:
     names = {s["name"] for s in data["skills"]}
     assert {"pdf-forms", "release-notes", "changelog-format", "incident-triage"} <= names
     required = {
-        "id", "origin", "kind", "path", "name", "qualified_name", "description",
-        "frontmatter", "resources", "loading", "nested_in", "state", "problems",
+        "id",
+        "origin",
+        "kind",
+        "path",
+        "name",
+        "qualified_name",
+        "description",
+        "frontmatter",
+        "resources",
+        "loading",
+        "nested_in",
+        "state",
+        "problems",
     }
     for s in data["skills"]:
         assert required <= set(s), s["name"]
@@ -57,6 +68,44 @@ def test_list_json_shape_and_digests() -> None:
     broken = by["Meeting_Summary"]
     codes = {p["code"] for p in broken["problems"]}
     assert {"name-mismatch", "description-too-long", "name-pattern"} <= codes
+
+
+def _strict(text: str) -> object:
+    def refuse(name: str) -> object:
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_list_json_is_strict_json_whatever_the_frontmatter(tmp_path: Path) -> None:
+    """Non-finite numbers (read as the strings "inf", "nan"), huge integers and non-ASCII
+    text still print as strict JSON."""
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "SKILL.md").write_text(
+        "---\nname: odd\ndescription: Caf\u00e9 \u2014 odd values.\n"
+        "metadata:\n  limit: .inf\n  floor: -.inf\n  ratio: .nan\n---\n# Odd\n",
+        encoding="utf-8",
+    )
+    huge = tmp_path / "huge"
+    huge.mkdir()
+    (huge / "SKILL.md").write_text(
+        "---\nname: huge\ndescription: A huge integer.\n"
+        "metadata:\n  limit: .inf\n  count: 123456789012345678901234567890\n---\n# Huge\n",
+        encoding="utf-8",
+    )
+    for folder, extra in ((odd, {}), (huge, {"count": 123456789012345678901234567890})):
+        proc = cli("list", "--folder", str(folder), "--json")
+        assert proc.returncode == 0, proc.stderr
+        data = _strict(proc.stdout)
+        (skill,) = data["skills"]  # type: ignore[index]
+        metadata = skill["frontmatter"]["metadata"]
+        assert metadata["limit"] == "inf"
+        for key, value in extra.items():
+            assert metadata[key] == value
+    odd_skill = _strict(cli("list", "--folder", str(odd), "--json").stdout)["skills"][0]  # type: ignore[index]
+    assert odd_skill["description"] == "Caf\u00e9 \u2014 odd values."
+    assert odd_skill["frontmatter"]["metadata"] == {"limit": "inf", "floor": "-inf", "ratio": "nan"}
 
 
 def test_ids_are_accepted_back(tmp_path: Path) -> None:

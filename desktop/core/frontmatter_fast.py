@@ -23,7 +23,9 @@ from typing import Any
 DECLINE = object()  # returned by resolve_plain for a value the fast reader must not take
 
 # One line: indent, then a "key:" with its value, a "- " item, a comment, or nothing.
-_LINE = re.compile(r"( *)(?:([A-Za-z][A-Za-z0-9_.-]*):(?: +(.*?))?|- +(.*?)|#.*|) *\Z")
+# The value and the item take the rest of the line (greedy: a lazy match retried the
+# end anchor at every character); their trailing spaces are stripped by the reader.
+_LINE = re.compile(r"( *)(?:([A-Za-z][A-Za-z0-9_.-]*):(?: +(.*))?|- +(.*)|#.*|) *\Z")
 _DOUBLE = re.compile(r'"([^"\\]*)"\Z')
 _SINGLE = re.compile(r"'((?:[^']|'')*)'\Z")
 # A plain scalar may not start with an indicator; inside a flow sequence it may not
@@ -110,7 +112,9 @@ def _quoted(text: str) -> Any:
     return quoted.group(1).replace("''", "'") if quoted else DECLINE
 
 
-def simple_mapping(text: str, reader: Reader, max_depth: int, max_nodes: int) -> dict[str, Any] | None:
+def simple_mapping(
+    text: str, reader: Reader, max_depth: int, max_nodes: int
+) -> dict[str, Any] | None:
     """The mapping ``text`` holds, if it has the simple shape; otherwise ``None``."""
     if "\t" in text:
         return None
@@ -138,6 +142,10 @@ def simple_mapping(text: str, reader: Reader, max_depth: int, max_nodes: int) ->
         spaces, key, rest, item = m.groups()
         if key is None and item is None:
             continue  # blank or comment
+        if rest:
+            rest = rest.rstrip(" ")
+        elif item:
+            item = item.rstrip(" ")
         indent = len(spaces)
         if pending is not None:
             parent, pending_key, key_indent = pending
@@ -191,4 +199,3 @@ def simple_mapping(text: str, reader: Reader, max_depth: int, max_nodes: int) ->
         parent[pending_key] = None
         nodes += 1
     return root if nodes <= max_nodes else None
-

@@ -65,6 +65,7 @@ COMMON = [
     "name: a\ndescription: résumé 中文 🙂\n",
     "name: a\ndescription: url http://example.com/x?y=1 and C# and a:b\n",
     "name: a\ndescription: d\nuser-invocable: false\nargument-hint: '[file]'\n",
+    "name: a  \ndescription: d \ntags:\n  - one  \n  - 'two' \n  - \"three\"   \nnext: [x, y]   \n",
     "",
 ]
 
@@ -163,7 +164,8 @@ def _random_doc(rng: random.Random) -> str:
             step = rng.choice([0, 1, 2, 2, 4])
             if rng.random() < 0.35:
                 for _ in range(rng.randint(0, 3)):
-                    lines.append(" " * (indent + step) + "- " + _scalar(rng))
+                    item_trail = rng.choice(["", "", " ", "  "])
+                    lines.append(" " * (indent + step) + "- " + _scalar(rng) + item_trail)
             else:
                 depth_indent.append(indent + max(step, 1))
             continue

@@ -80,20 +80,16 @@ def _strict(text: str) -> object:
 def test_list_json_is_strict_json_whatever_the_frontmatter(tmp_path: Path) -> None:
     """Non-finite numbers (read as the strings "inf", "nan"), huge integers and non-ASCII
     text still print as strict JSON."""
-    odd = tmp_path / "odd"
-    odd.mkdir()
-    (odd / "SKILL.md").write_text(
-        "---\nname: odd\ndescription: Caf\u00e9 \u2014 odd values.\n"
-        "metadata:\n  limit: .inf\n  floor: -.inf\n  ratio: .nan\n---\n# Odd\n",
-        encoding="utf-8",
-    )
-    huge = tmp_path / "huge"
-    huge.mkdir()
-    (huge / "SKILL.md").write_text(
-        "---\nname: huge\ndescription: A huge integer.\n"
-        "metadata:\n  limit: .inf\n  count: 123456789012345678901234567890\n---\n# Huge\n",
-        encoding="utf-8",
-    )
+
+    def skill(name: str, description: str, metadata: str) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        text = f"---\nname: {name}\ndescription: {description}\nmetadata:\n{metadata}---\n# S\n"
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        return folder
+
+    odd = skill("odd", "Caf\u00e9 \u2014 odd values.", "  limit: .inf\n  floor: -.inf\n  ratio: .nan\n")
+    huge = skill("huge", "A huge integer.", "  limit: .inf\n  count: 123456789012345678901234567890\n")
     for folder, extra in ((odd, {}), (huge, {"count": 123456789012345678901234567890})):
         proc = cli("list", "--folder", str(folder), "--json")
         assert proc.returncode == 0, proc.stderr

@@ -188,7 +188,7 @@ def skill_json(skill: Skill, details: dict[int, str] | None = None) -> dict[str,
             details[id(origin)] = detail
     resources: Any = skill.resources  # "dynamic" or None when not a manifest
     if isinstance(resources, tuple):
-        resources = [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in resources]
+        resources = [f.to_json() for f in resources]
     local = origin.kind == "local"
     out: dict[str, Any] = {
         "id": skill.id,

@@ -86,6 +86,11 @@ class Origin:
         }
 
 
+def skill_id(label: str, uri: str) -> str:
+    """A skill's id: its source label and URI, joined by the qualifier (I1)."""
+    return f"{label}{QUALIFIER}{uri}"
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Identity:
     """(source label, URI): the only key a skill is ever stored or looked up by (I1)."""
@@ -95,7 +100,7 @@ class Identity:
 
     @property
     def id(self) -> str:
-        return f"{self.label}{QUALIFIER}{self.uri}"
+        return skill_id(self.label, self.uri)
 
     @classmethod
     def parse(cls, skill_id: str) -> Identity:
@@ -168,7 +173,7 @@ class Skill:
 
     @property
     def id(self) -> str:
-        return f"{self.origin.label}{QUALIFIER}{self.uri}"  # as Identity.id writes it
+        return skill_id(self.origin.label, self.uri)  # Identity's, without building one
 
     @property
     def kind(self) -> str:

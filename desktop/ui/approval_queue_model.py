@@ -12,11 +12,11 @@ from desktop.ui.read_only_table_model import DISPLAY, TEXT_ROLES, TOOLTIP, Index
 
 COLUMNS = ("Skill", "Origin", "State", "What changed")
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-_ANSWERED = TEXT_ROLES | {TOOLTIP, int(SKILL_ID_ROLE)}
 
 
 class ApprovalQueueModel(ReadOnlyTableModel):
     columns = COLUMNS
+    answered = TEXT_ROLES | {TOOLTIP, int(SKILL_ID_ROLE)}
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -35,12 +35,11 @@ class ApprovalQueueModel(ReadOnlyTableModel):
         return self.rows
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
-        if role not in _ANSWERED or not index.isValid() or not (0 <= index.row() < len(self.rows)):
+        cell = self.cell(index, role)
+        if cell is None:
             return None
-        if not (0 <= index.column() < len(COLUMNS)):
-            return None
-        skill, state = self.rows[index.row()]
-        col = index.column()
+        row, col = cell
+        skill, state = self.rows[row]
         if role in TEXT_ROLES:
             if col == 0:
                 return skill.qualified_name

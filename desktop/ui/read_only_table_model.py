@@ -23,6 +23,7 @@ class ReadOnlyTableModel(QAbstractTableModel):
     """A table of selectable, read-only rows; subclasses name ``columns`` and ``row_items``."""
 
     columns: tuple[str, ...] = ()
+    answered: frozenset[int] = TEXT_ROLES  # the roles data() answers; others get None
 
     def row_items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -49,6 +50,19 @@ class ReadOnlyTableModel(QAbstractTableModel):
         ):
             return QModelIndex()
         return self.createIndex(row, column)
+
+    def cell(self, index: Index, role: int) -> tuple[int, int] | None:
+        """(row, column) of a cell ``data()`` should answer for ``role``, or ``None``.
+
+        Painting one cell asks for about seven roles: those not answered leave at one
+        set lookup, before any call into Qt.
+        """
+        if role not in self.answered or not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if 0 <= row < len(self.row_items()) and 0 <= col < len(self.columns):
+            return row, col
+        return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         return _SELECTABLE if index.isValid() else _NO_FLAGS

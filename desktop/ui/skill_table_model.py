@@ -52,7 +52,6 @@ COLUMNS = (
 
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
-_ANSWERED = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(SORT_ROLE), int(SKILL_ID_ROLE)}
 
 NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
@@ -92,6 +91,7 @@ class SkillTableModel(ReadOnlyTableModel):
     """Skills in rows, :data:`COLUMNS` in columns."""
 
     columns = COLUMNS
+    answered = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(SORT_ROLE), int(SKILL_ID_ROLE)}
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -171,12 +171,10 @@ class SkillTableModel(ReadOnlyTableModel):
         return self.skills
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
-        # Roles not answered here (font, alignment, decoration...) leave at once.
-        if role not in _ANSWERED or not index.isValid():
+        cell = self.cell(index, role)
+        if cell is None:
             return None
-        row, col = index.row(), index.column()
-        if not (0 <= row < len(self.skills)) or not (0 <= col < len(COLUMNS)):
-            return None
+        row, col = cell
         skill = self.skills[row]
         if role in TEXT_ROLES:
             return self._text(skill, col)

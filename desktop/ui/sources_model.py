@@ -20,7 +20,6 @@ from desktop.ui.read_only_table_model import (
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
-_ANSWERED = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(LABEL_ROLE)}
 
 
 def era_text(status: SourceStatus | None) -> str:
@@ -31,6 +30,7 @@ def era_text(status: SourceStatus | None) -> str:
 
 class SourcesModel(ReadOnlyTableModel):
     columns = COLUMNS
+    answered = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(LABEL_ROLE)}
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -67,13 +67,12 @@ class SourcesModel(ReadOnlyTableModel):
         return self.specs
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
-        if role not in _ANSWERED or not index.isValid() or not (0 <= index.row() < len(self.specs)):
+        cell = self.cell(index, role)
+        if cell is None:
             return None
-        if not (0 <= index.column() < len(COLUMNS)):
-            return None
-        spec = self.specs[index.row()]
+        row, col = cell
+        spec = self.specs[row]
         status = self.statuses.get(spec.label)
-        col = index.column()
         if role in TEXT_ROLES:
             return self._text(spec, status, col)
         if role == TOOLTIP:

@@ -7,7 +7,8 @@
    ``skills/list`` and ``tools/list`` after 200 ms, next to the slowest single server.
    Target: at most 1.3 times it. Printed beside it: the ``mcp`` SDK's client alone
    sending the same requests with none of our checks (the floor of the transport), with
-   a shared TLS context as ours and with the SDK's default HTTP client, and the CPU
+   a shared TLS context as ours and with the SDK's default HTTP client; the same three
+   requests posted with httpx alone, no MCP session (the floor of HTTP); and the CPU
    the client and the 20 server processes used.
 3. Verifying a 16 MiB skill end to end over stdio: transfer time apart from our own
    checking (size, digest, frontmatter, cache write), compared with ``hashlib.sha256``
@@ -31,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "mcp" / "servers" / "hostile.py"
@@ -164,6 +166,7 @@ def bench_many(count: int, rounds: int) -> None:
         asyncio.run(discover(specs[:2], budgets=BUDGETS))  # warm up imports and sockets
         singles, alls, cpus, server_cpus = [], [], [], []
         sdks, sdk_cpus, plain, plain_cpus = [], [], [], []
+        raws, raw_cpus = [], []
         for _ in range(rounds):
             per_server = []
             for spec in specs:
@@ -183,6 +186,10 @@ def bench_many(count: int, rounds: int) -> None:
                 asyncio.run(sdk_only([s.endpoint for s in specs], shared_tls=shared))
                 times.append(time.perf_counter() - t0)
                 cpu.append(time.process_time() - c0)
+            t0, c0 = time.perf_counter(), time.process_time()
+            asyncio.run(http_only([s.endpoint for s in specs]))
+            raws.append(time.perf_counter() - t0)
+            raw_cpus.append(time.process_time() - c0)
     finally:
         for proc in procs:
             proc.terminate()
@@ -205,6 +212,11 @@ def bench_many(count: int, rounds: int) -> None:
         f"   the same with the SDK's default HTTP client (a TLS context per server): {p:.3f} s "
         f"({p / s:.2f}; client CPU {statistics.median(plain_cpus):.2f} s)"
     )
+    r = statistics.median(raws)
+    print(
+        f"   HTTP alone (httpx, the same three POSTs, no MCP session): {r:.3f} s "
+        f"({r / s:.2f}; client CPU {statistics.median(raw_cpus):.2f} s)"
+    )
     print(
         f"   (one after another would take about {count * s:.1f} s; the client's own CPU for "
         f"all {count}: {statistics.median(cpus):.2f} s, the {count} server processes' "
@@ -218,7 +230,6 @@ async def sdk_only(urls: list[str], *, shared_tls: bool) -> None:
     once), with none of our checks, budgets or status. ``shared_tls``: one TLS context
     for every connection, as ours does; without it, the SDK's defaults build one each."""
     import ssl
-    from typing import Any
 
     import httpx2
     from mcp import Client, types
@@ -245,6 +256,45 @@ async def sdk_only(urls: list[str], *, shared_tls: bool) -> None:
         finally:
             if shared_tls:
                 await http.aclose()
+
+    await asyncio.gather(*(one(u) for u in urls))
+
+
+async def http_only(urls: list[str]) -> None:
+    """The floor of HTTP itself: the three JSON-RPC requests discovery makes, posted with
+    httpx and read as JSON, with no MCP session, validation or checks at all."""
+    import json
+    import ssl
+
+    import httpx2
+
+    era = "2026-07-28"
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": era,
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/skills": {}}
+        },
+    }
+    tls = ssl.create_default_context()
+
+    async def one(url: str) -> None:
+        async with httpx2.AsyncClient(verify=tls) as http:
+
+            async def post(n: int, method: str) -> dict[str, Any]:
+                body = {"jsonrpc": "2.0", "id": n, "method": method, "params": {"_meta": meta}}
+                headers = {
+                    "accept": "application/json, text/event-stream",
+                    "content-type": "application/json",
+                    "mcp-protocol-version": era,
+                    "mcp-method": method,
+                }
+                reply = await http.post(url, content=json.dumps(body), headers=headers)
+                answer: dict[str, Any] = reply.json()
+                assert "result" in answer, answer
+                return answer
+
+            await post(1, "server/discover")
+            await asyncio.gather(post(2, "tools/list"), post(3, "skills/list"))
 
     await asyncio.gather(*(one(u) for u in urls))
 

@@ -68,6 +68,14 @@ def fill_status(status: SourceStatus, conn: McpConnection) -> None:
 
 async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
     """Discovery over an already open connection; fills ``status``."""
+    try:
+        return await _discover_on(conn, status)
+    finally:
+        # Anything the server sent that was not JSON-RPC, noted once it is all known.
+        status.notes.extend(conn.notes)
+
+
+async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
     spec = conn.spec
     fill_status(status, conn)
     if not conn.modern:

@@ -15,6 +15,7 @@ import base64
 import contextlib
 import functools
 import json
+import logging
 import os
 import ssl
 import tempfile
@@ -48,6 +49,29 @@ class _Params(types.RequestParams):
 
 
 STDERR_TAIL = 600
+# Lines a server may write that are not JSON-RPC (a banner, stray logging) before the
+# connection is given up as a server that floods its protocol channel.
+STRAY_LIMIT = 1000
+
+
+class _QuietParseFailures(logging.Filter):
+    """Drop the SDK's traceback for each message that is not JSON-RPC.
+
+    A server writing ``yes`` to its stdout produced one traceback per line on our stderr
+    (hundreds of thousands in 20 s, and the time to format them). The connection counts
+    these lines and reports them once, in the source's notes or its error.
+    """
+
+    DROPPED = frozenset(
+        {"Failed to parse JSONRPC message from server", "Error parsing SSE message"}
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg not in self.DROPPED
+
+
+for _name in ("mcp.client.stdio", "mcp.client.streamable_http"):
+    logging.getLogger(_name).addFilter(_QuietParseFailures())
 
 
 class SourceError(Exception):
@@ -56,6 +80,19 @@ class SourceError(Exception):
 
 class NoSkillsMethod(SourceError):
     """The server answered -32601 to a skills method: it has no skills (D3)."""
+
+
+def _offending_text(exc: Exception) -> str:
+    """What a server sent that was not JSON-RPC, quoted and cut short for a message."""
+    errors = getattr(exc, "errors", None)
+    text: Any = None
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            text = errors(include_url=False)[0].get("input")
+    if text is None:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    shown = text if isinstance(text, str) else json.dumps(text, default=str)
+    return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
 
 
 def first_leaf(exc: BaseException) -> BaseException:
@@ -128,7 +165,12 @@ class McpConnection:
         self._errlog: Any = None
         self._http_status: str | None = None
         self._stale: set[str] = set()
-        self.notes: list[str] = []
+        # Messages from the server that were not JSON-RPC: how many, and the first.
+        self._stray = 0
+        self._stray_first = ""
+        # Set once the server floods its channel: every pending request ends with it.
+        self._fault: str | None = None
+        self._deadlines: set[asyncio.Timeout] = set()
         # Set when a request finds the connection gone (the server exited, the HTTP
         # session ended): the kept connection is then replaced before the next request.
         self.lost = False
@@ -193,6 +235,8 @@ class McpConnection:
         return tail[-STDERR_TAIL:]
 
     def explain(self, exc: BaseException, timeout: float | None = None) -> str:
+        if self._fault is not None:
+            return self._fault
         message = describe_error(exc, timeout or self.budgets.request_timeout)
         tail = self.stderr_tail()
         if tail:
@@ -200,6 +244,54 @@ class McpConnection:
         if self._http_status:
             message += f" (the server answered {self._http_status})"
         return message
+
+    # -- what the server sent that is not JSON-RPC -------------------------------------
+
+    def _channel(self) -> str:
+        return "standard output" if self.spec.transport == "stdio" else "event stream"
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK hands transport faults here: count what was not JSON-RPC."""
+        if not isinstance(message, Exception) or self._fault is not None:
+            return
+        self._stray += 1
+        if self._stray == 1:
+            self._stray_first = _offending_text(message)
+        if self._stray >= STRAY_LIMIT:
+            self._fault = (
+                f"the server writes what is not JSON-RPC on its {self._channel()} "
+                f"({self._stray:,} messages, the first: {self._stray_first}); "
+                "the connection was given up"
+            )
+            self.lost = True
+            now = asyncio.get_running_loop().time()
+            for deadline in list(self._deadlines):
+                with contextlib.suppress(RuntimeError):  # already expiring
+                    deadline.reschedule(now)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the source's notes should say about this connection."""
+        if not self._stray or self._fault is not None:
+            return []
+        note = (
+            f"the server wrote {self._stray} message(s) that are not JSON-RPC on its "
+            f"{self._channel()}, ignored (the first: {self._stray_first}); a server "
+            "should send only protocol messages there"
+        )
+        return [note]
+
+    @contextlib.asynccontextmanager
+    async def _deadline(self, seconds: float) -> Any:
+        """``asyncio.timeout`` that also ends at once when the server floods its channel."""
+        async with asyncio.timeout(seconds) as deadline:
+            if self._fault is not None:
+                deadline.reschedule(asyncio.get_running_loop().time())
+            self._deadlines.add(deadline)
+            try:
+                yield deadline
+            finally:
+                self._deadlines.discard(deadline)
 
     async def __aenter__(self) -> Self:
         stack = AsyncExitStack()
@@ -212,17 +304,18 @@ class McpConnection:
                 extensions=[advertise(SKILLS_EXTENSION)],
                 # Timeouts are ours (per request, scaled for large reads): see _bounded.
                 read_timeout_seconds=None,
+                message_handler=self._on_message,
                 client_info=types.Implementation(name="skill-catalog", version=__version__),
             )
             launching = self.spec.transport == "stdio"
-            async with _launch_slot() if launching else contextlib.nullcontext():
-                async with asyncio.timeout(self.budgets.connect_timeout):
-                    await stack.enter_async_context(client)
-                    if self.mode in MODERN_PROTOCOL_VERSIONS:
-                        # A pinned client adopts a synthesized discover result with no
-                        # capabilities: ask the server for its real ones.
-                        raw = await client.session.send_discover(self.mode)
-                        client.session.adopt(types.DiscoverResult.model_validate(raw))
+            slot = _launch_slot() if launching else contextlib.nullcontext()
+            async with slot, self._deadline(self.budgets.connect_timeout):
+                await stack.enter_async_context(client)
+                if self.mode in MODERN_PROTOCOL_VERSIONS:
+                    # A pinned client adopts a synthesized discover result with no
+                    # capabilities: ask the server for its real ones.
+                    raw = await client.session.send_discover(self.mode)
+                    client.session.adopt(types.DiscoverResult.model_validate(raw))
         except BaseException as exc:
             message = self.explain(exc, self.budgets.connect_timeout)
             await _close_quietly(stack)
@@ -291,9 +384,11 @@ class McpConnection:
         """Await one request within its timeout; a timeout becomes a SourceError."""
         limit = timeout or self.budgets.request_timeout
         try:
-            async with asyncio.timeout(limit):
+            async with self._deadline(limit):
                 return await coro
         except TimeoutError:
+            if self._fault is not None:
+                raise SourceError(f"{what} failed: {self._fault}") from None
             raise SourceError(f"no answer to {what} within {limit:g} s") from None
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:

@@ -195,4 +195,8 @@ def test_cli_server_that_fails_gives_a_message_not_a_traceback(cli) -> None:
     assert "Traceback" not in proc.stderr + proc.stdout
     listed = cli("list", "--server", server_option("crash"))
     assert "refusing to start" in listed.stdout
+    # A server writing garbage on its protocol channel: one line, not a traceback a line.
+    flooded = cli("list", "--server", server_option("flood"))
+    assert "not JSON-RPC on its standard output" in flooded.stdout
+    assert "Traceback" not in flooded.stderr and len(flooded.stderr) < 2000, flooded.stderr[:500]
     assert shutil.which("python") or True

@@ -141,6 +141,28 @@ def test_a_server_that_exits_mid_listing_keeps_what_arrived() -> None:
     assert [s.id for s in skills] == ["h:skill://demo/SKILL.md"]
 
 
+def test_a_banner_on_stdout_is_ignored_and_noted() -> None:
+    status, skills = discover("banner")
+    assert status.status == "ok", status.message
+    assert [s.name for s in skills] == ["demo"]
+    assert any(
+        "1 message(s) that are not JSON-RPC on its standard output" in n
+        and "'hostile: starting up'" in n
+        for n in status.notes
+    ), status.notes
+
+
+def test_a_server_flooding_stdout_is_given_up_with_the_reason() -> None:
+    # The connect timeout is long: the connection must end on the flood, not on it.
+    budgets = Budgets(connect_timeout=120, request_timeout=120, server_timeout=180)
+    status, skills = discover("flood", budgets=budgets)
+    assert skills == []
+    assert status.status == "error"
+    assert "not JSON-RPC on its standard output" in status.message
+    assert "'hostile: not a message'" in status.message
+    assert "no answer" not in status.message and "did not finish" not in status.message
+
+
 def test_a_server_that_cannot_start_says_why() -> None:
     status, _ = discover("crash")
     assert status.status == "error"

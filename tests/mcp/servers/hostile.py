@@ -358,6 +358,14 @@ async def main() -> None:
     if args.scenario == "crash":
         print("hostile: refusing to start", file=sys.stderr)
         sys.exit(7)
+    if args.scenario == "flood":
+        # Writes lines that are not JSON-RPC on its protocol channel, without end.
+        while True:
+            sys.stdout.write("hostile: not a message\n" * 64)
+            sys.stdout.flush()
+    if args.scenario == "banner":
+        # A banner on stdout before serving normally: a common slip of real servers.
+        print("hostile: starting up", flush=True)
     server = make_server(args.scenario, args.record)
     if args.http:
         import uvicorn

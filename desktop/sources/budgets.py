@@ -29,6 +29,9 @@ class Budgets:
     """Seconds one server's whole discovery may take."""
     max_read_bytes: int = 16 * 1024 * 1024
     """Bytes accepted for one dynamic skill's files (its entry has no sizes)."""
+    max_message_bytes: int = 64 * 1024 * 1024
+    """Bytes one message from a stdio server may take (a 16 MiB file sent as base64 text
+    is about 22 MB); a longer one ends the connection."""
 
 
 DEFAULT_BUDGETS = Budgets()

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import ssl
+import sys
 import tempfile
 import weakref
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from desktop import __version__
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
+from desktop.sources.stdio_transport import stdio_transport
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 _RAW = TypeAdapter(dict[str, Any])
@@ -91,6 +93,8 @@ def _offending_text(exc: Exception) -> str:
             text = errors(include_url=False)[0].get("input")
     if text is None:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8", "replace")
     shown = text if isinstance(text, str) else json.dumps(text, default=str)
     return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
 
@@ -197,7 +201,14 @@ class McpConnection:
             params = StdioServerParameters(
                 command=spec.command[0], args=list(spec.command[1:]), env=extra or None
             )
-            return stdio_client(params, errlog=self._errlog)
+            if sys.platform == "win32":
+                return stdio_client(params, errlog=self._errlog)
+            return stdio_transport(
+                params,
+                self._errlog,
+                max_message=self.budgets.max_message_bytes,
+                on_fault=self._give_up,
+            )
         if spec.transport == "http":
             headers = dict(spec.headers)
             import httpx2
@@ -258,16 +269,22 @@ class McpConnection:
         if self._stray == 1:
             self._stray_first = _offending_text(message)
         if self._stray >= STRAY_LIMIT:
-            self._fault = (
+            self._give_up(
                 f"the server writes what is not JSON-RPC on its {self._channel()} "
                 f"({self._stray:,} messages, the first: {self._stray_first}); "
                 "the connection was given up"
             )
-            self.lost = True
-            now = asyncio.get_running_loop().time()
-            for deadline in list(self._deadlines):
-                with contextlib.suppress(RuntimeError):  # already expiring
-                    deadline.reschedule(now)
+
+    def _give_up(self, reason: str) -> None:
+        """End every pending request now, with ``reason`` as their error."""
+        if self._fault is not None:
+            return
+        self._fault = reason
+        self.lost = True
+        now = asyncio.get_running_loop().time()
+        for deadline in list(self._deadlines):
+            with contextlib.suppress(RuntimeError):  # already expiring
+                deadline.reschedule(now)
 
     @property
     def notes(self) -> list[str]:
@@ -393,6 +410,8 @@ class McpConnection:
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.lost = True
+                if self._fault is not None:
+                    raise SourceError(f"{what} failed: {self._fault}") from None
             raise
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             self.lost = True

@@ -18,6 +18,7 @@ import copy
 import hashlib
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -359,9 +360,17 @@ async def main() -> None:
         print("hostile: refusing to start", file=sys.stderr)
         sys.exit(7)
     if args.scenario == "flood":
-        # Writes lines that are not JSON-RPC on its protocol channel, without end.
+        # Writes lines that are not JSON-RPC on its protocol channel, without end, deaf
+        # to its stdin closing (so it has to be ended).
+        if args.record:
+            Path(args.record).write_text(str(os.getpid()))
         while True:
             sys.stdout.write("hostile: not a message\n" * 64)
+            sys.stdout.flush()
+    if args.scenario == "endless-line":
+        # One line that never ends: no message is ever complete.
+        while True:
+            sys.stdout.write("x" * 65536)
             sys.stdout.flush()
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.

@@ -1,0 +1,65 @@
+"""The stdio transport: whole lines in linear time, a size limit, and no process left.
+
+Against real server processes; the line splitter on its own where chunk boundaries
+have to be placed exactly.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BUDGETS, hostile_spec, run
+
+from desktop.sources.budgets import Budgets
+from desktop.sources.mcp import discover_server
+from desktop.sources.stdio_transport import LineSplitter
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+
+def test_lines_are_cut_wherever_the_chunks_end() -> None:
+    text = b'{"a": 1}\n\n' + b"x" * 200_000 + b"\n" + b'{"b": 2}\nrest'
+    for size in (1, 7, 4096, 65536, len(text)):
+        splitter = LineSplitter(limit=1 << 20)
+        lines: list[bytes] = []
+        for start in range(0, len(text), size):
+            lines += splitter.feed(text[start : start + size])
+        assert lines == [b'{"a": 1}', b"", b"x" * 200_000, b'{"b": 2}'], size
+
+
+def test_a_line_over_the_limit_is_refused_and_forgotten() -> None:
+    splitter = LineSplitter(limit=100)
+    assert splitter.feed(b"y" * 60) == []
+    with pytest.raises(OverflowError):
+        splitter.feed(b"y" * 60)
+    assert splitter.feed(b"ok\n") == [b"ok"]  # nothing of the refused line is kept
+
+
+def test_a_line_that_never_ends_gives_the_connection_up_with_the_reason() -> None:
+    # Long timeouts: the connection must end on the limit, not on a timeout.
+    budgets = Budgets(
+        connect_timeout=120, request_timeout=120, server_timeout=180, max_message_bytes=1 << 20
+    )
+    status, skills = run(discover_server(hostile_spec("endless-line"), budgets))
+    assert skills == []
+    assert status.status == "error"
+    assert "a message over 1 MiB" in status.message, status.message
+    assert "no answer" not in status.message
+
+
+def test_a_server_deaf_to_its_stdin_closing_is_ended(tmp_path: Path) -> None:
+    record = tmp_path / "pid"
+    status, _ = run(discover_server(hostile_spec("flood", record=record), TEST_BUDGETS))
+    assert status.status == "error"
+    pid = int(record.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the server process {pid} is still running after the connection closed")

@@ -30,8 +30,9 @@ class Budgets:
     max_read_bytes: int = 16 * 1024 * 1024
     """Bytes accepted for one dynamic skill's files (its entry has no sizes)."""
     max_message_bytes: int = 64 * 1024 * 1024
-    """Bytes one message from a stdio server may take (a 16 MiB file sent as base64 text
-    is about 22 MB); a longer one ends the connection."""
+    """Bytes one message from a server may take (a 16 MiB file sent as base64 text is
+    about 22 MB): a line over stdio, a JSON body or one event over HTTP. A longer one
+    ends the connection."""
 
 
 DEFAULT_BUDGETS = Budgets()

@@ -65,7 +65,11 @@ class _QuietParseFailures(logging.Filter):
     """
 
     DROPPED = frozenset(
-        {"Failed to parse JSONRPC message from server", "Error parsing SSE message"}
+        {
+            "Failed to parse JSONRPC message from server",
+            "Error parsing SSE message",
+            "Error parsing JSON response",
+        }
     )
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -215,15 +219,30 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
+            from desktop.sources.http_limits import cap_responses
+
             # One TLS context for every connection: building one loads the CA bundle,
             # which costs tens of milliseconds per server otherwise.
             http = httpx2.AsyncClient(
                 headers=headers or None,
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
                 verify=_tls_context(),
-                event_hooks={"response": [self._note_http_status]},
+                event_hooks={
+                    "response": [
+                        self._note_http_status,
+                        cap_responses(self.budgets.max_message_bytes, self._give_up),
+                    ]
+                },
             )
-            return _HttpTransport(http, streamable_http_client(spec.endpoint, http_client=http))
+            # The SDK's own limit on one event (1 MiB) refused any file over about 760 KB
+            # from a server answering with event streams (its servers' default); ours,
+            # above, applies to every message, and this one stays only as a backstop.
+            transport = streamable_http_client(
+                spec.endpoint,
+                http_client=http,
+                max_sse_event_size=2 * self.budgets.max_message_bytes,
+            )
+            return _HttpTransport(http, transport)
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
 
     async def _note_http_status(self, response: Any) -> None:
@@ -410,8 +429,8 @@ class McpConnection:
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.lost = True
-                if self._fault is not None:
-                    raise SourceError(f"{what} failed: {self._fault}") from None
+            if self._fault is not None:
+                raise SourceError(f"{what} failed: {self._fault}") from None
             raise
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             self.lost = True

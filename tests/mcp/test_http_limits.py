@@ -1,0 +1,90 @@
+"""A server answering over HTTP with a body that never ends is given up at the message
+limit, with the reason, instead of filling memory until a timeout."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_BUDGETS, HttpServer, free_port, hostile_argv, run
+
+from desktop.core.model import SourceSpec
+from desktop.sources.budgets import Budgets
+from desktop.sources.mcp import discover_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+ENDLESS = Path(__file__).resolve().parent / "servers" / "endless_http.py"
+
+
+@pytest.mark.parametrize(("mode", "what"), [("json", "a response"), ("sse", "one event")])
+def test_an_endless_body_gives_the_connection_up_at_the_limit(mode: str, what: str) -> None:
+    port = free_port()
+    # Long timeouts: the connection must end on the limit, not on a timeout.
+    budgets = Budgets(
+        connect_timeout=120, request_timeout=120, server_timeout=180, max_message_bytes=1 << 20
+    )
+    with HttpServer([sys.executable, str(ENDLESS), mode, str(port)], port) as server:
+        spec = SourceSpec("e", "mcp", "http", server.url)
+        status, skills = run(discover_server(spec, budgets))
+    assert skills == []
+    assert status.status == "error"
+    assert f"the server sent {what} over 1 MiB" in status.message, status.message
+    assert "no answer" not in status.message
+
+
+def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path) -> None:
+    """A 2025-era HTTP server of the SDK answers with event streams; the SDK client's own
+    limit on one event (1 MiB) refused every file over about 760 KB there."""
+    from desktop.core.entry import parse_entry
+    from desktop.sources.mcp_session import McpConnection
+    from desktop.sources.reader import accept_bytes
+    from desktop.store.cache import SkillCache
+
+    port = free_port()
+
+    async def read_all(url: str) -> dict[str, tuple[str, int]]:
+        spec = SourceSpec("big", "mcp", "http", url)
+        async with McpConnection(spec, TEST_BUDGETS, mode="legacy") as conn:
+            assert not conn.modern
+            listing = await conn.list_skills()
+            skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
+            skill = next(s for s in skills if s.name == "big")
+            states = {}
+            for f in skill.files:
+                data = await conn.read_bytes(f.uri, expected_size=f.size)
+                result, _ = await accept_bytes(skill, f.uri, data, cache=SkillCache(tmp_path))
+                states[f.uri] = (result.state, len(data))
+            return states
+
+    with HttpServer([*hostile_argv("big"), "--http", str(port)], port) as server:
+        states = run(read_all(server.url))
+    assert states["skill://big/blob.bin"] == ("verified", 16 * 1024 * 1024 - 16 * 1024)
+    assert all(state == "verified" for state, _ in states.values())
+
+
+def test_the_limit_counts_one_event_not_the_whole_stream() -> None:
+    from desktop.sources.http_limits import CappedStream, ResponseTooLarge
+
+    faults: list[str] = []
+
+    async def body(chunks: list[bytes]) -> Any:
+        for chunk in chunks:
+            yield chunk
+
+    async def read(chunks: list[bytes], events: bool) -> int:
+        stream = CappedStream(body(chunks), 1 << 20, events=events, on_fault=faults.append)
+        return sum([len(c) async for c in stream])
+
+    event = b"data: " + b"y" * 600_000 + b"\n\n"
+    # Five events of 600 KB, cut anywhere: 3 MB in all, each under 1 MiB.
+    stream = event * 5
+    chunks = [stream[i : i + 65536] for i in range(0, len(stream), 65536)]
+    assert run(read(chunks, events=True)) == len(stream)
+    assert faults == []
+    # The same bytes as one JSON body go over the limit.
+    with pytest.raises(ResponseTooLarge):
+        run(read(chunks, events=False))
+    assert faults and "a response over 1 MiB" in faults[0]

@@ -146,25 +146,56 @@ class AffinityRow:
     tools: tuple[str, ...]
 
 
+class ToolIndex:
+    """One server's tool names, each tool-affinity pattern matched against them once.
+
+    Every skill of a server is checked against the same tools, and most share the
+    default pattern ``<server>__*``: matched skill by skill, 1,000 skills against
+    1,000 tools took 0.6 s. A pattern without wildcards is a set lookup.
+    """
+
+    __slots__ = ("_exact", "_found", "_qualified", "label", "tools")
+
+    def __init__(self, label: str, tools: Sequence[str]) -> None:
+        self.label = label
+        self.tools = tuple(tools)
+        self._qualified = tuple(f"{label}{TOOL_SEPARATOR}{t}" for t in self.tools)
+        self._exact: frozenset[str] | None = None
+        self._found: dict[str, tuple[str, ...]] = {}
+
+    def matching(self, pattern: str) -> tuple[str, ...]:
+        """The qualified tool names (``<server>__<tool>``) the pattern governs."""
+        found = self._found.get(pattern)
+        if found is None:
+            if any(c in pattern for c in "*?["):
+                found = tuple(t for t in self._qualified if fnmatchcase(t, pattern))
+            else:
+                if self._exact is None:
+                    self._exact = frozenset(self._qualified)
+                found = (pattern,) if pattern in self._exact else ()
+            self._found[pattern] = found
+        return found
+
+
 def affinity_report(
-    skill: Skill, tools: Sequence[str] | None
+    skill: Skill, tools: Sequence[str] | ToolIndex | None
 ) -> tuple[list[AffinityRow], list[Problem]]:
     """Which of a server's tools each tool-affinity pattern of ``skill`` governs.
 
-    ``tools`` are the server's own tool names (unprefixed), or ``None`` when unknown.
-    Matching is anchored over ``<server>__<tool>``, so a pattern only narrows within
-    the server's own tools. A pattern matching none is a problem: the silent miss.
+    ``tools`` are the server's own tool names (unprefixed), or ``None`` when unknown;
+    a :class:`ToolIndex` of them when many skills of one server are checked. Matching
+    is anchored over ``<server>__<tool>``, so a pattern only narrows within the
+    server's own tools. A pattern matching none is a problem: the silent miss.
     """
     if skill.origin.kind != "mcp" or tools is None:
         return [AffinityRow(p, ()) for p in skill.loading.tool_affinity], []
     label = skill.origin.label
-    qualified = [f"{label}{TOOL_SEPARATOR}{t}" for t in tools]
-    rows = [
-        AffinityRow(p, tuple(t for t in qualified if fnmatchcase(t, p)))
-        for p in skill.loading.tool_affinity
-    ]
+    if not isinstance(tools, ToolIndex) or tools.label != label:
+        tools = ToolIndex(label, tools.tools if isinstance(tools, ToolIndex) else tools)
+    index = tools
+    rows = [AffinityRow(p, index.matching(p)) for p in skill.loading.tool_affinity]
     problems: list[Problem] = []
-    if not tools:
+    if not index.tools:
         problems.append(
             Problem(
                 "affinity-no-tools",
@@ -180,7 +211,7 @@ def affinity_report(
                 Problem(
                     "affinity-no-match",
                     f"tool-affinity pattern {row.pattern!r} matches none of the "
-                    f"{len(tools)} tools server {label!r} lists",
+                    f"{len(index.tools)} tools server {label!r} lists",
                     "warning",
                 )
             )

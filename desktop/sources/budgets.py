@@ -21,6 +21,8 @@ class Budgets:
     """Bytes of ``skills/list`` results (as JSON) accepted from one server."""
     max_tool_pages: int = 50
     """``tools/list`` pages followed (tools are listed for tool-affinity checks)."""
+    max_tools: int = 10_000
+    """Tool names kept from one server (each skill's tool affinity is matched to them)."""
     request_timeout: float = 15.0
     """Seconds one request may take before the server is reported as not answering."""
     connect_timeout: float = 20.0

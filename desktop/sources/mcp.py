@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Self, TypeVar
 
 from desktop.core.entry import parse_entry
-from desktop.core.loading import affinity_report
+from desktop.core.loading import ToolIndex, affinity_report
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.verify import SkillVerification
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
@@ -119,10 +119,11 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
             "the server lists no tools, so no skill's tool affinity governs anything"
         )
     if tools is not None:
+        index = ToolIndex(spec.label, tools)
         for skill in skills:
             if skill.state == "invalid":
                 continue
-            _rows, problems = affinity_report(skill, tools)
+            _rows, problems = affinity_report(skill, index)
             skill.problems.extend(problems)
     status.skill_count = len(skills)
     invalid = sum(1 for s in skills if s.state == "invalid")

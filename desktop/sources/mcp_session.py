@@ -559,6 +559,12 @@ class McpConnection:
                 notes.append(f"tools/list failed: {self.explain(exc)}")
                 return (names or None), notes
             names.extend(t.name for t in page.tools)
+            if len(names) > self.budgets.max_tools:
+                del names[self.budgets.max_tools :]
+                notes.append(
+                    f"tools/list stopped at {self.budgets.max_tools:,} tools (tool budget)"
+                )
+                return names, notes
             nxt = page.next_cursor
             if nxt is None:
                 return names, notes

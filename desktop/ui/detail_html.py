@@ -41,6 +41,18 @@ def _marked(value: str, declared: bool) -> str:
     return f"{escape(value)} <i>({tag})</i>"
 
 
+GOVERNED_SHOWN = 12
+
+
+def _governed(tools: tuple[str, ...]) -> str:
+    """The tools a pattern governs, the first few by name (a server may list thousands)."""
+    if not tools:
+        return ""
+    shown = ", ".join(tools[:GOVERNED_SHOWN])
+    more = len(tools) - GOVERNED_SHOWN
+    return f" → {shown}" + (f" and {more:,} more" if more > 0 else "")
+
+
 def origin_html(skill: Skill) -> str:
     o = skill.origin
     if o.kind == "local":
@@ -114,9 +126,7 @@ def detail_html(
     trig = ", ".join(loading.triggers) or "none"
     rows.append(_row("Triggers", _marked(trig, loading.triggers_declared)))
     aff_rows, _ = affinity_report(skill, tools)
-    aff = "; ".join(
-        f"{r.pattern}" + (f" → {', '.join(r.tools)}" if r.tools else "") for r in aff_rows
-    )
+    aff = "; ".join(f"{r.pattern}" + _governed(r.tools) for r in aff_rows)
     rows.append(_row("Tool affinity", _marked(aff or "none", loading.tool_affinity_declared)))
     requested = skill.allowed_tools()
     if requested:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.checks import check_frontmatter
-from desktop.core.loading import affinity_report, match_triggers, read_loading
+from desktop.core.loading import ToolIndex, affinity_report, match_triggers, read_loading
 from desktop.core.model import LoadingConfig, Origin, Skill
 
 
@@ -172,6 +172,22 @@ def test_affinity_is_anchored_to_the_server() -> None:
     rows, problems = affinity_report(skill, ["search"])
     assert rows[0].tools == ()
     assert problems
+
+
+def test_a_tool_index_answers_as_matching_each_skill_alone() -> None:
+    tools = ["search_pages", "search_people", "get_doc", "a[b]", "x?y"]
+    patterns = (
+        "docs__search_*", "docs__get_doc", "docs__nope", "docs__*", "docs__a[b]",
+        "docs__[gs]*", "docs__x?y", "docs__get_do?", "other__*",
+    )
+    index = ToolIndex("docs", tools)
+    for pattern in patterns * 2:  # the second pass answers from the index's memory
+        skill = make_skill("s", kind="mcp", label="docs", affinity=(pattern,))
+        assert affinity_report(skill, index) == affinity_report(skill, tools), pattern
+    # An index of another server's tools is not taken for this one's.
+    elsewhere = make_skill("s", kind="mcp", label="wiki", affinity=("wiki__get_doc",))
+    rows, _ = affinity_report(elsewhere, index)
+    assert rows[0].tools == ("wiki__get_doc",)
 
 
 def test_affinity_server_without_tools_is_visible() -> None:

@@ -226,6 +226,14 @@ def test_a_server_without_tools_is_visible() -> None:
     assert any(p.code == "affinity-no-tools" for p in skill.problems)
 
 
+def test_tools_past_the_tool_budget_are_not_kept_and_that_is_said() -> None:
+    status, skills = discover("many-tools", budgets=Budgets(max_tools=1000, max_pages=25))
+    assert status.status == "ok"
+    assert status.tools is not None and len(status.tools) == 1000
+    assert any("tools/list stopped at 1,000 tools (tool budget)" in n for n in status.notes)
+    assert skills and not [p for p in skills[0].problems if p.code.startswith("affinity")]
+
+
 def test_frontmatter_bombs_do_not_blow_up() -> None:
     _status, skills = discover("alias-bomb")
     by_name = {s.name: s for s in skills}

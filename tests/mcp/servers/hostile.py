@@ -167,6 +167,8 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
         opts["skills"] = False
     elif scenario == "no-tools":
         opts["tools"] = []
+    elif scenario == "many-tools":
+        opts["tools"] = ["search", "fetch", *(f"tool_{i}" for i in range(3000))]
     elif scenario == "affinity-miss":
         # The skill's affinity names `search`; the server renamed it (seed 003's silent miss).
         opts["tools"] = ["web_search", "fetch"]

@@ -1,0 +1,25 @@
+"""The detail page's text for what a server skill's tool affinity governs."""
+
+from __future__ import annotations
+
+from desktop.core.catalog import build_catalog
+from desktop.core.entry import parse_entry
+from desktop.core.model import Origin
+from desktop.ui.detail_html import detail_html
+
+
+def test_a_pattern_governing_thousands_of_tools_names_the_first_few() -> None:
+    origin = Origin("big", "mcp", "http", "http://127.0.0.1:1/mcp")
+    entry = {
+        "uri": "skill://s/SKILL.md",
+        "name": "s",
+        "description": "d",
+        "resources": [{"uri": "skill://s/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}],
+    }
+    skill = parse_entry(entry, origin)
+    catalog = build_catalog([], [skill])
+    tools = [f"tool{i:04d}" for i in range(3000)]
+    page = detail_html(skill, catalog, approval=None, files={}, tools=tools)
+    assert "big__* → big__tool0000, big__tool0001," in page
+    assert "big__tool0011 and 2,988 more" in page
+    assert "big__tool0012" not in page

@@ -38,7 +38,7 @@ from desktop import __version__
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
-from desktop.sources.stdio_transport import stdio_transport
+from desktop.sources.stdio_transport import StderrTail, stdio_transport
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 _RAW = TypeAdapter(dict[str, Any])
@@ -170,7 +170,8 @@ class McpConnection:
         self._environ = environ
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
-        self._errlog: Any = None
+        self._errlog: Any = None  # Windows: the SDK's transport writes stderr to a file
+        self._errtail: StderrTail | None = None
         self._http_status: str | None = None
         self._stale: set[str] = set()
         # Messages from the server that were not JSON-RPC: how many, and the first.
@@ -198,18 +199,19 @@ class McpConnection:
             if not spec.command:
                 raise SourceError("no command to start the server")
             extra = dict(spec.env)
-            self._errlog = tempfile.TemporaryFile(  # noqa: SIM115 - closed by the exit stack
-                mode="w+", encoding="utf-8", errors="replace"
-            )
-            stack.callback(self._errlog.close)
             params = StdioServerParameters(
                 command=spec.command[0], args=list(spec.command[1:]), env=extra or None
             )
             if sys.platform == "win32":
+                self._close_errlog()
+                self._errlog = tempfile.TemporaryFile(  # noqa: SIM115 - see _close_errlog
+                    mode="w+", encoding="utf-8", errors="replace"
+                )
                 return stdio_client(params, errlog=self._errlog)
+            self._errtail = StderrTail()
             return stdio_transport(
                 params,
-                self._errlog,
+                self._errtail,
                 max_message=self.budgets.max_message_bytes,
                 on_fault=self._give_up,
             )
@@ -250,16 +252,20 @@ class McpConnection:
             self._http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
     def stderr_tail(self) -> str:
-        if self._errlog is None or self._errlog.closed:
+        """The server's last lines on stderr, in one line for a message."""
+        if self._errtail is not None:
+            text = self._errtail.text()[-4 * STDERR_TAIL :]
+        elif self._errlog is None or self._errlog.closed:
             return ""
-        try:
-            self._errlog.flush()
-            self._errlog.seek(0, os.SEEK_END)
-            end = self._errlog.tell()
-            self._errlog.seek(max(0, end - 4 * STDERR_TAIL))
-            text = self._errlog.read()
-        except (OSError, ValueError):
-            return ""
+        else:
+            try:
+                self._errlog.flush()
+                self._errlog.seek(0, os.SEEK_END)
+                end = self._errlog.tell()
+                self._errlog.seek(max(0, end - 4 * STDERR_TAIL))
+                text = self._errlog.read()
+            except (OSError, ValueError):
+                return ""
         lines = [ln for ln in text.splitlines() if ln.strip()]
         tail = " | ".join(lines[-4:])
         return tail[-STDERR_TAIL:]
@@ -353,8 +359,9 @@ class McpConnection:
                     raw = await client.session.send_discover(self.mode)
                     client.session.adopt(types.DiscoverResult.model_validate(raw))
         except BaseException as exc:
+            await _close_quietly(stack)  # the server is stopped, its last words read
             message = self.explain(exc, self.budgets.connect_timeout)
-            await _close_quietly(stack)
+            self._close_errlog()
             if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
                 raise
             raise SourceError(f"could not connect: {message}") from None
@@ -366,6 +373,11 @@ class McpConnection:
         stack, self._stack, self._client = self._stack, None, None
         if stack is not None:
             await _close_quietly(stack)
+        self._close_errlog()
+
+    def _close_errlog(self) -> None:
+        if self._errlog is not None:
+            self._errlog.close()
 
     # -- what the handshake told us ------------------------------------------------------
 

@@ -8,17 +8,19 @@ kept in a list and joined once, when its end arrives; a message over the size li
 ends the connection with that reason.
 
 Everything else is the SDK's order of things: the server runs in its own process
-group with our environment's safe variables, its stderr goes where the caller says,
+group with our environment's safe variables,
 lines that are not JSON-RPC reach the session as exceptions (its ``message_handler``
 counts them), and shutdown closes stdin, waits, then ends the whole group (SIGTERM,
-then SIGKILL). POSIX only; on Windows the SDK's own transport is used.
+then SIGKILL). Its stderr is read through a pipe, keeping the tail (:class:`StderrTail`).
+POSIX only; on Windows the SDK's own transport is used.
 """
 
 from __future__ import annotations
 
 import contextlib
+import subprocess
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 import mcp_types
@@ -33,6 +35,26 @@ FLUSH_GRACE = 0.5  # seconds for messages already accepted to be written at clos
 _POLL = 0.01
 
 _PIPE_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
+
+
+class StderrTail:
+    """The last bytes a server wrote to its stderr: what an error message quotes.
+
+    A server's stderr is read through a pipe and only its tail is kept, so one that
+    logs all day in a window left open costs a few KiB, not a file growing on disk.
+    """
+
+    def __init__(self, keep: int = 8192) -> None:
+        self._keep = keep
+        self._data = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        self._data += chunk
+        if len(self._data) > 2 * self._keep:
+            del self._data[: -self._keep]
+
+    def text(self) -> str:
+        return bytes(self._data[-self._keep :]).decode("utf-8", "replace")
 
 
 def parse_line(line: bytes) -> SessionMessage | Exception:
@@ -75,7 +97,7 @@ class LineSplitter:
 @contextlib.asynccontextmanager
 async def stdio_transport(
     params: StdioServerParameters,
-    errlog: TextIO,
+    stderr: StderrTail,
     *,
     max_message: int,
     on_fault: Callable[[str], None],
@@ -88,7 +110,7 @@ async def stdio_transport(
     process = await anyio.open_process(
         [params.command, *params.args],
         env=get_default_environment() | (params.env or {}),
-        stderr=errlog,
+        stderr=subprocess.PIPE,
         cwd=params.cwd,
         start_new_session=True,
     )
@@ -96,6 +118,7 @@ async def stdio_transport(
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
+    errors_done = anyio.Event()
 
     async def read_output() -> None:
         assert process.stdout is not None
@@ -123,6 +146,16 @@ async def stdio_transport(
                 async for _ in process.stdout:
                     pass
 
+    async def read_errors() -> None:
+        assert process.stderr is not None
+        # Drained all along: a server blocked on a full stderr pipe would stop answering.
+        try:
+            with contextlib.suppress(*_PIPE_ERRORS):
+                async for chunk in process.stderr:
+                    stderr.feed(chunk)
+        finally:
+            errors_done.set()
+
     async def write_input() -> None:
         assert process.stdin is not None
         try:
@@ -139,6 +172,7 @@ async def stdio_transport(
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_output)
+        tg.start_soon(read_errors)
         tg.start_soon(write_input)
         try:
             yield read_stream, write_stream
@@ -149,6 +183,13 @@ async def stdio_transport(
                 with anyio.move_on_after(FLUSH_GRACE):
                     await writer_done.wait()
                 await _stop(process)
+                # What a server said on its way out is what explains its failure.
+                with anyio.move_on_after(FLUSH_GRACE):
+                    await errors_done.wait()
+                with contextlib.suppress(*_PIPE_ERRORS):
+                    if process.stderr is not None:
+                        await process.stderr.aclose()
+                _close_pipes(process)
                 for stream in (read_stream, write_stream, to_session, from_session):
                     await stream.aclose()
             tg.cancel_scope.cancel()
@@ -166,6 +207,20 @@ async def _stop(process: Process) -> None:
     with contextlib.suppress(*_PIPE_ERRORS):
         if process.stdout is not None:
             await process.stdout.aclose()
+
+
+def _close_pipes(process: Process) -> None:
+    """Close asyncio's transport for the process and its pipes.
+
+    Closing anyio's streams leaves the pipes open while a child the server left behind
+    still holds their other ends; the transport then warns when it is collected,
+    after the loop may be gone. Nothing public reaches it, hence the attribute walk.
+    """
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError, ProcessLookupError):
+            close()
 
 
 async def _exited(process: Process, seconds: float) -> bool:

@@ -63,3 +63,19 @@ def test_a_server_deaf_to_its_stdin_closing_is_ended(tmp_path: Path) -> None:
             return
         time.sleep(0.05)
     pytest.fail(f"the server process {pid} is still running after the connection closed")
+
+
+def test_a_server_logging_more_than_a_pipe_holds_still_answers() -> None:
+    status, skills = run(discover_server(hostile_spec("chatty-stderr"), TEST_BUDGETS))
+    assert status.status == "ok", status.message
+    assert [s.name for s in skills] == ["demo"]
+
+
+def test_the_stderr_tail_keeps_the_last_bytes() -> None:
+    from desktop.sources.stdio_transport import StderrTail
+
+    tail = StderrTail(keep=100)
+    for i in range(1000):
+        tail.feed(f"line {i}\n".encode())
+    text = tail.text()
+    assert len(text) == 100 and text.endswith("line 999\n")

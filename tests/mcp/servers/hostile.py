@@ -374,6 +374,12 @@ async def main() -> None:
         while True:
             sys.stdout.write("x" * 65536)
             sys.stdout.flush()
+    if args.scenario == "chatty-stderr":
+        # 8 MiB of logging on stderr before serving: far more than a pipe holds.
+        for i in range(8 * 1024):
+            sys.stderr.write(f"hostile: log line {i:05d} ".ljust(1023, ".") + "\n")
+        sys.stderr.write("hostile: ready to serve\n")
+        sys.stderr.flush()
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.
         print("hostile: starting up", flush=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 import anyio
+import orjson
 from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client import advertise
 from mcp.client.stdio import stdio_client
@@ -101,6 +102,14 @@ def _offending_text(exc: Exception) -> str:
         text = bytes(text).decode("utf-8", "replace")
     shown = text if isinstance(text, str) else json.dumps(text, default=str)
     return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
+
+
+def _json_size(value: Any) -> int:
+    """Bytes of ``value`` as compact JSON (what a page weighs against the byte budget)."""
+    try:
+        return len(orjson.dumps(value))
+    except TypeError:  # what orjson refuses (an integer over 64 bits...) the stdlib writes
+        return len(json.dumps(value, default=str, separators=(",", ":")))
 
 
 def first_leaf(exc: BaseException) -> BaseException:
@@ -492,7 +501,7 @@ class McpConnection:
                 finally:
                     pending = None
                 out.pages += 1
-                size = len(json.dumps(page, default=str))
+                size = _json_size(page)
                 if out.bytes + size > b.max_bytes:
                     out.notes.append(
                         f"listing stopped at page {out.pages}: over the {b.max_bytes:,}-byte budget"

@@ -104,6 +104,15 @@ def _offending_text(exc: Exception) -> str:
     return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
 
 
+def _with_accept_encoding(headers: dict[str, str]) -> dict[str, str]:
+    """Ask only for encodings our size limit decompresses a bounded piece at a time."""
+    if any(name.lower() == "accept-encoding" for name in headers):
+        return headers
+    from desktop.sources.http_limits import ACCEPT_ENCODING
+
+    return {"accept-encoding": ACCEPT_ENCODING, **headers}
+
+
 def _json_size(value: Any) -> int:
     """Bytes of ``value`` as compact JSON (what a page weighs against the byte budget)."""
     try:
@@ -235,7 +244,7 @@ class McpConnection:
             # One TLS context for every connection: building one loads the CA bundle,
             # which costs tens of milliseconds per server otherwise.
             http = httpx2.AsyncClient(
-                headers=headers or None,
+                headers=_with_accept_encoding(headers),
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
                 verify=_tls_context(),
                 event_hooks={

@@ -19,7 +19,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 ENDLESS = Path(__file__).resolve().parent / "servers" / "endless_http.py"
 
 
-@pytest.mark.parametrize(("mode", "what"), [("json", "a response"), ("sse", "one event")])
+@pytest.mark.parametrize(
+    ("mode", "what"), [("json", "a response"), ("sse", "one event"), ("gzip-bomb", "a response")]
+)
 def test_an_endless_body_gives_the_connection_up_at_the_limit(mode: str, what: str) -> None:
     port = free_port()
     # Long timeouts: the connection must end on the limit, not on a timeout.
@@ -35,9 +37,11 @@ def test_an_endless_body_gives_the_connection_up_at_the_limit(mode: str, what: s
     assert "no answer" not in status.message
 
 
-def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path) -> None:
+@pytest.mark.parametrize("gzip", [False, True], ids=["plain", "gzip"])
+def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path, gzip: bool) -> None:
     """A 2025-era HTTP server of the SDK answers with event streams; the SDK client's own
-    limit on one event (1 MiB) refused every file over about 760 KB there."""
+    limit on one event (1 MiB) refused every file over about 760 KB there. Compressed,
+    the 22 MB event is decompressed a bounded piece at a time."""
     from desktop.core.entry import parse_entry
     from desktop.sources.mcp_session import McpConnection
     from desktop.sources.reader import accept_bytes
@@ -59,14 +63,15 @@ def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path) -> None:
                 states[f.uri] = (result.state, len(data))
             return states
 
-    with HttpServer([*hostile_argv("big"), "--http", str(port)], port) as server:
+    argv = [*hostile_argv("big"), "--http", str(port), *(["--gzip"] if gzip else [])]
+    with HttpServer(argv, port) as server:
         states = run(read_all(server.url))
     assert states["skill://big/blob.bin"] == ("verified", 16 * 1024 * 1024 - 16 * 1024)
     assert all(state == "verified" for state, _ in states.values())
 
 
 def test_the_limit_counts_one_event_not_the_whole_stream() -> None:
-    from desktop.sources.http_limits import CappedStream, ResponseTooLarge
+    from desktop.sources.http_limits import CappedStream, ResponseRefused
 
     faults: list[str] = []
 
@@ -85,6 +90,41 @@ def test_the_limit_counts_one_event_not_the_whole_stream() -> None:
     assert run(read(chunks, events=True)) == len(stream)
     assert faults == []
     # The same bytes as one JSON body go over the limit.
-    with pytest.raises(ResponseTooLarge):
+    with pytest.raises(ResponseRefused):
         run(read(chunks, events=False))
     assert faults and "a response over 1 MiB" in faults[0]
+
+
+def test_gzip_is_decompressed_within_the_limit() -> None:
+    import gzip
+    import zlib
+
+    from desktop.sources.http_limits import CappedStream, ResponseRefused
+
+    faults: list[str] = []
+
+    async def body(data: bytes) -> Any:
+        for i in range(0, len(data), 4096):
+            yield data[i : i + 4096]
+
+    async def read(data: bytes, encoding: str, limit: int = 1 << 20) -> bytes:
+        stream = CappedStream(
+            body(data), limit, events=False, on_fault=faults.append, encoding=encoding
+        )
+        return b"".join([c async for c in stream])
+
+    text = b'{"jsonrpc": "2.0", "id": 1, "result": {}}' * 1000
+    assert run(read(gzip.compress(text), "gzip")) == text
+    assert run(read(zlib.compress(text), "deflate")) == text
+    raw_deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    assert run(read(raw_deflate.compress(text) + raw_deflate.flush(), "deflate")) == text
+    assert faults == []
+    with pytest.raises(ResponseRefused):  # 8 MiB of zeros in 8 KB: refused at 1 MiB
+        run(read(gzip.compress(bytes(8 << 20)), "gzip"))
+    assert "a response over 1 MiB" in faults[-1]
+    with pytest.raises(ResponseRefused):
+        run(read(b"not gzip at all", "gzip"))
+    assert "corrupt" in faults[-1]
+    with pytest.raises(ResponseRefused):
+        run(read(b"...", "br"))
+    assert "'br'" in faults[-1]

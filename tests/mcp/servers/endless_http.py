@@ -1,7 +1,8 @@
 """An HTTP "MCP server" whose every answer is a body that never ends.
 
 ``endless_http.py json PORT``: ``application/json`` with no end; ``sse PORT``: an event
-stream whose first event never ends. Written on plain sockets, because no MCP SDK would
+stream whose first event never ends; ``gzip-bomb PORT``: 64 KiB of gzip that is 64 MiB
+of zeros once decompressed. Written on plain sockets, because no MCP SDK would
 send this.
 """
 
@@ -10,13 +11,29 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+import zlib
 
 CHUNK = b"x" * (1 << 16)
+
+
+def bomb() -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    zeros = bytes(1 << 20)
+    return b"".join(packer.compress(zeros) for _ in range(64)) + packer.flush()
 
 
 def answer(conn: socket.socket, content_type: str) -> None:
     try:
         conn.recv(1 << 16)
+        if content_type == "gzip":
+            body = bomb()
+            head = (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                f"Content-Encoding: gzip\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
+            conn.sendall(head.encode() + body)
+            conn.recv(1 << 16)  # holds the connection until the client gives up
+            return
         head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
         conn.sendall(head.encode())
         if content_type == "text/event-stream":
@@ -31,7 +48,7 @@ def answer(conn: socket.socket, content_type: str) -> None:
 
 def main() -> None:
     mode, port = sys.argv[1], int(sys.argv[2])
-    content_type = "text/event-stream" if mode == "sse" else "application/json"
+    content_type = {"sse": "text/event-stream", "gzip-bomb": "gzip"}.get(mode, "application/json")
     with socket.socket() as server:
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         server.bind(("127.0.0.1", port))

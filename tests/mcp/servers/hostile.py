@@ -353,6 +353,7 @@ async def main() -> None:
     parser.add_argument("--record")
     parser.add_argument("--http", type=int)
     parser.add_argument("--require-header", metavar="NAME=VALUE")
+    parser.add_argument("--gzip", action="store_true", help="compress answers (HTTP)")
     args = parser.parse_args()
     if args.scenario == "silent":
         # Starts, reads its input, never answers anything.
@@ -390,6 +391,10 @@ async def main() -> None:
         app: Any = server.streamable_http_app()
         if args.require_header:
             app = _require_header(app, *args.require_header.split("=", 1))
+        if args.gzip:
+            from starlette.middleware.gzip import GZipMiddleware
+
+            app = GZipMiddleware(app, minimum_size=100)
         config = uvicorn.Config(app, host="127.0.0.1", port=args.http, log_level="warning")
         await uvicorn.Server(config).serve()
         return

@@ -62,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
                 "(pass --allow-dynamic to print unverified content)"
             )
         print(f"warning: {result.message}", file=sys.stderr)
-    sys.stdout.buffer.write(result.data)
+    if sys.stdout.isatty():
+        # For reading: control characters shown as their codes (see desktop.core.visible).
+        print(result.data.decode("utf-8", "replace"), end="")
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result.data)  # the verified bytes, exactly, for a pipe
     sys.stdout.flush()
     return 0

@@ -15,7 +15,7 @@ import sys
 from types import ModuleType
 
 import desktop
-from desktop.cli.output import CheckFailed, UsageError, err
+from desktop.cli.output import CheckFailed, UsageError, VisibleText, err
 from desktop.core.collector import collector_paused
 
 
@@ -72,6 +72,16 @@ def _chosen(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # Third-party text is printed by every command: none of it may steer the terminal.
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleText(stdout), VisibleText(stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import sys
@@ -9,6 +10,8 @@ import unicodedata
 from typing import Any, NoReturn
 
 import orjson
+
+from desktop.core.visible import visible
 
 
 class UsageError(Exception):
@@ -101,3 +104,44 @@ def table(rows: list[list[str]], headers: list[str], max_widths: list[int] | Non
     for r in shown:
         lines.append("  ".join(pad(c, widths[i]) for i, c in enumerate(r)).rstrip())
     return "\n".join(lines)
+
+
+class VisibleText(io.TextIOBase):
+    """A text stream writing what it is given through :func:`visible`.
+
+    The commands print names, descriptions and messages written by third parties; every
+    line of human output goes through this, so none of it can steer the terminal.
+    JSON output (written to the binary buffer, control characters escaped by JSON
+    itself) and ``show``'s bytes do not pass here.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        self._inner.write(visible(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+    def isatty(self) -> bool:
+        return bool(self._inner.isatty())
+
+    def fileno(self) -> int:
+        return int(self._inner.fileno())
+
+    @property
+    def buffer(self) -> Any:
+        return self._inner.buffer
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return str(getattr(self._inner, "encoding", "utf-8"))
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self._inner, "errors", None)
+
+    def writable(self) -> bool:
+        return True

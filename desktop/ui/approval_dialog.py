@@ -25,6 +25,7 @@ from desktop.core.approvals import ApprovalState, file_set_hash, unapprovable_re
 from desktop.core.entry import skill_md_uri
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
+from desktop.core.visible import visible
 from desktop.ui.detail_html import approval_html
 from desktop.ui.markdown_render import escape
 
@@ -85,7 +86,7 @@ class ApprovalDialog(QDialog):
             html = binding_html(skill)
         if state is not None and state.state == "changed":
             html = "<h3>Changed since approval</h3>" + approval_html(state) + html
-        self.body.setHtml(html)
+        self.body.setHtml(visible(html))
         layout.addWidget(self.body, 1)
         self.tool_boxes: list[QCheckBox] = []
         requested = list(dict.fromkeys(skill.allowed_tools()))

@@ -8,7 +8,15 @@ from PySide6.QtCore import Qt
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.model import Skill
-from desktop.ui.read_only_table_model import DISPLAY, TEXT_ROLES, TOOLTIP, Index, ReadOnlyTableModel
+from desktop.core.visible import visible
+from desktop.ui.read_only_table_model import (
+    DISPLAY,
+    TEXT_ROLES,
+    TOOLTIP,
+    Index,
+    ReadOnlyTableModel,
+    plain_tooltip,
+)
 
 COLUMNS = ("Skill", "Origin", "State", "What changed")
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -42,7 +50,7 @@ class ApprovalQueueModel(ReadOnlyTableModel):
         skill, state = self.rows[row]
         if role in TEXT_ROLES:
             if col == 0:
-                return skill.qualified_name
+                return visible(skill.qualified_name)
             if col == 1:
                 return skill.origin.label + (" (third-party)" if skill.kind == "mcp" else "")
             if col == 2:
@@ -50,7 +58,7 @@ class ApprovalQueueModel(ReadOnlyTableModel):
             if col == 3:
                 return state.diff.summary() if state.diff else ""
         if role == TOOLTIP:
-            return state.message() or skill.origin.describe()
+            return plain_tooltip(state.message() or skill.origin.describe())
         if role == SKILL_ID_ROLE:
             return skill.id
         return None

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import Skill
+from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.compare_text import body_diff, field_rows, manifest_diff
 from desktop.ui.markdown_render import escape
@@ -105,7 +106,7 @@ class CompareDialog(QDialog):
             + "</table>"
             + f"<h3>Files: {escape(d.summary())}</h3><ul>{''.join(files)}</ul>"
         )
-        self.fields.setHtml(html)
+        self.fields.setHtml(visible(html))
 
     def fetch_and_diff(self) -> None:
         self.controller.spawn(self.fetch_now(), "comparing")
@@ -129,5 +130,5 @@ class CompareDialog(QDialog):
             )
             if "dynamic" in (ra.verification.state, rb.verification.state):
                 text = "(one side is dynamic: its bytes are unverified)\n" + text
-        self.diff.setPlainText(text)
+        self.diff.setPlainText(visible(text))
         return text

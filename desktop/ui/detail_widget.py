@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import Skill
+from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_html import detail_html
 from desktop.ui.safe_browser import SafeTextBrowser
@@ -94,7 +95,7 @@ class DetailWidget(QWidget):
             return  # the same page (a catalog that grew elsewhere): no new layout
         self._html = html
         scroll = self.browser.verticalScrollBar().value()
-        self.browser.setHtml(html)
+        self.browser.setHtml(visible(html))
         self.browser.verticalScrollBar().setValue(scroll)
 
     def text(self) -> str:

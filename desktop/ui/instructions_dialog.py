@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import SourceStatus
+from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.markdown_render import escape
 from desktop.ui.model_registry import INSTRUCTIONS_CUT
@@ -75,7 +76,7 @@ class InstructionsDialog(QDialog):
             )
         self.browser = SafeTextBrowser(self)
         self.browser.setAccessibleName("Instructions")
-        self.browser.setHtml(instructions_html(text))
+        self.browser.setHtml(visible(instructions_html(text)))
         self.browser.linkActivated.connect(self._on_link)
         close = QPushButton("Close", self)
         close.clicked.connect(self.accept)

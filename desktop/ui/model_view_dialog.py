@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.model_registry import model_registry
 
@@ -45,6 +46,6 @@ class ModelViewDialog(QDialog):
             body += "\n\n# will not survive intact\n" + "\n".join(view.warnings)
         if view.left_out:
             body += "\n\n# not offered (cannot be loaded)\n" + "\n".join(view.left_out)
-        self.text.setPlainText(body)
+        self.text.setPlainText(visible(body))
         lines = [s.describe() for s in view.servers] or ["no servers"]
         self.servers.setText("Server instructions: " + "; ".join(lines))

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
 from desktop.core.verify import MISMATCHES
+from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.content_reader import ReadResult
 from desktop.ui.markdown_render import escape, render_markdown
@@ -187,13 +188,13 @@ class PreviewWidget(QWidget):
             self.raw.setPlainText(binary)
             return
         text = data[:TEXT_LIMIT].decode("utf-8", "replace")
-        self.raw.setPlainText(text)
+        self.raw.setPlainText(visible(text))
         if result.parsed is not None:
-            self.rendered.setHtml(render_markdown(result.parsed.body))
+            self.rendered.setHtml(visible(render_markdown(result.parsed.body)))
         elif vf.uri.lower().endswith((".md", ".markdown")):
-            self.rendered.setHtml(render_markdown(text))
+            self.rendered.setHtml(visible(render_markdown(text)))
         else:
-            self.rendered.setHtml(f"<pre>{escape(text)}</pre>")
+            self.rendered.setHtml(f"<pre>{escape(visible(text))}</pre>")
 
     # -- links ------------------------------------------------------------------
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from desktop.core.visible import visible
 
 Index = QModelIndex | QPersistentModelIndex
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -17,6 +20,19 @@ TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
 TEXT_ROLES = frozenset({DISPLAY, ACCESSIBLE_TEXT})
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
+
+
+def plain_tooltip(text: str | None) -> str | None:
+    """A tooltip showing ``text`` as written.
+
+    Qt takes a tooltip that looks like HTML for rich text: a description holding markup
+    would be rendered (fake emphasis, images from local paths). Escaped inside a
+    paragraph that keeps line breaks, it is only ever text; control and bidirectional
+    formatting characters show as their codes.
+    """
+    if not text:
+        return None
+    return "<p style='white-space:pre-wrap'>" + escape(visible(text), quote=False) + "</p>"
 
 
 class ReadOnlyTableModel(QAbstractTableModel):

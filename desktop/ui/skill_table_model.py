@@ -18,6 +18,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.model import Skill
+from desktop.core.visible import visible
 from desktop.ui.read_only_table_model import (
     DISPLAY,
     FOREGROUND,
@@ -25,6 +26,7 @@ from desktop.ui.read_only_table_model import (
     TOOLTIP,
     Index,
     ReadOnlyTableModel,
+    plain_tooltip,
 )
 
 COLUMNS = (
@@ -177,11 +179,11 @@ class SkillTableModel(ReadOnlyTableModel):
         row, col = cell
         skill = self.skills[row]
         if role in TEXT_ROLES:
-            return self._text(skill, col)
+            return visible(self._text(skill, col))
         if role == FOREGROUND:
             return self._color(skill, col)
         if role == TOOLTIP:
-            return self._tooltip(skill, col)
+            return plain_tooltip(self._tooltip(skill, col))
         if role == SORT_ROLE:
             if col == COL_PRIORITY:
                 p = skill.loading.priority

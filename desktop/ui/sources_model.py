@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.visible import visible
 from desktop.ui.read_only_table_model import (
     DISPLAY,
     FOREGROUND,
@@ -16,6 +17,7 @@ from desktop.ui.read_only_table_model import (
     TOOLTIP,
     Index,
     ReadOnlyTableModel,
+    plain_tooltip,
 )
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
@@ -74,7 +76,7 @@ class SourcesModel(ReadOnlyTableModel):
         spec = self.specs[row]
         status = self.statuses.get(spec.label)
         if role in TEXT_ROLES:
-            return self._text(spec, status, col)
+            return visible(self._text(spec, status, col))
         if role == TOOLTIP:
             lines = [f"{spec.label}: {spec.endpoint}"]
             if spec.label in self.origins:
@@ -87,7 +89,7 @@ class SourcesModel(ReadOnlyTableModel):
                 lines.append(f"ttlMs {status.ttl_ms}{again}")
             if status is not None:
                 lines.extend(status.notes[:8])
-            return "\n".join(lines)
+            return plain_tooltip("\n".join(lines))
         if role == FOREGROUND:
             if not spec.enabled:
                 return QBrush(QColor("#808080"))

@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop.core.loading import match_triggers
+from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_html import skill_link
 from desktop.ui.markdown_render import escape
@@ -66,7 +67,7 @@ class TriggerTesterDialog(QDialog):
             )
             or "<li>none</li>"
         )
-        self.results.setHtml(html + "</ul>")
+        self.results.setHtml(visible(html + "</ul>"))
         self.summary.setText(f"{len(found)} skill(s) match")
 
     def _on_link(self, href: str) -> None:

@@ -68,3 +68,24 @@ def test_approval_queue_model(qtmodeltester: Any, skills_folder: Path) -> None:
     model.set_rows([(s, ApprovalState("not-approved")) for s in skills])
     qtmodeltester.check(model)
     assert model.rowCount() == 3
+
+
+def test_third_party_text_is_shown_as_written_never_as_markup(tmp_path: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    from desktop.ui.skill_table_model import COL_DESCRIPTION
+
+    folder = tmp_path / "skills"
+    (folder / "evil").mkdir(parents=True)
+    description = "<b>Verified by Acme</b> \u202etxt.exe"
+    (folder / "evil" / "SKILL.md").write_text(
+        f'---\nname: evil\ndescription: "{description}"\n---\nbody\n'
+    )
+    _, skills = _skills(folder)
+    model = SkillTableModel()
+    model.set_skills(skills)
+    cell = model.index(0, COL_DESCRIPTION)
+    assert cell.data() == "<b>Verified by Acme</b> \\u202etxt.exe"
+    tip = cell.data(Qt.ItemDataRole.ToolTipRole)
+    assert "&lt;b&gt;Verified by Acme&lt;/b&gt;" in tip and "<b>" not in tip
+    assert "\u202e" not in tip

@@ -1,0 +1,29 @@
+"""Text from skills and servers made safe to show: control characters made visible.
+
+Names, descriptions, messages and file contents come from third parties. Printed to a
+terminal, an escape sequence in a description would be obeyed (clear the screen, set
+the window title, on some terminals write the clipboard); a bidirectional override
+(U+202E) makes text read differently from what it is, in a terminal and in the window
+alike. :func:`visible` writes each such character as its code (``\\u001b``,
+``\\u202e``) and leaves everything else, line ends and tabs included, as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but tab and line feed, DEL and C1 controls; the explicit bidirectional
+# formatting characters (embeddings, overrides, isolates and marks); line and paragraph
+# separators, which some terminals treat as line ends.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def _code(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control or bidirectional formatting character as its code."""
+    return _UNSAFE.sub(_code, text) if _UNSAFE.search(text) else text

@@ -1,0 +1,76 @@
+"""Third-party text never steers a terminal or reorders what is shown.
+
+The rule (``desktop.core.visible``), the command line printing a hostile skill, and
+``show`` keeping the verified bytes exact for a pipe.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from desktop.core.visible import visible
+
+REPO = Path(__file__).resolve().parents[2]
+HOSTILE_DESCRIPTION = (
+    "Looks fine \x1b[2J\x1b]0;pwned\x07 \x9b31m and \u202etxt.exe \u2066x\u2069 \u2028end"
+)
+
+
+def test_controls_and_bidi_formatting_become_their_codes() -> None:
+    assert visible(HOSTILE_DESCRIPTION) == (
+        "Looks fine \\u001b[2J\\u001b]0;pwned\\u0007 \\u009b31m and \\u202etxt.exe "
+        "\\u2066x\\u2069 \\u2028end"
+    )
+
+
+def test_ordinary_text_is_left_as_it_is() -> None:
+    for text in ("line one\n\tindented", "مرحبا بالعالم", "日本語のスキル", "café ✓ 🚀", ""):
+        assert visible(text) == text
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_the_command_line_prints_hostile_text_as_codes(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "evil"
+    skill.mkdir(parents=True)
+    front = {"name": "evil", "description": HOSTILE_DESCRIPTION}
+    (skill / "SKILL.md").write_text(f"---\n{json.dumps(front)}\n---\nbody\x1b[31m\n")
+    listed = run("list", "--folder", str(tmp_path / "skills"))
+    assert listed.returncode == 0, listed.stderr
+    assert "\\u001b[2J" in listed.stdout and "\\u202e" in listed.stdout
+    for raw in ("\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u2028"):
+        assert raw not in listed.stdout + listed.stderr
+    # JSON keeps the value itself (its own escaping covers the controls).
+    data = json.loads(run("list", "--folder", str(tmp_path / "skills"), "--json").stdout)
+    assert data["skills"][0]["description"] == HOSTILE_DESCRIPTION
+    # show into a pipe: the verified bytes, exactly.
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "desktop",
+            "show",
+            "skills:evil/SKILL.md",
+            "--folder",
+            str(tmp_path / "skills"),
+        ],
+        capture_output=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (skill / "SKILL.md").read_bytes()

@@ -101,8 +101,8 @@ class ApprovalDialog(QDialog):
             note.setWordWrap(True)
             group_layout.addWidget(note)
         for tool in requested:
-            box = QCheckBox(f"Grant tool {tool}", group)
-            box.setAccessibleName(f"Grant tool {tool}")
+            box = QCheckBox(f"Grant tool {visible(tool)}", group)
+            box.setAccessibleName(f"Grant tool {visible(tool)}")
             granted = bool(state and state.record and tool in state.record.grants.tools)
             box.setChecked(granted)
             self.tool_boxes.append(box)

@@ -7,7 +7,6 @@ from urllib.parse import unquote
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
@@ -18,6 +17,7 @@ from desktop.core.model import Skill
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_html import detail_html
+from desktop.ui.plain_label import PlainLabel
 from desktop.ui.safe_browser import SafeTextBrowser
 
 
@@ -33,7 +33,7 @@ class DetailWidget(QWidget):
         self.controller = controller
         self.skill: Skill | None = None
         self._html = ""  # the page shown, to skip laying out the same one again
-        self.title = QLabel("Select a skill to see its details")
+        self.title = PlainLabel("Select a skill to see its details")
         self.title.setAccessibleName("Selected skill")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.preview_button = QPushButton("&Preview")

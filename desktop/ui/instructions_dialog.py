@@ -10,13 +10,14 @@ import re
 from urllib.parse import quote, unquote
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import SourceStatus
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.markdown_render import escape
 from desktop.ui.model_registry import INSTRUCTIONS_CUT
+from desktop.ui.plain_label import PlainLabel
 from desktop.ui.safe_browser import SafeTextBrowser
 
 URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`()\[\]]+/SKILL\.md")
@@ -63,7 +64,7 @@ class InstructionsDialog(QDialog):
         self.setWindowTitle(f"Instructions of {label}")
         self.resize(760, 560)
         text = status.instructions or ""
-        self.summary = QLabel(self)
+        self.summary = PlainLabel("", self)
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Instructions length")
         if not text:

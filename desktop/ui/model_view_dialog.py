@@ -3,11 +3,12 @@ and each server's instructions against the 2048-character cut."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.model_registry import model_registry
+from desktop.ui.plain_label import PlainLabel
 
 
 class ModelViewDialog(QDialog):
@@ -16,13 +17,13 @@ class ModelViewDialog(QDialog):
         self.setWindowTitle("What the model would see")
         self.resize(820, 560)
         self.controller = controller
-        self.summary = QLabel(self)
+        self.summary = PlainLabel("", self)
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Registry length")
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
         self.text.setAccessibleName("Registry text")
-        self.servers = QLabel(self)
+        self.servers = PlainLabel("", self)
         self.servers.setWordWrap(True)
         self.servers.setAccessibleName("Server instructions lengths")
         close = QPushButton("Close", self)

@@ -12,12 +12,12 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QWidget,
 )
 
 from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.plain_label import PlainLabel
 
 
 class OpenUriDialog(QDialog):
@@ -35,7 +35,7 @@ class OpenUriDialog(QDialog):
         self.uri = QLineEdit(self)
         self.uri.setAccessibleName("Skill URI")
         self.uri.setPlaceholderText("skill://…/SKILL.md")
-        self.message = QLabel("", self)
+        self.message = PlainLabel("", self)
         self.message.setWordWrap(True)
         self.message.setAccessibleName("Open by URI result")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -31,6 +30,7 @@ from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.content_reader import ReadResult
 from desktop.ui.markdown_render import escape, render_markdown
+from desktop.ui.plain_label import PlainLabel
 from desktop.ui.preview_links import FILE, SKILL, resolve_link
 from desktop.ui.safe_browser import SafeTextBrowser
 
@@ -64,7 +64,7 @@ class PreviewWidget(QWidget):
         self.skill: Skill | None = None
         self.uri: str = ""
         self.result: ReadResult | None = None
-        self.status = QLabel("Select a skill, then press Preview.")
+        self.status = PlainLabel("Select a skill, then press Preview.")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setAccessibleName("Preview status")
@@ -81,7 +81,7 @@ class PreviewWidget(QWidget):
         self.back_button.setAccessibleName("Back to SKILL.md")
         self.back_button.setEnabled(False)
         self.back_button.clicked.connect(self._back)
-        self.link_note = QLabel("")
+        self.link_note = PlainLabel("")
         self.link_note.setWordWrap(True)
         self.link_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.link_note.setAccessibleName("Link not opened")

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.model import SourceSpec
 from desktop.sources.options import SourceOptionError, source_from_fields
+from desktop.ui.plain_label import PlainLabel
 
 KINDS = (
     ("Local folder", "folder"),
@@ -56,7 +57,7 @@ class SourceDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.where, 1)
         row.addWidget(browse)
-        self.error = QLabel("", self)
+        self.error = PlainLabel("", self)
         self.error.setWordWrap(True)
         self.error.setAccessibleName("Problem with the source")
         self.buttons = QDialogButtonBox(

@@ -3,13 +3,15 @@ a Cancel button."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
+
+from desktop.ui.plain_label import PlainLabel
 
 
 class ProgressWidget(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel("", self)
+        self.label = PlainLabel("", self)
         self.label.setAccessibleName("Progress")
         self.bar = QProgressBar(self)
         self.bar.setAccessibleName("Progress bar")

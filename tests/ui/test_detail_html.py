@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from desktop.core.catalog import build_catalog
 from desktop.core.entry import parse_entry
 from desktop.core.model import Origin
@@ -23,3 +25,15 @@ def test_a_pattern_governing_thousands_of_tools_names_the_first_few() -> None:
     assert "big__* → big__tool0000, big__tool0001," in page
     assert "big__tool0011 and 2,988 more" in page
     assert "big__tool0012" not in page
+
+
+def test_labels_showing_third_party_text_never_read_it_as_markup(qtbot: Any) -> None:
+    from PySide6.QtCore import Qt
+
+    from desktop.ui.plain_label import PlainLabel
+
+    label = PlainLabel("")
+    qtbot.addWidget(label)
+    label.setText("Link not opened: <img src='/etc/passwd'><b>fake</b> \u202etxt.exe")
+    assert label.textFormat() == Qt.TextFormat.PlainText
+    assert label.text() == "Link not opened: <img src='/etc/passwd'><b>fake</b> \\u202etxt.exe"

@@ -102,3 +102,19 @@ def test_window_state_and_filter_persist(
     settings = QSettings(str(tmp_path / "window-0.ini"), QSettings.Format.IniFormat)
     assert settings.value("filter/text") == "gamma"
     assert settings.value("mainSplitter") is not None
+
+
+def test_a_hostile_name_is_shown_as_written(make_window: Any, tmp_path: Path) -> None:
+    from desktop.ui.skill_table_model import COL_NAME
+
+    folder = tmp_path / "skills"
+    write_skill(folder, "evil", description="<b>Verified</b> \u202etxt.exe")
+    skill_md = folder / "evil" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("name: evil", "name: <i>evil</i>"))
+    window = make_window([folder_spec(folder)])
+    assert window.select_skill("local:evil/SKILL.md")
+    assert window.detail.title.textFormat() == Qt.TextFormat.PlainText
+    assert window.detail.title.text().startswith("<i>evil</i>")
+    assert "\u202e" not in window.detail.text() and "\\u202etxt.exe" in window.detail.text()
+    names = [window.table_model.index(r, COL_NAME).data() for r in range(1)]
+    assert names == ["<i>evil</i>"]

@@ -156,6 +156,27 @@ def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
     raise value
 
 
+# Seconds to wait before asking again after a transient Secret Service failure.
+TRANSIENT_RETRIES = (0.1, 0.4)
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether a keyring failure is gnome-keyring reloading its collection.
+
+    While it writes a keyring file and reads it back, the default collection can
+    briefly resolve to an object that no longer exists ("Object does not exist at
+    path"); secretstorage then tries to create a new default collection, which needs a
+    prompt. Asked again a moment later, the collection is there. Seen under many quick
+    writes (a 512-file approval is stored as several chunks).
+    """
+    seen: BaseException | None = exc
+    while seen is not None:
+        if "Object does not exist at path" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def translate(exc: Exception, backend: object) -> ApprovalError:
     """A keyring exception as an :class:`ApprovalError` with a message for people."""
     if isinstance(exc, ApprovalError):
@@ -198,13 +219,17 @@ class KeyringBlobs:
             return list(pool.map(fn, items))
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        self.deadline.check()
-        try:
-            return fn(*args)
-        except ApprovalError:
-            raise
-        except Exception as exc:  # every backend failure becomes a message
-            raise translate(exc, self.backend) from exc
+        for pause in (*TRANSIENT_RETRIES, None):
+            self.deadline.check()
+            try:
+                return fn(*args)
+            except ApprovalError:
+                raise
+            except Exception as exc:  # every backend failure becomes a message
+                if pause is None or not transient(exc):
+                    raise translate(exc, self.backend) from exc
+            time.sleep(pause)
+        raise AssertionError("unreachable")
 
     def _get(self, name: str) -> str | None:
         return self._call(self.backend.get_password, self.service, name)

@@ -241,3 +241,52 @@ def test_an_unlock_prompt_nobody_answers_does_not_hang(
         _bus_call("UpdateActivationEnvironment", "a{ss}", {"DISPLAY": ""})
     unlock_keyring()
     assert store.state(skill).state == APPROVED
+
+
+class FlickeringSecretService:
+    """The real Secret Service behind a stand-in for gnome-keyring reloading its file:
+    the first ``flickers`` calls fail as the daemon answered then (the default collection
+    resolving to an object that is gone)."""
+
+    def __init__(self, real: Any, flickers: int, message: str) -> None:
+        self.real, self.flickers, self.message, self.calls = real, flickers, message, 0
+
+    def _maybe_fail(self) -> None:
+        self.calls += 1
+        if self.calls <= self.flickers:
+            cause = RuntimeError(self.message)
+            raise keyring.errors.InitError("Failed to create the collection") from cause
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self._maybe_fail()
+        return self.real.get_password(service, username)
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._maybe_fail()
+        self.real.set_password(service, username, password)
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._maybe_fail()
+        self.real.delete_password(service, username)
+
+
+GONE = "Object does not exist at path “/org/freedesktop/secrets/collection/_ce_1fS6q”"
+
+
+def test_a_collection_that_flickers_while_reloading_is_asked_again(
+    secret_service: Any, service_name: str
+) -> None:
+    blobs = KeyringBlobs(
+        FlickeringSecretService(secret_service, 2, GONE), service_name, Deadline(30)
+    )
+    blobs._set("probe", "value")
+    assert blobs._get("probe") == "value"
+    assert blobs.backend.calls == 4  # two refused, then the write and the read
+
+
+def test_other_failures_are_not_asked_again(secret_service: Any, service_name: str) -> None:
+    flaky = FlickeringSecretService(secret_service, 1, "Prompt dismissed")
+    blobs = KeyringBlobs(flaky, service_name, Deadline(30))
+    with pytest.raises(ApprovalError, match="failed"):
+        blobs._set("probe", "value")
+    assert flaky.calls == 1

@@ -190,9 +190,10 @@ def affinity_report(
     if skill.origin.kind != "mcp" or tools is None:
         return [AffinityRow(p, ()) for p in skill.loading.tool_affinity], []
     label = skill.origin.label
-    if not isinstance(tools, ToolIndex) or tools.label != label:
-        tools = ToolIndex(label, tools.tools if isinstance(tools, ToolIndex) else tools)
-    index = tools
+    if isinstance(tools, ToolIndex):
+        index = tools if tools.label == label else ToolIndex(label, tools.tools)
+    else:
+        index = ToolIndex(label, tools)
     rows = [AffinityRow(p, index.matching(p)) for p in skill.loading.tool_affinity]
     problems: list[Problem] = []
     if not index.tools:

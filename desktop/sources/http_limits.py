@@ -67,7 +67,7 @@ class CappedStream(httpx2.AsyncByteStream):
         self._encoding = encoding
 
     def _refuse(self, reason: str) -> ResponseRefused:
-        self._on_fault(reason + "; the connection was given up")
+        self._on_fault(reason)
         return ResponseRefused(reason)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -115,6 +115,14 @@ def _last_event_end(chunk: bytes) -> int | None:
     """Where the last complete event in ``chunk`` ends (after its blank line), if any."""
     ends = [at + len(mark) for mark in (b"\n\n", b"\r\n\r\n") if (at := chunk.rfind(mark)) >= 0]
     return max(ends) if ends else None
+
+
+def request_headers(headers: dict[str, str]) -> dict[str, str]:
+    """``headers`` asking only for encodings :class:`CappedStream` decompresses (unless
+    the source's configuration names an ``Accept-Encoding`` itself)."""
+    if any(name.lower() == "accept-encoding" for name in headers):
+        return headers
+    return {"accept-encoding": ACCEPT_ENCODING, **headers}
 
 
 def cap_responses(limit: int, on_fault: Callable[[str], None]) -> Callable[[Any], Any]:

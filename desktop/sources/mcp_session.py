@@ -105,15 +105,6 @@ def _offending_text(exc: Exception) -> str:
     return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
 
 
-def _with_accept_encoding(headers: dict[str, str]) -> dict[str, str]:
-    """Ask only for encodings our size limit decompresses a bounded piece at a time."""
-    if any(name.lower() == "accept-encoding" for name in headers):
-        return headers
-    from desktop.sources.http_limits import ACCEPT_ENCODING
-
-    return {"accept-encoding": ACCEPT_ENCODING, **headers}
-
-
 def _json_size(value: Any) -> int:
     """Bytes of ``value`` as compact JSON (what a page weighs against the byte budget)."""
     try:
@@ -205,7 +196,7 @@ class McpConnection:
 
     # -- opening -----------------------------------------------------------------------
 
-    def _transport(self, stack: AsyncExitStack) -> Any:
+    def _transport(self) -> Any:
         env = self._environ if self._environ is not None else dict(os.environ)
         try:
             # Placeholders (${VAR}, ${env:VAR}, ${keyring:...}) in the command, URL, env and
@@ -240,12 +231,12 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-            from desktop.sources.http_limits import cap_responses
+            from desktop.sources.http_limits import cap_responses, request_headers
 
             # One TLS context for every connection: building one loads the CA bundle,
             # which costs tens of milliseconds per server otherwise.
             http = httpx2.AsyncClient(
-                headers=_with_accept_encoding(headers),
+                headers=request_headers(headers),
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
                 verify=_tls_context(),
                 event_hooks={
@@ -315,15 +306,15 @@ class McpConnection:
         if self._stray >= STRAY_LIMIT:
             self._give_up(
                 f"the server writes what is not JSON-RPC on its {self._channel()} "
-                f"({self._stray:,} messages, the first: {self._stray_first}); "
-                "the connection was given up"
+                f"({self._stray:,} messages, the first: {self._stray_first})"
             )
 
     def _give_up(self, reason: str) -> None:
-        """End every pending request now, with ``reason`` as their error."""
+        """End every pending request now; ``reason`` (and that the connection was given
+        up) is their error. The transports call this for a message over the limit."""
         if self._fault is not None:
             return
-        self._fault = reason
+        self._fault = reason + "; the connection was given up"
         self.lost = True
         now = asyncio.get_running_loop().time()
         for deadline in list(self._deadlines):
@@ -344,7 +335,7 @@ class McpConnection:
 
     @contextlib.asynccontextmanager
     async def _deadline(self, seconds: float) -> Any:
-        """``asyncio.timeout`` that also ends at once when the server floods its channel."""
+        """``asyncio.timeout`` that also ends at once when the connection is given up."""
         async with asyncio.timeout(seconds) as deadline:
             if self._fault is not None:
                 deadline.reschedule(asyncio.get_running_loop().time())
@@ -358,7 +349,7 @@ class McpConnection:
         stack = AsyncExitStack()
         await stack.__aenter__()
         try:
-            server = self._transport(stack)
+            server = self._transport()
             client = Client(
                 server,
                 mode=self.mode,

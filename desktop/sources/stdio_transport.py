@@ -8,11 +8,11 @@ kept in a list and joined once, when its end arrives; a message over the size li
 ends the connection with that reason.
 
 Everything else is the SDK's order of things: the server runs in its own process
-group with our environment's safe variables,
-lines that are not JSON-RPC reach the session as exceptions (its ``message_handler``
-counts them), and shutdown closes stdin, waits, then ends the whole group (SIGTERM,
-then SIGKILL). Its stderr is read through a pipe, keeping the tail (:class:`StderrTail`).
-POSIX only; on Windows the SDK's own transport is used.
+group with our environment's safe variables, lines that are not JSON-RPC reach the
+session as exceptions (its ``message_handler`` counts them), and shutdown closes stdin,
+waits, then ends the whole group (SIGTERM, then SIGKILL). Its stderr is read through a
+pipe, keeping the tail (:class:`StderrTail`). POSIX only; on Windows the SDK's own
+transport is used.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ async def stdio_transport(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the server and yield the session's (read, write) streams.
 
-    ``on_fault`` is told, in words, why the connection is being given up (a message over
+    ``on_fault`` is told, in words, why the connection ends (a message over
     ``max_message`` bytes) before the read stream ends.
     """
     process = await anyio.open_process(
@@ -131,7 +131,7 @@ async def stdio_transport(
                     except OverflowError:
                         on_fault(
                             f"the server sent a message over {max_message // 2**20} MiB "
-                            "(the limit for one message); the connection was given up"
+                            "(the limit for one message)"
                         )
                         return
                     for line in finished:

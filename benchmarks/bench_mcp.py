@@ -8,7 +8,8 @@
    Target: at most 1.3 times it. Printed beside it: the ``mcp`` SDK's client alone
    sending the same requests with none of our checks (the floor of the transport), with
    a shared TLS context as ours and with the SDK's default HTTP client; the same three
-   requests posted with httpx alone, no MCP session (the floor of HTTP); and the CPU
+   requests posted with httpx alone, no MCP session (the floor of HTTP); the same written
+   as bytes on bare sockets (the floor of any client: the servers' own time); and the CPU
    the client and the 20 server processes used.
 3. Verifying a 16 MiB skill end to end over stdio: transfer time apart from our own
    checking (size, digest, frontmatter, cache write), compared with ``hashlib.sha256``
@@ -166,7 +167,7 @@ def bench_many(count: int, rounds: int) -> None:
         asyncio.run(discover(specs[:2], budgets=BUDGETS))  # warm up imports and sockets
         singles, alls, cpus, server_cpus = [], [], [], []
         sdks, sdk_cpus, plain, plain_cpus = [], [], [], []
-        raws, raw_cpus = [], []
+        raws, raw_cpus, bares, bare_cpus = [], [], [], []
         for _ in range(rounds):
             per_server = []
             for spec in specs:
@@ -190,6 +191,10 @@ def bench_many(count: int, rounds: int) -> None:
             asyncio.run(http_only([s.endpoint for s in specs]))
             raws.append(time.perf_counter() - t0)
             raw_cpus.append(time.process_time() - c0)
+            t0, c0 = time.perf_counter(), time.process_time()
+            asyncio.run(socket_only(ports))
+            bares.append(time.perf_counter() - t0)
+            bare_cpus.append(time.process_time() - c0)
     finally:
         for proc in procs:
             proc.terminate()
@@ -216,6 +221,12 @@ def bench_many(count: int, rounds: int) -> None:
     print(
         f"   HTTP alone (httpx, the same three POSTs, no MCP session): {r:.3f} s "
         f"({r / s:.2f}; client CPU {statistics.median(raw_cpus):.2f} s)"
+    )
+    z = statistics.median(bares)
+    print(
+        f"   bare sockets (the same three requests as bytes, no HTTP library): {z:.3f} s "
+        f"({z / s:.2f}; client CPU {statistics.median(bare_cpus):.2f} s): what the 20 "
+        f"servers alone allow on {os.cpu_count()} cores"
     )
     print(
         f"   (one after another would take about {count * s:.1f} s; the client's own CPU for "
@@ -297,6 +308,44 @@ async def http_only(urls: list[str]) -> None:
             await asyncio.gather(post(2, "tools/list"), post(3, "skills/list"))
 
     await asyncio.gather(*(one(u) for u in urls))
+
+
+async def socket_only(ports: list[int]) -> None:
+    """The floor of any client: the same three requests written as bytes on asyncio's
+    sockets, one connection each (``connection: close``), the answer read to its end and
+    only looked at for a result. What is left is the 20 servers' own time."""
+    import json
+
+    era = "2026-07-28"
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": era,
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/skills": {}}
+        },
+    }
+
+    async def post(port: int, n: int, method: str) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": n, "method": method, "params": {"_meta": meta}}
+        ).encode()
+        head = (
+            f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n"
+            "accept: application/json, text/event-stream\r\ncontent-type: application/json\r\n"
+            f"mcp-protocol-version: {era}\r\nmcp-method: {method}\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+        )
+        writer.write(head.encode() + body)
+        answer = await reader.read()
+        writer.close()
+        await writer.wait_closed()
+        assert b'"result"' in answer, answer[:200]
+
+    async def one(port: int) -> None:
+        await post(port, 1, "server/discover")
+        await asyncio.gather(post(port, 2, "tools/list"), post(port, 3, "skills/list"))
+
+    await asyncio.gather(*(one(p) for p in ports))
 
 
 # -- 3. a 16 MiB skill ---------------------------------------------------------------------------

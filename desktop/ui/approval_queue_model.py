@@ -8,15 +8,7 @@ from PySide6.QtCore import Qt
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.model import Skill
-from desktop.core.visible import visible
-from desktop.ui.read_only_table_model import (
-    DISPLAY,
-    TEXT_ROLES,
-    TOOLTIP,
-    Index,
-    ReadOnlyTableModel,
-    plain_tooltip,
-)
+from desktop.ui.read_only_table_model import TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 
 COLUMNS = ("Skill", "Origin", "State", "What changed")
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -42,23 +34,21 @@ class ApprovalQueueModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.rows
 
-    def data(self, index: Index, role: int = DISPLAY) -> Any:
-        cell = self.cell(index, role)
-        if cell is None:
-            return None
-        row, col = cell
-        skill, state = self.rows[row]
-        if role in TEXT_ROLES:
-            if col == 0:
-                return visible(skill.qualified_name)
-            if col == 1:
-                return skill.origin.label + (" (third-party)" if skill.kind == "mcp" else "")
-            if col == 2:
-                return state.state
-            if col == 3:
-                return state.diff.summary() if state.diff else ""
-        if role == TOOLTIP:
-            return plain_tooltip(state.message() or skill.origin.describe())
-        if role == SKILL_ID_ROLE:
-            return skill.id
-        return None
+    def text(self, item: tuple[Skill, ApprovalState], col: int) -> str:
+        skill, state = item
+        if col == 0:
+            return skill.qualified_name
+        if col == 1:
+            return skill.origin.label + (" (third-party)" if skill.kind == "mcp" else "")
+        if col == 2:
+            return state.state
+        if col == 3:
+            return state.diff.summary() if state.diff else ""
+        return ""
+
+    def tooltip(self, item: tuple[Skill, ApprovalState], col: int) -> str | None:
+        skill, state = item
+        return state.message() or skill.origin.describe()
+
+    def role_data(self, item: tuple[Skill, ApprovalState], col: int, role: int) -> Any:
+        return item[0].id  # SKILL_ID_ROLE

@@ -1,4 +1,5 @@
-"""The part every read-only table model here shares: counts, headers, flags."""
+"""The part every read-only table model here shares: counts, headers, flags, and how
+third-party text reaches a cell (shown as written, never interpreted)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,13 @@ def plain_tooltip(text: str | None) -> str | None:
 
 
 class ReadOnlyTableModel(QAbstractTableModel):
-    """A table of selectable, read-only rows; subclasses name ``columns`` and ``row_items``."""
+    """A table of selectable, read-only rows.
+
+    Subclasses name ``columns`` and ``row_items`` and say what a cell holds: ``text``
+    and ``tooltip`` return plain strings, which ``data()`` alone turns into what Qt
+    shows (control and bidirectional characters as codes, tooltips never rich text),
+    so no column can forget to; ``role_data`` answers every other role.
+    """
 
     columns: tuple[str, ...] = ()
     answered: frozenset[int] = TEXT_ROLES  # the roles data() answers; others get None
@@ -78,6 +85,29 @@ class ReadOnlyTableModel(QAbstractTableModel):
         row, col = index.row(), index.column()
         if 0 <= row < len(self.row_items()) and 0 <= col < len(self.columns):
             return row, col
+        return None
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        cell = self.cell(index, role)
+        if cell is None:
+            return None
+        row, col = cell
+        item = self.row_items()[row]
+        if role in TEXT_ROLES:
+            return visible(self.text(item, col))
+        if role == TOOLTIP:
+            return plain_tooltip(self.tooltip(item, col))
+        return self.role_data(item, col, role)
+
+    def text(self, item: Any, col: int) -> str:
+        """The cell's text as written (third-party text included)."""
+        raise NotImplementedError
+
+    def tooltip(self, item: Any, col: int) -> str | None:
+        return None
+
+    def role_data(self, item: Any, col: int, role: int) -> Any:
+        """Any role but text and tooltip that the model ``answered``."""
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:

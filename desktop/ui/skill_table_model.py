@@ -18,16 +18,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.model import Skill
-from desktop.core.visible import visible
-from desktop.ui.read_only_table_model import (
-    DISPLAY,
-    FOREGROUND,
-    TEXT_ROLES,
-    TOOLTIP,
-    Index,
-    ReadOnlyTableModel,
-    plain_tooltip,
-)
+from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 
 COLUMNS = (
     "Name",
@@ -146,7 +137,7 @@ class SkillTableModel(ReadOnlyTableModel):
         if column == COL_PRIORITY:
             p = skill.loading.priority
             return (0, -1.0 if p is None else float(p), skill.qualified_name.casefold())
-        return (0, 0.0, self._text(skill, column).casefold())
+        return (0, 0.0, self.text(skill, column).casefold())
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort the rows in Python, once (the proxy keeps this order and only filters)."""
@@ -172,26 +163,17 @@ class SkillTableModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.skills
 
-    def data(self, index: Index, role: int = DISPLAY) -> Any:
-        cell = self.cell(index, role)
-        if cell is None:
-            return None
-        row, col = cell
-        skill = self.skills[row]
-        if role in TEXT_ROLES:
-            return visible(self._text(skill, col))
+    def role_data(self, skill: Skill, col: int, role: int) -> Any:
         if role == FOREGROUND:
             return self._color(skill, col)
-        if role == TOOLTIP:
-            return plain_tooltip(self._tooltip(skill, col))
         if role == SORT_ROLE:
             if col == COL_PRIORITY:
                 p = skill.loading.priority
                 return -1.0 if p is None else float(p)
-            return self._text(skill, col).casefold()
+            return self.text(skill, col).casefold()
         return skill.id  # SKILL_ID_ROLE
 
-    def _text(self, skill: Skill, col: int) -> str:
+    def text(self, skill: Skill, col: int) -> str:
         if col == COL_NAME:
             return skill.name
         if col == COL_QUALIFIED:
@@ -216,7 +198,7 @@ class SkillTableModel(ReadOnlyTableModel):
             return self.approval.get(skill.id, APPROVAL_PENDING)
         return ""
 
-    def _tooltip(self, skill: Skill, col: int) -> str | None:
+    def tooltip(self, skill: Skill, col: int) -> str | None:
         if col == COL_ORIGIN:
             return skill.origin.describe()
         if col == COL_DESCRIPTION:

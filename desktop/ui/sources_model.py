@@ -9,16 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
-from desktop.core.visible import visible
-from desktop.ui.read_only_table_model import (
-    DISPLAY,
-    FOREGROUND,
-    TEXT_ROLES,
-    TOOLTIP,
-    Index,
-    ReadOnlyTableModel,
-    plain_tooltip,
-)
+from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -68,38 +59,33 @@ class SourcesModel(ReadOnlyTableModel):
     def row_items(self) -> list[Any]:
         return self.specs
 
-    def data(self, index: Index, role: int = DISPLAY) -> Any:
-        cell = self.cell(index, role)
-        if cell is None:
-            return None
-        row, col = cell
-        spec = self.specs[row]
+    def tooltip(self, spec: SourceSpec, col: int) -> str | None:
         status = self.statuses.get(spec.label)
-        if role in TEXT_ROLES:
-            return visible(self._text(spec, status, col))
-        if role == TOOLTIP:
-            lines = [f"{spec.label}: {spec.endpoint}"]
-            if spec.label in self.origins:
-                lines.append(f"({self.origins[spec.label]})")
-            if status is not None and status.message:
-                lines.append(status.message)
-            if status is not None and status.ttl_ms is not None:
-                delay = relist_delay(status)
-                again = "" if delay is None else f"; listed again after {delay:g} s"
-                lines.append(f"ttlMs {status.ttl_ms}{again}")
-            if status is not None:
-                lines.extend(status.notes[:8])
-            return plain_tooltip("\n".join(lines))
+        lines = [f"{spec.label}: {spec.endpoint}"]
+        if spec.label in self.origins:
+            lines.append(f"({self.origins[spec.label]})")
+        if status is not None and status.message:
+            lines.append(status.message)
+        if status is not None and status.ttl_ms is not None:
+            delay = relist_delay(status)
+            again = "" if delay is None else f"; listed again after {delay:g} s"
+            lines.append(f"ttlMs {status.ttl_ms}{again}")
+        if status is not None:
+            lines.extend(status.notes[:8])
+        return "\n".join(lines)
+
+    def role_data(self, spec: SourceSpec, col: int, role: int) -> Any:
         if role == FOREGROUND:
+            status = self.statuses.get(spec.label)
             if not spec.enabled:
                 return QBrush(QColor("#808080"))
             if status is not None and status.status == "error" and col == 4:
                 return QBrush(QColor("#b00020"))
-        if role == LABEL_ROLE:
-            return spec.label
-        return None
+            return None
+        return spec.label  # LABEL_ROLE
 
-    def _text(self, spec: SourceSpec, status: SourceStatus | None, col: int) -> str:
+    def text(self, spec: SourceSpec, col: int) -> str:
+        status = self.statuses.get(spec.label)
         if col == 0:
             return spec.label
         if col == 1:

@@ -89,3 +89,33 @@ def test_third_party_text_is_shown_as_written_never_as_markup(tmp_path: Path) ->
     tip = cell.data(Qt.ItemDataRole.ToolTipRole)
     assert "&lt;b&gt;Verified by Acme&lt;/b&gt;" in tip and "<b>" not in tip
     assert "\u202e" not in tip
+
+
+def test_no_cell_of_any_table_shows_raw_control_or_bidi_characters(tmp_path: Path) -> None:
+    """The rule lives in the shared base model: every column of every table, text and
+    tooltip, shows such characters as their codes, whatever the column holds."""
+    from PySide6.QtCore import Qt
+
+    folder = tmp_path / "skills\u202eevil"
+    (folder / "odd\u202ename").mkdir(parents=True)
+    (folder / "odd\u202ename" / "SKILL.md").write_text(
+        '---\nname: "odd\u202ename"\ndescription: "a \u202e b \x1b[31m c"\n---\nbody\n'
+    )
+    status, skills = _skills(folder)
+    skills_model = SkillTableModel()
+    skills_model.set_skills(skills)
+    sources = SourcesModel()
+    sources.set_specs([folder_spec(folder)])
+    sources.set_status(status)
+    queue = ApprovalQueueModel()
+    queue.set_rows([(s, ApprovalState("not-approved")) for s in skills])
+    seen = []
+    for model in (skills_model, sources, queue):
+        assert model.rowCount() == 1
+        for col in range(model.columnCount()):
+            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                value = model.index(0, col).data(role)
+                if isinstance(value, str):
+                    seen.append(value)
+                    assert "\u202e" not in value and "\x1b" not in value, (model, col, value)
+    assert any("\\u202e" in v for v in seen)

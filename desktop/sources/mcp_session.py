@@ -90,6 +90,10 @@ class NoSkillsMethod(SourceError):
     """The server answered -32601 to a skills method: it has no skills (D3)."""
 
 
+class NoSuchSkill(SourceError):
+    """The server answered ``skills/get`` with -32602: it serves no skill at that URI."""
+
+
 def _offending_text(exc: Exception) -> str:
     """What a server sent that was not JSON-RPC, quoted and cut short for a message."""
     errors = getattr(exc, "errors", None)
@@ -616,7 +620,7 @@ class McpConnection:
                     "the server answered skills/get with -32601: it has no skills"
                 ) from None
             if exc.code == -32602:
-                raise SourceError(f"the server serves no skill at {uri} ({exc.message})") from None
+                raise NoSuchSkill(f"the server serves no skill at {uri} ({exc.message})") from None
             raise SourceError(f"skills/get failed: {self.explain(exc)}") from None
         if "skill" not in result:
             raise SourceError("skills/get answered without a 'skill' entry")

@@ -235,26 +235,54 @@ class CatalogController(QObject):
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
         listed = {s.id for s in skills}
-        # Skills opened by URI (D7) are not in any listing: they stay.
+        # Skills opened by URI (D7) are in no listing: each is asked for again.
         by_uri = [
             s
             for s in old
             if s.id not in listed and any(p.code == "opened-by-uri" for p in s.problems)
         ]
-        changes = listing_changes([s for s in old if s not in by_uri], skills)
-        status.notes.insert(0, f"{AGAIN} {stamp}: {changes.summary()}")
+        opened, notes = await self._get_again(label, by_uri)
+        if generation != self._generation:
+            return
+        changes = listing_changes(old, [*skills, *opened])
+        status.notes[:0] = [f"{AGAIN} {stamp}: {changes.summary()}", *notes]
         self.sourceDone.emit(status)
         statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
         if changes:
             for skill_id in (*changes.changed, *changes.removed):
                 self.files.pop(skill_id, None)
             others = [s for s in self.catalog.skills if s.origin.label != label]
-            self._rebuild(statuses, [*others, *by_uri, *skills])
+            self._rebuild(statuses, [*others, *opened, *skills])
             self.notifier.info(f"{label}: listed again, {changes.summary()}")
-            await self.load_approvals(skills)
+            await self.load_approvals([*skills, *opened])
         else:
             self.catalog.sources = statuses
         self._schedule_relists([status])
+
+    async def _get_again(self, label: str, skills: list[Skill]) -> tuple[list[Skill], list[str]]:
+        """The current entries of skills opened by URI, asked for with ``skills/get``.
+
+        A skill the server now says it does not serve is dropped; one it cannot answer
+        for keeps its earlier entry. Returns the entries to keep and a note for each
+        that was not renewed.
+        """
+        from desktop.sources.mcp_session import NoSkillsMethod, NoSuchSkill, SourceError
+
+        kept: list[Skill] = []
+        notes: list[str] = []
+        for skill in skills:
+            name = f"{skill.qualified_name} (opened by URI)"
+            try:
+                fresh = await self.reader.get_skill(label, skill.uri)
+            except (NoSuchSkill, NoSkillsMethod) as exc:
+                notes.append(f"{name} is no longer served: {exc}")
+                continue
+            except (SourceError, KeyError) as exc:
+                notes.append(f"{name}: skills/get failed ({exc}); the earlier entry is kept")
+                kept.append(skill)
+                continue
+            kept.append(_opened_by_uri(fresh, label))
+        return kept, notes
 
     def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
         """A new catalog from these statuses and skills; collisions found afresh."""
@@ -291,7 +319,7 @@ class CatalogController(QObject):
         if refresh:
             self.files.pop(skill.id, None)
         else:
-            skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
+            _opened_by_uri(skill, label)
         self._rebuild(self.catalog.sources, [*skills, skill])
         what = "refreshed the entry of" if refresh else "opened by URI"
         self.notifier.info(f"{label}: {what} {skill.qualified_name} ({skill.state})")
@@ -366,3 +394,9 @@ class CatalogController(QObject):
             if state is not None and state.state in ("not-approved", "changed"):
                 out.append(skill)
         return out
+
+
+def _opened_by_uri(skill: Skill, label: str) -> Skill:
+    """Mark a skill as known from ``skills/get`` alone: no listing will carry it."""
+    skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
+    return skill

@@ -282,3 +282,42 @@ def test_the_server_that_answered_the_listing_serves_the_reads(
     qtbot.waitUntil(lambda: pid not in serving_pids(skills_folder), timeout=20000)
     assert len(serving_pids(skills_folder)) == 1
     assert len([s for s in c.catalog.skills if s.origin.label == "srv"]) == 3
+
+
+def test_a_skill_opened_by_uri_is_asked_for_again_when_its_server_is_listed_again(
+    make_window: Any, qtbot: Any, run_async: Any
+) -> None:
+    """D5 and D7: a skill known from skills/get alone is in no listing, so each time its
+    server is listed again it is asked for again: a new entry replaces the old one
+    (and what was verified against the old one is forgotten), and a skill the server
+    no longer serves leaves the catalog with a note saying so."""
+    hostile = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.py"
+    argv = (sys.executable, str(hostile), "moving-hidden")
+    spec = SourceSpec("h", "mcp", "stdio", shlex.join(argv), command=argv)
+    window = make_window([spec], start=False)
+    c = window.controller
+    c.relist_floor = 1.0  # a minute in the product; a second here
+    window.start()
+    wait_idle(qtbot, window)
+    assert "h:hidden" not in table_names(window)
+
+    uri = "skill://hidden/SKILL.md"
+    skill = run_async(c.open_uri("h", uri))
+    assert skill.description == "Not in the listing, version 1"
+    assert run_async(c.read(skill, uri)).verification.state == "verified"
+
+    def entry() -> Any:
+        return c.catalog.get(skill.id)
+
+    qtbot.waitUntil(
+        lambda: entry() is not None and entry().description.endswith("version 2"), timeout=30000
+    )
+    assert c.file_state(skill.id, uri) is None  # verified against the old entry
+    assert any(p.code == "opened-by-uri" for p in entry().problems)
+    assert "h:hidden" in table_names(window)
+
+    qtbot.waitUntil(lambda: entry() is None, timeout=30000)
+    wait_idle(qtbot, window)
+    assert "h:hidden" not in table_names(window)
+    assert "h:hidden (opened by URI) is no longer served" in _source_tooltip(window, "h")
+    assert "h:demo" in table_names(window)  # the listed skill stays

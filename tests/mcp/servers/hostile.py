@@ -204,7 +204,7 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
 
 def make_server(scenario: str, record: str | None) -> Server[Any]:
     cat, opts = build(scenario)
-    state = {"reads": 0}
+    state = {"reads": 0, "gets": 0}
 
     def note(method: str) -> None:
         if record:
@@ -240,9 +240,24 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
             if scenario == "exit-mid-listing" or index + 1 < len(cat.entries):
                 out["nextCursor"] = str(index + 1)
             return out
-        return {"skills": copy.deepcopy(cat.entries), "ttlMs": 30000, "cacheScope": "public"}
+        ttl = 500 if scenario == "moving-hidden" else 30000
+        return {"skills": copy.deepcopy(cat.entries), "ttlMs": ttl, "cacheScope": "public"}
 
     async def skills_get(ctx: Any, params: Params) -> dict[str, Any]:
+        if scenario == "moving-hidden" and params.uri == opts["hidden"]["uri"]:
+            # Reachable by URI only; a new version at each skills/get, gone at the third.
+            state["gets"] += 1
+            if state["gets"] >= 3:
+                from mcp import MCPError
+
+                raise MCPError(code=-32602, message="withdrawn")
+            description = f"Not in the listing, version {state['gets']}"
+            md = skill_md("hidden", description)
+            cat.files[params.uri] = md
+            entry = copy.deepcopy(opts["hidden"])
+            entry["frontmatter"]["description"] = description
+            entry["resources"] = [{"uri": params.uri, "digest": digest(md), "size": len(md)}]
+            return {"skill": entry, "ttlMs": 500, "cacheScope": "public"}
         for entry in [*cat.entries, opts["hidden"]]:
             if entry["uri"] == params.uri:
                 entry = copy.deepcopy(entry)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import sys
 import unicodedata
 from typing import Any, NoReturn
@@ -68,24 +69,36 @@ def err(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+_PARTIAL_CODE = re.compile(r"\\u[0-9a-f]{0,3}$")
+
+
+def _cell(c: str) -> int:
+    if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
+        return 0  # combining marks and zero-width characters
+    return 2 if unicodedata.east_asian_width(c) in "WF" else 1
+
+
 def cells(text: str) -> int:
-    """Terminal columns a string takes (East Asian wide characters take two)."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    """Terminal columns a string takes (East Asian wide characters take two, combining
+    and zero-width characters none)."""
+    return sum(map(_cell, text))
 
 
 def shorten(text: str, width: int) -> str:
-    """One line of at most ``width`` terminal columns."""
-    text = " ".join(str(text).split())
+    """One line of at most ``width`` terminal columns, as the terminal will show it:
+    control characters are written as their codes first, then measured."""
+    text = " ".join(visible(str(text)).split())
     if cells(text) <= width:
         return text
     out, used = [], 0
     for c in text:
-        w = 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        w = _cell(c)
         if used + w > width - 1:
             break
         out.append(c)
         used += w
-    return "".join(out) + "…"
+    # Never half a code: "\u20…" would read as something else.
+    return _PARTIAL_CODE.sub("", "".join(out)) + "…"
 
 
 def pad(text: str, width: int) -> str:

@@ -48,6 +48,9 @@ def test_the_command_line_prints_hostile_text_as_codes(tmp_path: Path) -> None:
     skill.mkdir(parents=True)
     front = {"name": "evil", "description": HOSTILE_DESCRIPTION}
     (skill / "SKILL.md").write_text(f"---\n{json.dumps(front)}\n---\nbody\x1b[31m\n")
+    short = tmp_path / "skills" / "evil-short"  # the long description is cut in the table
+    short.mkdir()
+    (short / "SKILL.md").write_text('---\nname: evil-short\ndescription: "\u202etxt.exe"\n---\n')
     listed = run("list", "--folder", str(tmp_path / "skills"))
     assert listed.returncode == 0, listed.stderr
     assert "\\u001b[2J" in listed.stdout and "\\u202e" in listed.stdout
@@ -55,7 +58,8 @@ def test_the_command_line_prints_hostile_text_as_codes(tmp_path: Path) -> None:
         assert raw not in listed.stdout + listed.stderr
     # JSON keeps the value itself (its own escaping covers the controls).
     data = json.loads(run("list", "--folder", str(tmp_path / "skills"), "--json").stdout)
-    assert data["skills"][0]["description"] == HOSTILE_DESCRIPTION
+    descriptions = {s["name"]: s["description"] for s in data["skills"]}
+    assert descriptions["evil"] == HOSTILE_DESCRIPTION
     # show into a pipe: the verified bytes, exactly.
     shown = subprocess.run(
         [
@@ -74,3 +78,36 @@ def test_the_command_line_prints_hostile_text_as_codes(tmp_path: Path) -> None:
     )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == (skill / "SKILL.md").read_bytes()
+
+
+def test_table_columns_stay_aligned_whatever_the_cells_hold() -> None:
+    """Widths are counted on what the terminal will show: controls as their codes,
+    wide characters as two columns, combining marks and zero-width ones as none."""
+    import unicodedata
+
+    from desktop.cli.output import table
+
+    def columns(text: str) -> int:  # how a terminal advances over ``text``
+        return sum(
+            0
+            if unicodedata.category(c) in ("Mn", "Me", "Cf")
+            else 2
+            if unicodedata.east_asian_width(c) in "WF"
+            else 1
+            for c in text
+        )
+
+    rows = [
+        ["plain", "x"],
+        ["esc \x1b[2J and \u202eover", "x"],
+        ["日本語", "x"],
+        ["cafe\u0301\u200b", "x"],
+        ["a\x1fb", "x"],
+    ]
+    lines = visible(table(rows, ["Name", "Col"])).splitlines()
+    starts = {columns(line[: line.rindex(line.split()[-1])]) for line in lines}
+    assert len(starts) == 1, lines
+    assert "\x1b" not in "".join(lines) and "\\u001b[2J" in lines[2]
+    assert "a\\u001fb" in lines[5]  # shown as its code, not taken for a space
+    cut = table([["see \u202eover and more"]], ["Name"], [9])
+    assert cut.splitlines()[1] == "see …"  # never half a code

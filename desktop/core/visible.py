@@ -27,3 +27,12 @@ def _code(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """``text`` with every control or bidirectional formatting character as its code."""
     return _UNSAFE.sub(_code, text) if _UNSAFE.search(text) else text
+
+
+def quoted(text: str, limit: int = 300) -> str:
+    """A third party's words inside a one-line message (an error a server sent, say):
+    runs of whitespace as one space, at most ``limit`` characters of it, and how long
+    it was when it is cut. A server may send megabytes where a line is expected."""
+    if len(text) <= limit:
+        return " ".join(text.split())
+    return " ".join(text[:limit].split()) + f"… ({len(text):,} characters in all)"

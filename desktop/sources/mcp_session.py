@@ -39,6 +39,7 @@ from desktop import __version__
 from desktop.core.collector import collector_paused
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
+from desktop.core.visible import quoted
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
 
@@ -132,8 +133,8 @@ def describe_error(exc: BaseException, timeout: float | None = None) -> str:
         return str(leaf)
     if isinstance(leaf, MCPError):
         if leaf.code == -32001 and timeout:
-            return f"no answer within {timeout:g} s ({leaf.message})"
-        return f"{leaf.message} (error {leaf.code})"
+            return f"no answer within {timeout:g} s ({quoted(leaf.message)})"
+        return f"{quoted(leaf.message)} (error {leaf.code})"
     if isinstance(leaf, TimeoutError | asyncio.TimeoutError):
         return f"no answer within {timeout:g} s" if timeout else "timed out"
     if isinstance(leaf, FileNotFoundError):
@@ -144,8 +145,7 @@ def describe_error(exc: BaseException, timeout: float | None = None) -> str:
         return f"cannot reach the server: {leaf.strerror or leaf}"
     if type(leaf).__name__ in ("ConnectError", "ConnectTimeout"):  # httpx: nothing listening
         return f"cannot reach the server: {leaf}"
-    text = " ".join(str(leaf).split()) or type(leaf).__name__
-    return f"{type(leaf).__name__}: {text[:300]}"
+    return f"{type(leaf).__name__}: {quoted(str(leaf)) or type(leaf).__name__}"
 
 
 @dataclass(slots=True)
@@ -620,7 +620,9 @@ class McpConnection:
                     "the server answered skills/get with -32601: it has no skills"
                 ) from None
             if exc.code == -32602:
-                raise NoSuchSkill(f"the server serves no skill at {uri} ({exc.message})") from None
+                raise NoSuchSkill(
+                    f"the server serves no skill at {uri} ({quoted(exc.message)})"
+                ) from None
             raise SourceError(f"skills/get failed: {self.explain(exc)}") from None
         if "skill" not in result:
             raise SourceError("skills/get answered without a 'skill' entry")

@@ -16,6 +16,7 @@ from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
 from desktop.core.verify import FileVerification
+from desktop.core.visible import quoted
 from desktop.ui.markdown_render import escape
 
 THIRD_PARTY = (
@@ -42,13 +43,15 @@ def _marked(value: str, declared: bool) -> str:
 
 
 GOVERNED_SHOWN = 12
+TOOL_NAME_SHOWN = 128  # MCP asks tool names to keep to 128 characters
 
 
 def _governed(tools: tuple[str, ...]) -> str:
-    """The tools a pattern governs, the first few by name (a server may list thousands)."""
+    """The tools a pattern governs, the first few by name (a server may list thousands,
+    and name one with a megabyte)."""
     if not tools:
         return ""
-    shown = ", ".join(tools[:GOVERNED_SHOWN])
+    shown = ", ".join(quoted(t, TOOL_NAME_SHOWN) for t in tools[:GOVERNED_SHOWN])
     more = len(tools) - GOVERNED_SHOWN
     return f" → {shown}" + (f" and {more:,} more" if more > 0 else "")
 

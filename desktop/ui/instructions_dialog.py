@@ -22,32 +22,52 @@ from desktop.ui.safe_browser import SafeTextBrowser
 
 URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`()\[\]]+/SKILL\.md")
 CUT_MARK = f"✂ clients that keep only the first {INSTRUCTIONS_CUT} characters cut here"
+SHOWN_CHARS = 100_000  # rendered at first; the rest on request
+URIS_SHOWN = 50
+SHOW_ALL = "show-all:"
 
 
 def mentioned_uris(text: str) -> list[str]:
     return list(dict.fromkeys(URI_RE.findall(text)))
 
 
-def instructions_html(text: str) -> str:
+def instructions_html(text: str, shown: int | None = SHOWN_CHARS) -> str:
+    """The instructions as text, the cut marked; at most ``shown`` characters of them
+    (``None``: all) and the first :data:`URIS_SHOWN` skill URIs they mention.
+
+    A server may send megabytes: rendering one takes Qt about a second per megabyte,
+    and a link per URI far longer, so the rest waits for the person to ask for it.
+    """
     if not text:
         return "<p><i>The server sends no instructions.</i></p>"
-    kept, lost = text[:INSTRUCTIONS_CUT], text[INSTRUCTIONS_CUT:]
+    body = text if shown is None else text[:shown]
+    kept, lost = body[:INSTRUCTIONS_CUT], body[INSTRUCTIONS_CUT:]
     out = [f"<pre style='white-space:pre-wrap'>{escape(kept)}</pre>"]
-    if lost:
+    if len(text) > INSTRUCTIONS_CUT:
         out.append(
             f"<p style='color:#b00020'><b>{escape(CUT_MARK)}</b> "
-            f"({len(lost):,} more characters)</p>"
+            f"({len(text) - INSTRUCTIONS_CUT:,} more characters)</p>"
         )
         out.append(f"<pre style='white-space:pre-wrap;color:#666'>{escape(lost)}</pre>")
+    if len(body) < len(text):
+        out.append(
+            f"<p><b>{len(text) - len(body):,} more characters are not shown here.</b> "
+            f"<a href='{SHOW_ALL}'>Show all</a> (Qt takes about a second per megabyte).</p>"
+        )
     uris = mentioned_uris(text)
     if uris:
-        out.append("<h3>Skill URIs mentioned</h3><ul>")
-        for uri in uris:
+        out.append(f"<h3>Skill URIs mentioned ({len(uris):,})</h3><ul>")
+        for uri in uris[:URIS_SHOWN]:
             out.append(
                 f"<li><code>{escape(uri)}</code> — "
                 f"<a href='confirm:{quote(uri, safe='')}'>confirm with skills/get</a></li>"
             )
         out.append("</ul>")
+        if len(uris) > URIS_SHOWN:
+            out.append(
+                f"<p>and {len(uris) - URIS_SHOWN:,} more; any of them can be opened with "
+                "File › Open skill by URI.</p>"
+            )
     return "".join(out)
 
 
@@ -88,8 +108,13 @@ class InstructionsDialog(QDialog):
 
     def _on_link(self, href: str) -> None:
         scheme, _, rest = href.partition(":")
-        if scheme == "confirm":
+        if href == SHOW_ALL:
+            self.show_all()
+        elif scheme == "confirm":
             self.confirm(unquote(rest))
+
+    def show_all(self) -> None:
+        self.browser.setHtml(visible(instructions_html(self.status.instructions or "", None)))
 
     def confirm(self, uri: str) -> None:
         async def work() -> None:

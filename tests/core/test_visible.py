@@ -111,3 +111,11 @@ def test_table_columns_stay_aligned_whatever_the_cells_hold() -> None:
     assert "a\\u001fb" in lines[5]  # shown as its code, not taken for a space
     cut = table([["see \u202eover and more"]], ["Name"], [9])
     assert cut.splitlines()[1] == "see …"  # never half a code
+
+
+def test_quoted_cuts_a_third_partys_words_and_says_how_long_they_were() -> None:
+    from desktop.core.visible import quoted
+
+    assert quoted("short\n  message") == "short message"
+    long = quoted("no " * 1000, 10)
+    assert long == "no no no n… (3,000 characters in all)"

@@ -200,3 +200,13 @@ def test_cli_server_that_fails_gives_a_message_not_a_traceback(cli) -> None:
     assert "not JSON-RPC on its standard output" in flooded.stdout
     assert "Traceback" not in flooded.stderr and len(flooded.stderr) < 2000, flooded.stderr[:500]
     assert shutil.which("python") or True
+
+
+def test_cli_a_server_sending_megabytes_for_a_line_gets_one_line(cli) -> None:
+    """A server answering every read with a 4 MB error message: the message is quoted
+    in part, with its length, not printed whole (once per file, 12 MB before)."""
+    proc = cli("verify", "--all", "--server", server_option("huge-text"))
+    assert proc.returncode == 1
+    out = proc.stdout + proc.stderr
+    assert "read-error" in out and "(4,200,000 characters in all) (error -32603)" in out
+    assert len(out) < 4000, out[:500]

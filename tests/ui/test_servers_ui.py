@@ -321,3 +321,39 @@ def test_a_skill_opened_by_uri_is_asked_for_again_when_its_server_is_listed_agai
     assert "h:hidden" not in table_names(window)
     assert "h:hidden (opened by URI) is no longer served" in _source_tooltip(window, "h")
     assert "h:demo" in table_names(window)  # the listed skill stays
+
+
+def test_a_server_sending_megabytes_where_a_line_is_expected(
+    make_window: Any, qtbot: Any, run_async: Any
+) -> None:
+    """2 MB of instructions naming 60,000 skill URIs took Qt over 30 s to lay out; a
+    4 MB error message and a tool named with a megabyte were shown whole. Now each
+    shows a bounded part, says how much more there is, and the rest is one click away."""
+    hostile = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.py"
+    argv = (sys.executable, str(hostile), "huge-text")
+    window = make_window([SourceSpec("h", "mcp", "stdio", shlex.join(argv), command=argv)])
+    c = window.controller
+    status = c.catalog.source("h")
+    assert status is not None and len(status.instructions or "") > 2_000_000
+
+    window.actions_.show_instructions("h")
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, InstructionsDialog)
+    text = dialog.browser.toPlainText()
+    assert len(text) < 120_000
+    assert CUT_MARK in text and "more characters are not shown here" in text
+    assert text.count("confirm with skills/get") == 50 and "and 59,950 more" in text
+    dialog.show_all()
+    assert len(dialog.browser.toPlainText()) > 2_000_000
+
+    globber = next(s for s in c.catalog.skills if s.name == "globber")
+    window.select_skill(globber.id)
+    detail = window.detail.text()
+    assert "h__search* → h__search, h__search-x-x" in detail
+    assert "(1,000,009 characters in all)" in detail
+    assert len(detail) < 20_000
+
+    result = run_async(c.read(globber, globber.uri))
+    assert result.verification.state == "read-error" and result.data is None
+    message = window.notifier.last("warning").text
+    assert "(4,200,000 characters in all)" in message and len(message) < 1000

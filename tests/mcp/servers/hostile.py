@@ -188,6 +188,21 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
     )
     if scenario == "env":
         opts["instructions"] = "echo: " + os.environ.get("HOSTILE_ECHO", "unset")
+    if scenario == "huge-text":
+        # Megabytes where a person expects a line: instructions naming 60,000 skill
+        # URIs, a tool name of a megabyte, and an error message of 4 MB for every read.
+        opts["instructions"] = "".join(f"See skill://acme/s{i}/SKILL.md. " for i in range(60000))
+        opts["tools"] = ["search", "search" + "-x" * 500_000]
+        cat.add(
+            "globber",
+            "globber",
+            extra_fm="metadata:\n  nimblebrain:\n    tool-affinity: [search*]\n",
+            fm={
+                "name": "globber",
+                "description": "A demo skill for tests",
+                "metadata": {"nimblebrain": {"tool-affinity": ["search*"]}},
+            },
+        )
     hidden = {
         "uri": "skill://hidden/SKILL.md",
         "frontmatter": {"name": "hidden", "description": "Not in the listing"},
@@ -279,6 +294,10 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         state["reads"] += 1
+        if scenario == "huge-text":
+            from mcp import MCPError
+
+            raise MCPError(code=-32603, message="no " * 1_400_000)
         data = cat.files.get(uri)
         if data is None:
             from mcp import MCPError

@@ -91,9 +91,14 @@ class InstructionsDialog(QDialog):
             self.summary.setText(f"{label} ({status.origin.describe()}) sends no instructions.")
         else:
             cut = " — longer than the cut" if len(text) > INSTRUCTIONS_CUT else ""
+            part = (
+                f" The first {SHOWN_CHARS:,} are shown; Show all, at their end, shows the rest."
+                if len(text) > SHOWN_CHARS
+                else ""
+            )
             self.summary.setText(
                 f"{label} ({status.origin.describe()}): {len(text):,} characters{cut}. "
-                "Third-party text, shown as text."
+                f"Third-party text, shown as text.{part}"
             )
         self.browser = SafeTextBrowser(self)
         self.browser.setAccessibleName("Instructions")

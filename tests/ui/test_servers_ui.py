@@ -342,6 +342,7 @@ def test_a_server_sending_megabytes_where_a_line_is_expected(
     text = dialog.browser.toPlainText()
     assert len(text) < 120_000
     assert CUT_MARK in text and "more characters are not shown here" in text
+    assert "The first 100,000 are shown" in dialog.summary.text()
     assert text.count("confirm with skills/get") == 50 and "and 59,950 more" in text
     dialog.show_all()
     assert len(dialog.browser.toPlainText()) > 2_000_000

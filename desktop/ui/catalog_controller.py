@@ -236,11 +236,7 @@ class CatalogController(QObject):
         old = [s for s in self.catalog.skills if s.origin.label == label]
         listed = {s.id for s in skills}
         # Skills opened by URI (D7) are in no listing: each is asked for again.
-        by_uri = [
-            s
-            for s in old
-            if s.id not in listed and any(p.code == "opened-by-uri" for p in s.problems)
-        ]
+        by_uri = [s for s in old if s.id not in listed and _is_opened_by_uri(s)]
         opened, notes = await self._get_again(label, by_uri)
         if generation != self._generation:
             return
@@ -316,10 +312,11 @@ class CatalogController(QObject):
             self.notifier.error(f"{label}: no skill at {uri}: {exc}")
             return None
         skills = [s for s in self.catalog.skills if s.id != skill.id]
-        if refresh:
-            self.files.pop(skill.id, None)
-        else:
-            _opened_by_uri(skill, label)
+        previous = self.catalog.get(skill.id)
+        if previous is None or _is_opened_by_uri(previous):
+            _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
+        if refresh or (previous is not None and listing_changes([previous], [skill])):
+            self.files.pop(skill.id, None)  # read against the entry this one replaces
         self._rebuild(self.catalog.sources, [*skills, skill])
         what = "refreshed the entry of" if refresh else "opened by URI"
         self.notifier.info(f"{label}: {what} {skill.qualified_name} ({skill.state})")
@@ -394,6 +391,10 @@ class CatalogController(QObject):
             if state is not None and state.state in ("not-approved", "changed"):
                 out.append(skill)
         return out
+
+
+def _is_opened_by_uri(skill: Skill) -> bool:
+    return any(p.code == "opened-by-uri" for p in skill.problems)
 
 
 def _opened_by_uri(skill: Skill, label: str) -> Skill:

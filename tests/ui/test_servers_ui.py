@@ -23,10 +23,17 @@ from .conftest import folder_spec, table_names, wait_idle, write_skill
 from .test_preview_links import catalog, server_skill
 
 pytestmark = pytest.mark.slow
+HOSTILE = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.py"
 
 
 def serve_spec(folder: Path, label: str = "srv", *options: str) -> SourceSpec:
     argv = (sys.executable, "-m", "desktop", "serve", str(folder), *options)
+    return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
+
+
+def hostile_spec(scenario: str, label: str = "h") -> SourceSpec:
+    """One of the hostile fixture servers of the MCP tests, over stdio."""
+    argv = (sys.executable, str(HOSTILE), scenario)
     return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
 
 
@@ -291,10 +298,7 @@ def test_a_skill_opened_by_uri_is_asked_for_again_when_its_server_is_listed_agai
     server is listed again it is asked for again: a new entry replaces the old one
     (and what was verified against the old one is forgotten), and a skill the server
     no longer serves leaves the catalog with a note saying so."""
-    hostile = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.py"
-    argv = (sys.executable, str(hostile), "moving-hidden")
-    spec = SourceSpec("h", "mcp", "stdio", shlex.join(argv), command=argv)
-    window = make_window([spec], start=False)
+    window = make_window([hostile_spec("moving-hidden")], start=False)
     c = window.controller
     c.relist_floor = 1.0  # a minute in the product; a second here
     window.start()
@@ -329,9 +333,7 @@ def test_a_server_sending_megabytes_where_a_line_is_expected(
     """2 MB of instructions naming 60,000 skill URIs took Qt over 30 s to lay out; a
     4 MB error message and a tool named with a megabyte were shown whole. Now each
     shows a bounded part, says how much more there is, and the rest is one click away."""
-    hostile = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.py"
-    argv = (sys.executable, str(hostile), "huge-text")
-    window = make_window([SourceSpec("h", "mcp", "stdio", shlex.join(argv), command=argv)])
+    window = make_window([hostile_spec("huge-text")])
     c = window.controller
     status = c.catalog.source("h")
     assert status is not None and len(status.instructions or "") > 2_000_000
@@ -358,3 +360,36 @@ def test_a_server_sending_megabytes_where_a_line_is_expected(
     assert result.verification.state == "read-error" and result.data is None
     message = window.notifier.last("warning").text
     assert "(4,200,000 characters in all)" in message and len(message) < 1000
+
+
+def test_a_refreshed_skill_opened_by_uri_stays_opened_by_uri(
+    make_window: Any, run_async: Any
+) -> None:
+    """Refreshing the entry (V2) of a skill known from skills/get alone keeps it marked
+    so: unmarked, the next listing, which does not carry it, would drop it."""
+    window = make_window([hostile_spec("moving-hidden")])
+    c = window.controller
+    uri = "skill://hidden/SKILL.md"
+    first = run_async(c.open_uri("h", uri))
+    assert run_async(c.read(first, uri)).verification.state == "verified"
+    fresh = run_async(c.open_uri("h", uri, refresh=True))
+    assert fresh.description.endswith("version 2")
+    assert any(p.code == "opened-by-uri" for p in fresh.problems)
+    assert c.file_state(fresh.id, uri) is None
+
+
+def test_opening_a_listed_skill_by_uri_forgets_reads_against_the_entry_it_replaces(
+    make_window: Any, run_async: Any
+) -> None:
+    """The listing's entry no longer describes the guide the server serves; skills/get's
+    does. Once that entry is held, a mismatch found against the old one is not shown."""
+    window = make_window([hostile_spec("stale")])
+    c = window.controller
+    listed = next(s for s in c.catalog.skills if s.name == "demo")
+    guide = "skill://demo/references/guide.md"
+    assert run_async(c.read(listed, guide)).verification.state == "size-mismatch"
+    opened = run_async(c.open_uri("h", listed.uri))
+    assert opened.id == listed.id and c.catalog.get(listed.id) is opened
+    assert not any(p.code == "opened-by-uri" for p in opened.problems)  # it is listed
+    assert c.file_state(listed.id, guide) is None
+    assert run_async(c.read(opened, guide)).verification.state == "verified"

@@ -157,7 +157,7 @@ def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
 
 
 # Seconds to wait before asking again after a transient Secret Service failure.
-TRANSIENT_RETRIES = (0.1, 0.4)
+TRANSIENT_RETRIES = (0.1, 0.4, 1.0)
 
 
 def transient(exc: BaseException) -> bool:
@@ -238,14 +238,16 @@ class KeyringBlobs:
         self._call(self.backend.set_password, self.service, name, value)
 
     def _delete(self, name: str) -> bool:
-        self.deadline.check()
-        try:
-            self.backend.delete_password(self.service, name)
-        except keyring.errors.PasswordDeleteError:
-            return False
-        except Exception as exc:
-            raise translate(exc, self.backend) from exc
-        return True
+        """Remove one entry; ``False`` when there was none."""
+
+        def delete() -> bool:
+            try:
+                self.backend.delete_password(self.service, name)
+            except keyring.errors.PasswordDeleteError:
+                return False
+            return True
+
+        return self._call(delete)
 
     def read_head(self, name: str) -> dict[str, Any] | None:
         raw = self._get(name)

@@ -282,6 +282,11 @@ def test_a_collection_that_flickers_while_reloading_is_asked_again(
     blobs._set("probe", "value")
     assert blobs._get("probe") == "value"
     assert blobs.backend.calls == 4  # two refused, then the write and the read
+    # Removing stale chunks goes through the same door (it flickered there too).
+    blobs.backend.flickers, blobs.backend.calls = 2, 0
+    assert blobs._delete("probe") is True
+    assert blobs._get("probe") is None
+    assert blobs.backend.calls == 4
 
 
 def test_other_failures_are_not_asked_again(secret_service: Any, service_name: str) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -243,6 +244,8 @@ class ServerHandle:
         self._ready: asyncio.Future[McpConnection] | None = None
         self._lock = asyncio.Lock()
         self._abandoned: set[asyncio.Task[None]] = set()
+        # Told when the kept connection is given up between operations (its status).
+        self.on_lost: Callable[[SourceStatus], None] | None = None
 
     @property
     def connected(self) -> bool:
@@ -308,6 +311,9 @@ class ServerHandle:
         try:
             async with McpConnection(self.spec, self.budgets, mode=self.mode) as conn:
                 ready.set_result(conn)
+                # A connection given up (a flooding server) is closed now, not when the
+                # next request finds it lost: until then its server keeps the loop busy.
+                conn.on_give_up = functools.partial(queue.put_nowait, None)
                 while True:
                     item = await queue.get()
                     if item is None:
@@ -320,6 +326,14 @@ class ServerHandle:
                     task.cancel()
                 if running:
                     await asyncio.gather(*running, return_exceptions=True)
+                if conn.fault is not None:
+                    self.status.status = "error"
+                    self.status.message = f"connection lost: {conn.fault}"
+                    self.status.notes.append(
+                        f"{time.strftime('%H:%M:%S')} connection lost: {conn.fault}"
+                    )
+                    if self.on_lost is not None:
+                        self.on_lost(self.status)
         except BaseException as exc:
             error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
             if not ready.done():
@@ -535,17 +549,22 @@ class ServerPool:
         specs: list[SourceSpec],
         budgets: Budgets | None = None,
         cache: SkillCache | None = None,
+        *,
+        on_lost: Callable[[SourceStatus], None] | None = None,
     ) -> None:
         self.specs = {s.label: s for s in specs if s.kind == "mcp"}
         self.budgets = budgets or DEFAULT_BUDGETS
         self.cache = cache if cache is not None else SkillCache()
+        self.on_lost = on_lost  # given to each handle (see ServerHandle.on_lost)
         self._handles: dict[str, ServerHandle] = {}
 
     def handle(self, label: str) -> ServerHandle:
         if label not in self._handles:
             if label not in self.specs:
                 raise KeyError(label)
-            self._handles[label] = ServerHandle(self.specs[label], self.budgets, self.cache)
+            handle = ServerHandle(self.specs[label], self.budgets, self.cache)
+            handle.on_lost = self.on_lost
+            self._handles[label] = handle
         return self._handles[label]
 
     def take_over(self, old: ServerPool) -> None:

@@ -20,6 +20,7 @@ import os
 import ssl
 import sys
 import tempfile
+import time
 import weakref
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -57,6 +58,11 @@ STDERR_TAIL = 600
 # Lines a server may write that are not JSON-RPC (a banner, stray logging) before the
 # connection is given up as a server that floods its protocol channel.
 STRAY_LIMIT = 1000
+# Messages a server may send unasked (notifications, requests to the client) within
+# UNASKED_WINDOW seconds. Past it, the server is flooding: every message costs the
+# client's loop (the window's own thread) time, as long as the connection is kept.
+UNASKED_LIMIT = 5000
+UNASKED_WINDOW = 10.0
 
 
 class _QuietParseFailures(logging.Filter):
@@ -191,8 +197,13 @@ class McpConnection:
         # Messages from the server that were not JSON-RPC: how many, and the first.
         self._stray = 0
         self._stray_first = ""
+        # Messages the server sent unasked in the current window, and when it began.
+        self._unasked = 0
+        self._unasked_since = 0.0
         # Set once the server floods its channel: every pending request ends with it.
         self._fault: str | None = None
+        # Called once the connection is given up (its owner then closes it).
+        self.on_give_up: Callable[[], None] | None = None
         self._deadlines: set[asyncio.Timeout] = set()
         # Set when a request finds the connection gone (the server exited, the HTTP
         # session ended): the kept connection is then replaced before the next request.
@@ -301,8 +312,20 @@ class McpConnection:
         return "standard output" if self.spec.transport == "stdio" else "event stream"
 
     async def _on_message(self, message: Any) -> None:
-        """The SDK hands transport faults here: count what was not JSON-RPC."""
-        if not isinstance(message, Exception) or self._fault is not None:
+        """The SDK hands transport faults and what the server sent unasked here: count
+        what was not JSON-RPC, and how fast the rest comes."""
+        if self._fault is not None:
+            return
+        if not isinstance(message, Exception):
+            now = time.monotonic()
+            if now - self._unasked_since > UNASKED_WINDOW:
+                self._unasked, self._unasked_since = 0, now
+            self._unasked += 1
+            if self._unasked > UNASKED_LIMIT:
+                self._give_up(
+                    f"the server sent over {UNASKED_LIMIT:,} notifications or requests "
+                    f"unasked within {UNASKED_WINDOW:g} s"
+                )
             return
         self._stray += 1
         if self._stray == 1:
@@ -320,10 +343,17 @@ class McpConnection:
             return
         self._fault = reason + "; the connection was given up"
         self.lost = True
+        if self.on_give_up is not None:
+            self.on_give_up()
         now = asyncio.get_running_loop().time()
         for deadline in list(self._deadlines):
             with contextlib.suppress(RuntimeError):  # already expiring
                 deadline.reschedule(now)
+
+    @property
+    def fault(self) -> str | None:
+        """Why the connection was given up, if it was."""
+        return self._fault
 
     @property
     def notes(self) -> list[str]:

@@ -51,6 +51,7 @@ class CatalogController(QObject):
         super().__init__(parent)
         self.notifier = notifier
         self.reader = reader or ContentReader()
+        self.reader.on_lost = self._connection_lost
         self.approvals = approvals or ApprovalService()
         self.specs: list[SourceSpec] = list(specs)
         self.reader.set_specs(self.specs)
@@ -65,6 +66,12 @@ class CatalogController(QObject):
         self.relist_floor = RELIST_FLOOR_SECONDS
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
         self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
+
+    def _connection_lost(self, status: SourceStatus) -> None:
+        """A kept server connection was given up between operations (a server flooding
+        it): say so; the next read connects again."""
+        self.notifier.warning(f"{status.origin.label}: {status.message}")
+        self.sourceDone.emit(status)
 
     # -- tasks ---------------------------------------------------------------
 

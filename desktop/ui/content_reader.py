@@ -10,7 +10,7 @@ over a connection kept open per server on the window's loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from desktop.core.entry import skill_md_uri
@@ -39,6 +39,8 @@ class ContentReader:
         self.cache = cache if cache is not None else SkillCache()
         self.specs = list(specs)
         self._pool: ServerPool | None = None  # the MCP SDK loads on the first server read
+        # Told when a kept server connection is given up between operations.
+        self.on_lost: Callable[[SourceStatus], None] | None = None
         self._retired: list[ServerPool] = []
         self._closing: set[asyncio.Task[None]] = set()
 
@@ -47,8 +49,12 @@ class ContentReader:
         if self._pool is None:
             from desktop.sources.mcp import ServerPool
 
-            self._pool = ServerPool(self.specs, self.budgets, self.cache)
+            self._pool = ServerPool(self.specs, self.budgets, self.cache, on_lost=self._lost)
         return self._pool
+
+    def _lost(self, status: SourceStatus) -> None:
+        if self.on_lost is not None:
+            self.on_lost(status)
 
     def skill_md_uri(self, skill: Skill) -> str:
         return skill_md_uri(skill)

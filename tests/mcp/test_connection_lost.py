@@ -103,3 +103,46 @@ def test_a_server_that_failed_its_listing_is_started_afresh(tmp_path: Path) -> N
     assert methods.count("skills/list") == 2
     handshakes = methods.count("server/discover") + methods.count("initialize")
     assert handshakes == 2, methods  # one server process per discovery
+
+
+def _flooders() -> list[int]:
+    """Pids of the notify-flood fixture servers still running."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    argv = fh.read().split(b"\0")
+            except OSError:
+                continue
+            if b"notify-flood" in argv:
+                pids.append(int(entry))
+    return pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the server in /proc")
+def test_a_kept_connection_flooded_with_notifications_is_closed_with_the_reason() -> None:
+    """Once listed, the server sends valid notifications without end. Kept open, that
+    connection held a core of the client (the window's own loop) at 100 %; it is
+    given up and closed, the source says why, and the next read connects again."""
+    import asyncio
+
+    async def scenario():
+        async with ServerHandle(hostile_spec("notify-flood"), TEST_BUDGETS, None) as handle:
+            status, (skill,) = await handle.discover()
+            assert status.status == "ok", status.message
+            for _ in range(300):
+                if handle.status.status == "error" and not _flooders():
+                    break
+                await asyncio.sleep(0.1)
+            given_up = (handle.status.status, handle.status.message, _flooders())
+            again = await handle.read_skill_md(skill)
+            return given_up, again, list(handle.status.notes)
+
+    (state, message, flooders), again, notes = run(scenario())
+    assert state == "error"
+    assert "sent over 5,000 notifications or requests unasked within 10 s" in message
+    assert "the connection was given up" in message
+    assert flooders == []  # the flooding server was ended, not left running
+    assert again.verification.state == "verified", again.verification.message
+    assert any("after the connection was lost" in n for n in notes)

@@ -393,3 +393,22 @@ def test_opening_a_listed_skill_by_uri_forgets_reads_against_the_entry_it_replac
     assert not any(p.code == "opened-by-uri" for p in opened.problems)  # it is listed
     assert c.file_state(listed.id, guide) is None
     assert run_async(c.read(opened, guide)).verification.state == "verified"
+
+
+def test_a_server_flooding_its_kept_connection_is_cut_off_and_the_window_says_so(
+    make_window: Any, qtbot: Any, run_async: Any
+) -> None:
+    """Once listed, the server sends notifications without end: the window's loop was
+    kept at 100 % of a core for as long as the window stayed open."""
+    window = make_window([hostile_spec("notify-flood")])
+    c = window.controller
+
+    def status_cell() -> str:
+        row = [s.label for s in window.sources_model.specs].index("h")
+        return str(window.sources_model.index(row, 4).data())
+
+    qtbot.waitUntil(lambda: "connection lost" in status_cell(), timeout=30000)
+    assert "notifications or requests unasked" in status_cell()
+    assert "unasked within 10 s" in window.notifier.last("warning").text
+    skill = next(s for s in c.catalog.skills if s.name == "demo")
+    assert run_async(c.read(skill, skill.uri)).verification.state == "verified"

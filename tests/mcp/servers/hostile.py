@@ -381,6 +381,44 @@ def _require_header(app: Any, name: str, value: str) -> Any:
     return guarded
 
 
+def _flood_after_listing(record: str | None) -> None:
+    import subprocess
+    import threading
+
+    argv = [sys.executable, __file__, "ok"] + (["--record", record] if record else [])
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    lock = threading.Lock()
+    listed = threading.Event()
+    note = (
+        b'{"jsonrpc":"2.0","method":"notifications/message",'
+        b'"params":{"level":"info","logger":"hostile","data":"flood"}}\n'
+    )
+
+    def pump_in() -> None:
+        for line in sys.stdin.buffer:
+            child.stdin.write(line)
+            child.stdin.flush()
+        child.stdin.close()
+
+    def flood() -> None:
+        listed.wait()
+        while True:
+            with lock:
+                sys.stdout.buffer.write(note * 64)
+                sys.stdout.buffer.flush()
+
+    threading.Thread(target=pump_in, daemon=True).start()
+    threading.Thread(target=flood, daemon=True).start()
+    for line in child.stdout:
+        with lock:
+            sys.stdout.buffer.write(line)
+            sys.stdout.buffer.flush()
+        if b'"skills"' in line:
+            listed.set()
+    child.wait()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario")
@@ -415,6 +453,11 @@ async def main() -> None:
             sys.stderr.write(f"hostile: log line {i:05d} ".ljust(1023, ".") + "\n")
         sys.stderr.write("hostile: ready to serve\n")
         sys.stderr.flush()
+    if args.scenario == "notify-flood":
+        # A server that, once it has listed its skills, sends valid notifications
+        # without end: the "ok" server behind a pipe that adds them.
+        _flood_after_listing(args.record)
+        return
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.
         print("hostile: starting up", flush=True)

@@ -11,7 +11,8 @@ Everything else is the SDK's order of things: the server runs in its own process
 group with our environment's safe variables, lines that are not JSON-RPC reach the
 session as exceptions (its ``message_handler`` counts them), and shutdown closes stdin,
 waits, then ends the whole group (SIGTERM, then SIGKILL). Its stderr is read through a
-pipe, keeping the tail (:class:`StderrTail`). POSIX only; on Windows the SDK's own
+pipe, keeping the tail (:class:`StderrTail`), and paced past a burst so that a server
+logging without pause cannot hold the loop. POSIX only; on Windows the SDK's own
 transport is used.
 """
 
@@ -32,6 +33,12 @@ from mcp.shared.message import SessionMessage
 EXIT_GRACE = 2.0  # seconds for the server to exit once its stdin is closed
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to its process group
 FLUSH_GRACE = 0.5  # seconds for messages already accepted to be written at close
+# A server's stderr is read at once up to STDERR_BURST bytes, then at STDERR_RATE bytes
+# a second: one logging without pause would otherwise keep the client's loop (the
+# window's own thread) busy for as long as the connection is kept. Past the rate, the
+# server's own writes wait for the pipe.
+STDERR_BURST = 16 * 2**20
+STDERR_RATE = 4 * 2**20
 _POLL = 0.01
 
 _PIPE_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
@@ -47,8 +54,10 @@ class StderrTail:
     def __init__(self, keep: int = 8192) -> None:
         self._keep = keep
         self._data = bytearray()
+        self.seen = 0  # bytes read in all
 
     def feed(self, chunk: bytes) -> None:
+        self.seen += len(chunk)
         self._data += chunk
         if len(self._data) > 2 * self._keep:
             del self._data[: -self._keep]
@@ -149,10 +158,17 @@ async def stdio_transport(
     async def read_errors() -> None:
         assert process.stderr is not None
         # Drained all along: a server blocked on a full stderr pipe would stop answering.
+        allowance, last = float(STDERR_BURST), anyio.current_time()
         try:
             with contextlib.suppress(*_PIPE_ERRORS):
                 async for chunk in process.stderr:
                     stderr.feed(chunk)
+                    now = anyio.current_time()
+                    refill = (now - last) * STDERR_RATE
+                    allowance = min(STDERR_BURST, allowance + refill) - len(chunk)
+                    last = now
+                    if allowance < 0:
+                        await anyio.sleep(-allowance / STDERR_RATE)
         finally:
             errors_done.set()
 

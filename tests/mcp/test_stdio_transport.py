@@ -79,3 +79,35 @@ def test_the_stderr_tail_keeps_the_last_bytes() -> None:
         tail.feed(f"line {i}\n".encode())
     text = tail.text()
     assert len(text) == 100 and text.endswith("line 999\n")
+
+
+def test_a_server_logging_without_pause_is_read_at_a_bounded_pace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read as fast as it wrote, a server logging without end kept the client's loop
+    (the window's thread) at 100 % of a core; past a burst, stderr is read at a pace."""
+    import sys
+
+    import anyio
+    from mcp.client.stdio import StdioServerParameters
+
+    from desktop.sources import stdio_transport as transport
+
+    monkeypatch.setattr(transport, "STDERR_BURST", 2**20)
+    monkeypatch.setattr(transport, "STDERR_RATE", 2**20)
+    flood = "import sys\nwhile True: sys.stderr.buffer.write(b'log ' * 16384)"
+    params = StdioServerParameters(command=sys.executable, args=["-c", flood])
+    tail = transport.StderrTail()
+
+    async def scenario() -> tuple[float, int]:
+        start = time.monotonic()
+        async with transport.stdio_transport(
+            params, tail, max_message=2**20, on_fault=lambda reason: None
+        ):
+            await anyio.sleep(2)
+            return time.monotonic() - start, tail.seen
+
+    elapsed, seen = run(scenario())
+    assert seen > 2**20  # it did write, and was read
+    # The burst, then the pace for the time that passed, give or take one read.
+    assert seen <= 2**20 + elapsed * 2**20 + 256 * 1024, (seen, elapsed)

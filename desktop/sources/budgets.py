@@ -38,3 +38,10 @@ class Budgets:
 
 
 DEFAULT_BUDGETS = Budgets()
+
+UNASKED_LIMIT = 5000
+"""Messages a server may send unasked (notifications, requests to the client, events
+of an event stream) within :data:`UNASKED_WINDOW` seconds. Past it, the server is
+flooding: each costs the client's loop (the window's own thread) time for as long as
+the connection is kept, so the connection is given up."""
+UNASKED_WINDOW = 10.0

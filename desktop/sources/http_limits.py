@@ -11,11 +11,14 @@ the read with :class:`ResponseRefused` after ``on_fault`` has been told why.
 
 from __future__ import annotations
 
+import time
 import zlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx2
+
+from desktop.sources.budgets import UNASKED_LIMIT, UNASKED_WINDOW
 
 # What the catalog asks for and can decompress within the limit.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -79,7 +82,8 @@ class CappedStream(httpx2.AsyncByteStream):
                 f"the server compressed its answer as {self._encoding!r}, which the catalog "
                 f"did not ask for (it asks for {ACCEPT_ENCODING})"
             )
-        size = 0
+        size = events = 0
+        since = time.monotonic()
         async for raw in self._inner:
             chunk = raw
             if inflater is not None:
@@ -96,6 +100,17 @@ class CappedStream(httpx2.AsyncByteStream):
                 end = _last_event_end(chunk)
                 if end is not None:
                     size = len(chunk) - end
+                    # Events without end (keep-alive comments included) keep the loop
+                    # busy as long as the stream is open: count them too.
+                    now = time.monotonic()
+                    if now - since > UNASKED_WINDOW:
+                        since, events = now, 0
+                    events += chunk.count(b"\n\n") + chunk.count(b"\r\n\r\n")
+                    if events > UNASKED_LIMIT:
+                        raise self._refuse(
+                            f"the server sent over {UNASKED_LIMIT:,} events within "
+                            f"{UNASKED_WINDOW:g} s on one event stream"
+                        )
             if size > self._limit:
                 raise self._too_large()
             if chunk:

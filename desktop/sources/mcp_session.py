@@ -41,7 +41,7 @@ from desktop.core.collector import collector_paused
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
 from desktop.core.visible import quoted
-from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
+from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -58,11 +58,6 @@ STDERR_TAIL = 600
 # Lines a server may write that are not JSON-RPC (a banner, stray logging) before the
 # connection is given up as a server that floods its protocol channel.
 STRAY_LIMIT = 1000
-# Messages a server may send unasked (notifications, requests to the client) within
-# UNASKED_WINDOW seconds. Past it, the server is flooding: every message costs the
-# client's loop (the window's own thread) time, as long as the connection is kept.
-UNASKED_LIMIT = 5000
-UNASKED_WINDOW = 10.0
 
 
 class _QuietParseFailures(logging.Filter):

@@ -128,3 +128,15 @@ def test_gzip_is_decompressed_within_the_limit() -> None:
     with pytest.raises(ResponseRefused):
         run(read(b"...", "br"))
     assert "'br'" in faults[-1]
+
+
+def test_an_endless_stream_of_keep_alive_comments_is_given_up() -> None:
+    """Comments carry no message, so no size limit meets them: a stream of them held the
+    client's loop until the request timed out (for as long as a kept stream lived)."""
+    port = free_port()
+    budgets = Budgets(connect_timeout=120, request_timeout=120, server_timeout=180)
+    with HttpServer([sys.executable, str(ENDLESS), "sse-pings", str(port)], port) as server:
+        status, skills = run(discover_server(SourceSpec("e", "mcp", "http", server.url), budgets))
+    assert skills == [] and status.status == "error"
+    assert "over 5,000 events within 10 s on one event stream" in status.message, status.message
+    assert "no answer" not in status.message

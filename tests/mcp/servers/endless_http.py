@@ -1,7 +1,8 @@
 """An HTTP "MCP server" whose every answer is a body that never ends.
 
 ``endless_http.py json PORT``: ``application/json`` with no end; ``sse PORT``: an event
-stream whose first event never ends; ``gzip-bomb PORT``: 64 KiB of gzip that is 64 MiB
+stream whose first event never ends; ``sse-pings PORT``: an event stream of keep-alive
+comments without end, never an answer; ``gzip-bomb PORT``: 64 KiB of gzip that is 64 MiB
 of zeros once decompressed. Written on plain sockets, because no MCP SDK would
 send this.
 """
@@ -22,7 +23,7 @@ def bomb() -> bytes:
     return b"".join(packer.compress(zeros) for _ in range(64)) + packer.flush()
 
 
-def answer(conn: socket.socket, content_type: str) -> None:
+def answer(conn: socket.socket, content_type: str, pings: bool) -> None:
     try:
         conn.recv(1 << 16)
         if content_type == "gzip":
@@ -36,6 +37,9 @@ def answer(conn: socket.socket, content_type: str) -> None:
             return
         head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
         conn.sendall(head.encode())
+        if pings:
+            while True:
+                conn.sendall(b": ping\n\n" * 4096)
         if content_type == "text/event-stream":
             conn.sendall(b"event: message\ndata: ")
         while True:
@@ -48,14 +52,16 @@ def answer(conn: socket.socket, content_type: str) -> None:
 
 def main() -> None:
     mode, port = sys.argv[1], int(sys.argv[2])
-    content_type = {"sse": "text/event-stream", "gzip-bomb": "gzip"}.get(mode, "application/json")
+    content_type = {"sse": "text/event-stream", "sse-pings": "text/event-stream"}.get(mode, "")
+    content_type = content_type or ("gzip" if mode == "gzip-bomb" else "application/json")
     with socket.socket() as server:
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         server.bind(("127.0.0.1", port))
         server.listen()
         while True:
             conn, _ = server.accept()
-            threading.Thread(target=answer, args=(conn, content_type), daemon=True).start()
+            args = (conn, content_type, mode == "sse-pings")
+            threading.Thread(target=answer, args=args, daemon=True).start()
 
 
 if __name__ == "__main__":

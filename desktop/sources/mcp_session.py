@@ -234,6 +234,7 @@ class McpConnection:
                 self._errtail,
                 max_message=self.budgets.max_message_bytes,
                 on_fault=self._give_up,
+                on_exit=self._server_exited,
             )
         if spec.transport == "http":
             headers = dict(spec.headers)
@@ -330,6 +331,13 @@ class McpConnection:
                 f"the server writes what is not JSON-RPC on its {self._channel()} "
                 f"({self._stray:,} messages, the first: {self._stray_first})"
             )
+
+    def _server_exited(self, code: int | None) -> None:
+        """A stdio server ended on its own: whatever was pending, and the kept
+        connection, end now with why (its exit code, its last words on stderr)."""
+        reason = "the server exited" + (f" with code {code}" if code is not None else "")
+        tail = self.stderr_tail()
+        self._give_up(reason + (f" — server stderr: {tail}" if tail else ""))
 
     def _give_up(self, reason: str) -> None:
         """End every pending request now; ``reason`` (and that the connection was given

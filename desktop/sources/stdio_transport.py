@@ -110,11 +110,14 @@ async def stdio_transport(
     *,
     max_message: int,
     on_fault: Callable[[str], None],
+    on_exit: Callable[[int | None], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the server and yield the session's (read, write) streams.
 
     ``on_fault`` is told, in words, why the connection ends (a message over
-    ``max_message`` bytes) before the read stream ends.
+    ``max_message`` bytes) before the read stream ends. ``on_exit`` is told when the
+    server ends its output (it exited) before we asked it to, with its exit code when
+    known, once its last stderr has been read.
     """
     process = await anyio.open_process(
         [params.command, *params.args],
@@ -128,6 +131,7 @@ async def stdio_transport(
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
     errors_done = anyio.Event()
+    closing = False
 
     async def read_output() -> None:
         assert process.stdout is not None
@@ -146,6 +150,16 @@ async def stdio_transport(
                     for line in finished:
                         if line.strip():
                             await to_session.send(parse_line(line))
+                if not closing and on_exit is not None:
+                    # The server ended its output on its own: it exited (or is about
+                    # to). Its last words on stderr and its exit code explain why.
+                    with anyio.move_on_after(FLUSH_GRACE):
+                        await errors_done.wait()
+                    code = None
+                    with anyio.move_on_after(FLUSH_GRACE):
+                        code = await process.wait()
+                    if not closing:
+                        on_exit(code)
         except _PIPE_ERRORS:
             pass
         finally:
@@ -193,6 +207,7 @@ async def stdio_transport(
         try:
             yield read_stream, write_stream
         finally:
+            closing = True
             with anyio.CancelScope(shield=True):
                 read_stream.close()
                 write_stream.close()

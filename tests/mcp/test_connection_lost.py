@@ -146,3 +146,27 @@ def test_a_kept_connection_flooded_with_notifications_is_closed_with_the_reason(
     assert flooders == []  # the flooding server was ended, not left running
     assert again.verification.state == "verified", again.verification.message
     assert any("after the connection was lost" in n for n in notes)
+
+
+def test_a_stdio_server_that_dies_on_its_own_is_reported_at_once() -> None:
+    """Found only by the next operation before; now the source says at once that the
+    server exited, with its code and its last words, and the next read starts it again."""
+    import asyncio
+
+    async def scenario():
+        async with ServerHandle(hostile_spec("exit-after-listing"), TEST_BUDGETS, None) as h:
+            status, (skill,) = await h.discover()
+            assert status.status == "ok", status.message
+            for _ in range(100):
+                if h.status.status == "error":
+                    break
+                await asyncio.sleep(0.1)
+            lost = (h.status.status, h.status.message)
+            again = await h.read_skill_md(skill)
+            return lost, again
+
+    (state, message), again = run(scenario())
+    assert state == "error"
+    assert "connection lost: the server exited with code 5" in message
+    assert "server stderr: hostile: out of memory" in message
+    assert again.verification.state == "verified", again.verification.message

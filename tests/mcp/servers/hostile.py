@@ -18,6 +18,7 @@ import copy
 import hashlib
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +245,14 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
             await anyio.sleep_forever()
         if scenario == "exit-mid-listing" and cursor is not None:
             os._exit(3)
+        if scenario == "exit-after-listing":
+            # Answers, then dies on its own half a second later, saying why on stderr.
+            def die() -> None:
+                sys.stderr.write("hostile: out of memory\n")
+                sys.stderr.flush()
+                os._exit(5)
+
+            threading.Timer(0.5, die).start()
         if scenario in ("paged", "exit-mid-listing"):
             index = int(cursor or "0")
             page = cat.entries[index : index + 1]
@@ -383,7 +392,6 @@ def _require_header(app: Any, name: str, value: str) -> Any:
 
 def _flood_after_listing(record: str | None) -> None:
     import subprocess
-    import threading
 
     argv = [sys.executable, __file__, "ok"] + (["--record", record] if record else [])
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -210,3 +210,31 @@ def test_cli_a_server_sending_megabytes_for_a_line_gets_one_line(cli) -> None:
     out = proc.stdout + proc.stderr
     assert "read-error" in out and "(4,200,000 characters in all) (error -32603)" in out
     assert len(out) < 4000, out[:500]
+
+
+def test_cli_dir_marks_what_the_server_lists_against_the_held_entry(cli, tmp_path: Path) -> None:
+    """D10 for a person: the server's directory listing, each file marked in or out of
+    the skill; only where directoryRead is declared, and never a file read for it."""
+    record = tmp_path / "methods"
+    proc = cli(
+        "dir",
+        "h:skill://demo/SKILL.md",
+        "references",
+        "--json",
+        "--server",
+        server_option("directory", record=record),
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["uri"] == "skill://demo/references"
+    held = {c["name"]: c["in_held_entry"] for c in data["children"]}
+    assert held == {"added-later.md": False, "guide.md": True}
+    assert "resources/read" not in record.read_text().split()
+    human = cli(
+        "dir", "h:skill://demo/SKILL.md", "references", "--server", server_option("directory")
+    )
+    assert "added-later.md  not part of the skill you hold" in human.stdout
+    refused = cli("dir", "h:skill://demo/SKILL.md", "--server", server_option("ok", record=record))
+    assert refused.returncode == 1 and "does not declare directoryRead" in refused.stderr
+    outside = cli("dir", "h:skill://demo/SKILL.md", "../x", "--server", server_option("directory"))
+    assert outside.returncode == 2 and "inside the skill's folder" in outside.stderr

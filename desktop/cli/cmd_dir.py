@@ -1,0 +1,100 @@
+"""``skill-catalog dir ID [PATH]``: a server skill's directory as the server lists it.
+
+Only for a server that declares ``directoryRead`` (``resources/directory/read``). What
+it lists never extends the skill (D10): each file is marked as in the entry you hold or
+not part of it, and a file that is not part of it is never read as one of its files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from desktop.cli._mcp_common import server_spec
+from desktop.cli.output import CheckFailed, emit_json, fail_usage, table
+from desktop.cli.sources_args import add_source_options
+from desktop.core.model import Identity, Skill
+from desktop.sources.mcp import DirectoryChild, ServerHandle
+from desktop.sources.mcp_session import SourceError
+
+NAME = "dir"
+HELP = (
+    "list a server skill's directory as the server does (directoryRead), marked against its entry"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see list)")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        nargs="?",
+        default="",
+        help="a folder inside the skill, e.g. references (default: the skill's own folder)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    add_source_options(parser)
+
+
+def directory_uri(skill: Skill, path: str) -> str:
+    """The URI of ``path`` inside the skill's directory (usage error if it leaves it)."""
+    base = skill.uri.rsplit("/", 1)[0]
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        fail_usage(f"PATH must stay inside the skill's folder: {path!r}")
+    return "/".join([base, *parts])
+
+
+async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChild]]:
+    label = Identity.parse(args.id).label
+    spec = server_spec(args, label)
+    async with ServerHandle(spec) as handle:
+        status, skills = await handle.discover(timeout=handle.budgets.server_timeout)
+        skill = next((s for s in skills if s.id == args.id), None)
+        if skill is None:
+            why = f" ({status.status}: {status.message})" if status.status != "ok" else ""
+            raise CheckFailed(f"no skill {args.id!r} in the listing of {label}{why}")
+        uri = directory_uri(skill, args.path)
+        try:
+            return skill, uri, await handle.read_directory(skill, uri)
+        except SourceError as exc:
+            raise CheckFailed(f"{label}: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        Identity.parse(args.id)
+    except ValueError as exc:
+        fail_usage(str(exc))
+    skill, uri, children = asyncio.run(_list(args))
+    if args.json:
+        emit_json(
+            {
+                "id": skill.id,
+                "uri": uri,
+                "children": [
+                    {
+                        "uri": c.uri,
+                        "name": c.name,
+                        "directory": c.is_directory,
+                        "in_held_entry": c.in_held_entry,
+                    }
+                    for c in children
+                ],
+            }
+        )
+        return 0
+    extra = sum(1 for c in children if c.note)
+    print(f"{uri}  ({skill.origin.describe()}): {len(children)} entries, {extra} not in the skill")
+    rows = [
+        [
+            c.name + ("/" if c.is_directory else ""),
+            c.note or ("folder" if c.is_directory else "in the skill you hold"),
+        ]
+        for c in children
+    ]
+    if rows:
+        print(table(rows, ["NAME", "WHAT"], [60, 40]))
+    if extra:
+        print("What is not in the skill is never read as one of its files (D10).")
+    return 0

@@ -58,6 +58,9 @@ class CatalogController(QObject):
         self.budgets = budgets
         self.catalog = Catalog()
         self.files: dict[str, dict[str, FileVerification]] = {}
+        # Folders listed with resources/directory/read, by skill id, with the entry they
+        # were judged against (a new entry makes them stale).
+        self._directories: dict[str, tuple[Skill, dict[str, list[Any]]]] = {}
         self.approval_states: dict[str, ApprovalState] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
@@ -342,6 +345,28 @@ class CatalogController(QObject):
             self.notifier.warning(f"{skill.qualified_name}: {vf.message}")
         self.verificationChanged.emit(skill.id)
         return result
+
+    async def read_directory(self, skill: Skill, uri: str) -> list[Any] | None:
+        """A folder of a server skill as the server lists it (only where it declares
+        ``directoryRead``), each child marked in or out of the held entry (D10)."""
+        from desktop.sources.mcp_session import SourceError
+
+        await load_mcp_support()
+        try:
+            children = await self.reader.read_directory(skill, uri)
+        except (SourceError, KeyError) as exc:
+            self.notifier.warning(f"{skill.qualified_name}: cannot list {uri}: {exc}")
+            return None
+        listings = self.directory_listings(skill)
+        listings[uri] = children
+        self._directories[skill.id] = (skill, listings)
+        self.verificationChanged.emit(skill.id)
+        return children
+
+    def directory_listings(self, skill: Skill) -> dict[str, list[Any]]:
+        """Folders of ``skill`` listed so far, if listed for this very entry."""
+        held = self._directories.get(skill.id)
+        return held[1] if held is not None and held[0] is skill else {}
 
     def file_state(self, skill_id: str, uri: str) -> FileVerification | None:
         return self.files.get(skill_id, {}).get(uri)

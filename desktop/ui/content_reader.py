@@ -20,7 +20,7 @@ from desktop.sources.reader import ReadResult, read_file
 from desktop.store.cache import SkillCache
 
 if TYPE_CHECKING:
-    from desktop.sources.mcp import ServerPool
+    from desktop.sources.mcp import DirectoryChild, ServerPool
 
 __all__ = ["ContentReader", "ReadResult"]
 
@@ -101,6 +101,11 @@ class ContentReader:
         """
         budgets = self.pool.budgets
         return await self.pool.handle(spec.label).discover(timeout=budgets.server_timeout)
+
+    async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
+        """A folder of a server skill as its server lists it, each child judged against
+        the held entry (D10); raises ``SourceError`` with a message."""
+        return await self.pool.handle(skill.origin.label).read_directory(skill, uri)
 
     async def get_skill(self, label: str, uri: str) -> Skill:
         """``skills/get`` on the server ``label`` (raises ``SourceError`` with a message)."""

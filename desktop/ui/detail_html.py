@@ -2,12 +2,14 @@
 
 Every value that came from a skill or a server is escaped. Links use two schemes the
 detail widget handles itself: ``skill:<id>`` selects another skill (collisions,
-nesting), ``action:<name>`` asks for an action (preview, review approval).
+nesting), ``file:<uri>`` opens a file in the preview, ``dir:<uri>`` lists a folder as
+the server does.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import quote
 
 from desktop.core.approvals import ApprovalState
@@ -104,6 +106,8 @@ def detail_html(
     approval: ApprovalState | None,
     files: dict[str, FileVerification],
     tools: list[str] | None = None,
+    directory_read: bool = False,
+    directories: dict[str, list[Any]] | None = None,
 ) -> str:
     fm = skill.frontmatter or {}
     out: list[str] = [f"<h2>{escape(skill.qualified_name or skill.name)}</h2>"]
@@ -169,6 +173,8 @@ def detail_html(
         out.append("</ul>")
 
     out.append(manifest_html(skill, files))
+    if directory_read and skill.origin.kind == "mcp" and not skill.is_dynamic:
+        out.append(directory_html(skill, directories or {}))
     if skill.problems:
         out.append("<h3>Problems</h3><ul>")
         for p in skill.problems:
@@ -180,6 +186,37 @@ def detail_html(
     if extra:
         text = json.dumps(extra, indent=2, ensure_ascii=False, sort_keys=True)
         out.append("<h3>Frontmatter</h3><pre>" + escape(text[:20000]) + "</pre>")
+    return "".join(out)
+
+
+DIRECTORY_SHOWN = 300
+
+
+def directory_html(skill: Skill, listings: dict[str, list[Any]]) -> str:
+    """Folders of a server skill as its server lists them (``resources/directory/read``),
+    each file marked in or out of the held entry (D10), with links to list more."""
+    base = skill.uri.rsplit("/", 1)[0]
+    intro = (
+        "<h3>Folder as the server lists it</h3><p>The server declares "
+        "<code>directoryRead</code>. What it lists never extends the skill: a file that "
+        "is not in the entry you hold is never read as one of its files. "
+        f"<a href='dir:{quote(base, safe='')}'>List {escape(base)}</a></p>"
+    )
+    out = [intro]
+    for uri, children in listings.items():
+        out.append(f"<p><b>{escape(uri)}</b>: {len(children):,} entries</p><table cellspacing='3'>")
+        for c in children[:DIRECTORY_SHOWN]:
+            if c.is_directory:
+                what = f"folder — <a href='dir:{quote(c.uri, safe='')}'>list it</a>"
+            elif c.in_held_entry:
+                what = "in the skill you hold"
+            else:
+                what = "<b>not part of the skill you hold</b>"
+            slash = "/" if c.is_directory else ""
+            out.append(f"<tr><td>{escape(c.name)}{slash}</td><td>{what}</td></tr>")
+        out.append("</table>")
+        if len(children) > DIRECTORY_SHOWN:
+            out.append(f"<p>and {len(children) - DIRECTORY_SHOWN:,} more</p>")
     return "".join(out)
 
 

@@ -90,6 +90,8 @@ class DetailWidget(QWidget):
             approval=self.controller.approval_states.get(skill.id),
             files=self.controller.files.get(skill.id, {}),
             tools=status.tools if status else None,
+            directory_read=bool(status and status.directory_read),
+            directories=self.controller.directory_listings(skill),
         )
         if html == self._html:
             return  # the same page (a catalog that grew elsewhere): no new layout
@@ -107,3 +109,6 @@ class DetailWidget(QWidget):
             self.skillRequested.emit(unquote(rest))
         elif scheme == "file" and self.skill is not None:
             self.fileRequested.emit(self.skill.id, unquote(rest))
+        elif scheme == "dir" and self.skill is not None:
+            c = self.controller
+            c.spawn(c.read_directory(self.skill, unquote(rest)), "listing a folder")

@@ -412,3 +412,31 @@ def test_a_server_flooding_its_kept_connection_is_cut_off_and_the_window_says_so
     assert "unasked within 10 s" in window.notifier.last("warning").text
     skill = next(s for s in c.catalog.skills if s.name == "demo")
     assert run_async(c.read(skill, skill.uri)).verification.state == "verified"
+
+
+def test_the_detail_pane_lists_a_folder_as_the_server_does(
+    make_window: Any, qtbot: Any, run_async: Any
+) -> None:
+    """D10 in the window: only where directoryRead is declared; each file marked in or
+    out of the held entry, and a new entry makes an old listing go away."""
+    from urllib.parse import quote
+
+    window = make_window([hostile_spec("directory"), hostile_spec("ok", "plain")])
+    c = window.controller
+    demo = next(s for s in c.catalog.skills if s.id == "h:skill://demo/SKILL.md")
+    window.select_skill(demo.id)
+    assert "Folder as the server lists it" in window.detail.text()
+    assert "List skill://demo" in window.detail.text()
+    window.detail._on_link("dir:" + quote("skill://demo/references", safe=""))
+    wait_idle(qtbot, window)
+    text = window.detail.text()
+    assert "skill://demo/references: 2 entries" in text
+    assert "added-later.md\tnot part of the skill you hold" in text.replace("\n", "\t")
+    assert "guide.md\tin the skill you hold" in text.replace("\n", "\t")
+    fresh = run_async(c.open_uri("h", demo.uri, refresh=True))
+    window.select_skill(fresh.id)
+    assert "skill://demo/references: 2 entries" not in window.detail.text()
+
+    plain = next(s for s in c.catalog.skills if s.id == "plain:skill://demo/SKILL.md")
+    window.select_skill(plain.id)
+    assert "Folder as the server lists it" not in window.detail.text()

@@ -1,4 +1,4 @@
-"""Shared by the commands that talk to MCP servers after discovery (get, show, verify)."""
+"""Shared by the commands that talk to MCP servers after discovery (get, show, verify, dir)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,21 @@ import argparse
 
 from desktop.cli.output import fail_usage
 from desktop.cli.sources_args import resolve_specs
-from desktop.core.model import SourceSpec
+from desktop.core.model import Identity, SourceSpec, SourceStatus
+
+
+def parse_id(skill_id: str) -> Identity:
+    """A skill id given on the command line (LABEL:URI), or a usage error saying why."""
+    try:
+        return Identity.parse(skill_id)
+    except ValueError as exc:
+        fail_usage(str(exc))
+
+
+def no_such_skill(skill_id: str, status: SourceStatus | None, where: str = "the catalog") -> str:
+    """Why a named skill is not there: its source's failure, when the source failed."""
+    why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
+    return f"no skill {skill_id!r} in {where}{why}"
 
 
 def server_spec(args: argparse.Namespace, label: str) -> SourceSpec:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from desktop.cli._mcp_common import server_spec
+from desktop.cli._mcp_common import no_such_skill, parse_id, server_spec
 from desktop.cli.output import CheckFailed, emit_json, fail_usage, table
 from desktop.cli.sources_args import add_source_options
-from desktop.core.model import Identity, Skill
+from desktop.core.model import Skill
 from desktop.sources.mcp import DirectoryChild, ServerHandle
 from desktop.sources.mcp_session import SourceError
 
@@ -46,14 +46,13 @@ def directory_uri(skill: Skill, path: str) -> str:
 
 
 async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChild]]:
-    label = Identity.parse(args.id).label
+    label = parse_id(args.id).label
     spec = server_spec(args, label)
     async with ServerHandle(spec) as handle:
         status, skills = await handle.discover(timeout=handle.budgets.server_timeout)
         skill = next((s for s in skills if s.id == args.id), None)
         if skill is None:
-            why = f" ({status.status}: {status.message})" if status.status != "ok" else ""
-            raise CheckFailed(f"no skill {args.id!r} in the listing of {label}{why}")
+            raise CheckFailed(no_such_skill(args.id, status, f"the listing of {label}"))
         uri = directory_uri(skill, args.path)
         try:
             return skill, uri, await handle.read_directory(skill, uri)
@@ -62,10 +61,7 @@ async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChi
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        Identity.parse(args.id)
-    except ValueError as exc:
-        fail_usage(str(exc))
+    parse_id(args.id)
     skill, uri, children = asyncio.run(_list(args))
     if args.json:
         emit_json(

@@ -12,9 +12,9 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli.output import CheckFailed, fail_usage
+from desktop.cli._mcp_common import no_such_skill, parse_id
+from desktop.cli.output import CheckFailed
 from desktop.cli.sources_args import add_source_options, resolve_specs
-from desktop.core.model import Identity
 from desktop.sources.mcp import ServerPool
 from desktop.sources.reader import ReadResult
 
@@ -39,18 +39,13 @@ async def _show(args: argparse.Namespace) -> ReadResult:
     catalog = await discover(specs)
     skill = catalog.get(args.id)
     if skill is None:
-        status = catalog.source(Identity.parse(args.id).label)
-        why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
-        raise CheckFailed(f"no skill {args.id!r} in the catalog{why}")
+        raise CheckFailed(no_such_skill(args.id, catalog.source(parse_id(args.id).label)))
     async with ServerPool(specs) as pool:
         return await pool.read_skill_md(skill)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        Identity.parse(args.id)
-    except ValueError as exc:
-        fail_usage(str(exc))
+    parse_id(args.id)
     result = asyncio.run(_show(args))
     if result.data is None:
         hint = "; refresh the entry with `skill-catalog get`" if result.refresh_offered else ""

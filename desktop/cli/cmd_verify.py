@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from desktop.cli._mcp_common import no_such_skill, parse_id
 from desktop.cli.output import emit_json, fail_usage
 from desktop.cli.sources_args import add_source_options, resolve_specs
-from desktop.core.model import Identity
 from desktop.core.verify import READ_ERROR, SkillVerification
 from desktop.sources.mcp import ServerPool
 
@@ -54,11 +54,8 @@ async def _verify(args: argparse.Namespace) -> list[SkillVerification]:
     for i, result in enumerate(results):
         if result is None:
             sid = args.ids[i]
-            status = catalog.source(Identity.parse(sid).label)
-            why = (
-                f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
-            )
-            out.append(SkillVerification(sid, READ_ERROR, f"no skill {sid!r} in the catalog{why}"))
+            status = catalog.source(parse_id(sid).label)
+            out.append(SkillVerification(sid, READ_ERROR, no_such_skill(sid, status)))
         else:
             out.append(result)
     return out
@@ -70,10 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ids and args.all:
         fail_usage("pass skill ids or --all, not both")
     for sid in args.ids:
-        try:
-            Identity.parse(sid)
-        except ValueError as exc:
-            fail_usage(str(exc))
+        parse_id(sid)
     results = asyncio.run(_verify(args))
     if args.json:
         emit_json({"results": [r.to_json() for r in results]})

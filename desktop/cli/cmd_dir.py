@@ -82,13 +82,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     extra = sum(1 for c in children if c.note)
     print(f"{uri}  ({skill.origin.describe()}): {len(children)} entries, {extra} not in the skill")
-    rows = [
-        [
-            c.name + ("/" if c.is_directory else ""),
-            c.note or ("folder" if c.is_directory else "in the skill you hold"),
-        ]
-        for c in children
-    ]
+    rows = [[c.name + ("/" if c.is_directory else ""), c.what] for c in children]
     if rows:
         print(table(rows, ["NAME", "WHAT"], [60, 40]))
     if extra:

@@ -179,6 +179,9 @@ async def discover_server(
 # -- directory reads (D10) -----------------------------------------------------------------
 
 
+NOT_HELD = "not part of the skill you hold"
+
+
 @dataclass(frozen=True, slots=True)
 class DirectoryChild:
     """One child of a directory read, judged against the held entry."""
@@ -190,9 +193,15 @@ class DirectoryChild:
 
     @property
     def note(self) -> str:
-        if self.is_directory or self.in_held_entry:
-            return ""
-        return "not part of the skill you hold"
+        """A warning for a file outside the held entry; empty otherwise."""
+        return "" if self.is_directory or self.in_held_entry else NOT_HELD
+
+    @property
+    def what(self) -> str:
+        """What the child is, for people: a folder, or a file in or out of the skill."""
+        if self.is_directory:
+            return "folder"
+        return "in the skill you hold" if self.in_held_entry else NOT_HELD
 
 
 def judge_children(skill: Skill, children: list[dict[str, Any]]) -> list[DirectoryChild]:

@@ -206,12 +206,11 @@ def directory_html(skill: Skill, listings: dict[str, list[Any]]) -> str:
     for uri, children in listings.items():
         out.append(f"<p><b>{escape(uri)}</b>: {len(children):,} entries</p><table cellspacing='3'>")
         for c in children[:DIRECTORY_SHOWN]:
+            what = escape(c.what)
             if c.is_directory:
-                what = f"folder — <a href='dir:{quote(c.uri, safe='')}'>list it</a>"
-            elif c.in_held_entry:
-                what = "in the skill you hold"
-            else:
-                what = "<b>not part of the skill you hold</b>"
+                what += f" — <a href='dir:{quote(c.uri, safe='')}'>list it</a>"
+            elif c.note:
+                what = f"<b>{what}</b>"
             slash = "/" if c.is_directory else ""
             out.append(f"<tr><td>{escape(c.name)}{slash}</td><td>{what}</td></tr>")
         out.append("</table>")

@@ -196,9 +196,16 @@ class MainWindow(QMainWindow):
             self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
         )
         for skill in self.controller.catalog.skills:
-            state, _ = self.controller.verification_of(skill)
-            if state:
-                self.table_model.verification[skill.id] = state
+            # Reads are forgotten when an entry changes: so is what the table said of them.
+            state, text = self.controller.verification_of(skill)
+            for held, value in (
+                (self.table_model.verification, state),
+                (self.table_model.verification_text, text),
+            ):
+                if value:
+                    held[skill.id] = value
+                else:
+                    held.pop(skill.id, None)
         for status in self.controller.catalog.sources:
             self.sources_model.set_status(status)
         self._update_count()
@@ -241,6 +248,8 @@ class MainWindow(QMainWindow):
         self.detail.show_skill(skill)
         if skill is None or self.preview.skill is None or self.preview.skill.id != skill.id:
             self.preview.show_skill(skill)
+        else:
+            self.preview.follow_entry(skill)
 
     def _filter_source(self, label: str) -> None:
         self.filter_bar.restore(self.filter_bar.text.text(), label, "", "")
@@ -295,6 +304,9 @@ class MainWindow(QMainWindow):
 
     def _open_other_skill(self, skill_id: str) -> None:
         if self.select_skill(skill_id):
+            skill = self.controller.catalog.get(skill_id)
+            if skill is not None:
+                self.preview.follow_entry(skill)
             self.tabs.setCurrentWidget(self.preview)
             self.preview.fetch()
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.freshness import listing_changes
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
 from desktop.core.verify import MISMATCHES
@@ -127,6 +128,22 @@ class PreviewWidget(QWidget):
         self.status.setText(self.pending_text())
         self.fetch_button.setEnabled(skill.loadable)
 
+    def follow_entry(self, skill: Skill) -> None:
+        """The catalog now holds ``skill`` for the shown one (a relisting, a refresh).
+
+        The same entry keeps what is shown. A changed one starts over on the same file
+        if the new entry still lists it: bytes judged against the old entry say nothing
+        of the new one.
+        """
+        old = self.skill
+        if old is None or old is skill or old.id != skill.id:
+            return
+        if not listing_changes([old], [skill]):
+            self.skill = skill
+            return
+        kept = skill.is_dynamic or skill.file(self.uri) is not None
+        self.show_skill(skill, self.uri if kept else None)
+
     def pending_text(self) -> str:
         skill = self.skill
         assert skill is not None
@@ -162,8 +179,10 @@ class PreviewWidget(QWidget):
             result = await self.controller.read(skill, uri)
         finally:
             self.fetch_button.setEnabled(True)
-        if self.skill is not skill or self.uri != uri:
+        if self.skill is None or self.skill.id != skill.id or self.uri != uri:
             return result  # the user moved on; the result is kept in the controller
+        if listing_changes([skill], [self.skill]):
+            return result  # read against an entry since replaced
         self.result = result
         self._show_result(result)
         return result

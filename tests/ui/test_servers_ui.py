@@ -16,7 +16,7 @@ from desktop.ui.compare_dialog import CompareDialog
 from desktop.ui.instructions_dialog import CUT_MARK, InstructionsDialog, instructions_html
 from desktop.ui.model_view_dialog import ModelViewDialog
 from desktop.ui.open_uri_dialog import OpenUriDialog
-from desktop.ui.skill_table_model import COL_ORIGIN
+from desktop.ui.skill_table_model import COL_ORIGIN, COL_VERIFICATION
 from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
 
 from .conftest import folder_spec, table_names, wait_idle, write_skill
@@ -440,3 +440,33 @@ def test_the_detail_pane_lists_a_folder_as_the_server_does(
     plain = next(s for s in c.catalog.skills if s.id == "plain:skill://demo/SKILL.md")
     window.select_skill(plain.id)
     assert "Folder as the server lists it" not in window.detail.text()
+
+
+def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
+    make_window: Any, qtbot: Any
+) -> None:
+    """After a mismatch the preview offers a refresh (V2): once skills/get has answered,
+    the file shown is read again against the entry the server gave, not the old one."""
+    window = make_window([hostile_spec("stale")])
+    c = window.controller
+    listed = next(s for s in c.catalog.skills if s.name == "demo")
+    guide = "skill://demo/references/guide.md"
+    window.select_skill(listed.id)
+    window._open_file(listed.id, guide)
+    wait_idle(qtbot, window)
+    preview = window.preview
+    assert preview.status.text().startswith("Not shown: ")
+    assert preview.refresh_button.isVisibleTo(preview)
+    preview.refresh_button.click()
+    qtbot.waitUntil(lambda: c.catalog.get(listed.id) is not listed, timeout=30000)
+    row = window.table_model.row_of(listed.id)
+    cell = window.table_model.index(row, COL_VERIFICATION)
+    qtbot.waitUntil(lambda: cell.data() != "size-mismatch", timeout=30000)
+    wait_idle(qtbot, window)
+    assert window.table_model.index(row, COL_VERIFICATION).data() == "bytes match (1/2)"
+    assert preview.skill is c.catalog.get(listed.id)
+    assert preview.uri == guide
+    assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
+    assert "a newer guide" in preview.raw.toPlainText()
+    assert not preview.refresh_button.isVisibleTo(preview)
+

@@ -222,6 +222,13 @@ def judge_children(skill: Skill, children: list[dict[str, Any]]) -> list[Directo
 # -- a kept-open connection ------------------------------------------------------------------
 
 
+def _fail(fut: asyncio.Future[Any], error: BaseException) -> None:
+    """Fail ``fut`` with ``error``. Whoever awaits it gets the error; if nobody does any
+    more (a start or a request cancelled meanwhile), it is not logged as unretrieved."""
+    fut.set_exception(error)
+    fut.add_done_callback(lambda f: f.exception())
+
+
 class ServerHandle:
     """One server's connection, kept open by a worker task.
 
@@ -346,14 +353,14 @@ class ServerHandle:
         except BaseException as exc:
             error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
             if not ready.done():
-                ready.set_exception(error)
+                _fail(ready, error)
             else:
                 self.status.status = "error"
                 self.status.message = f"connection lost: {error}"
             while not queue.empty():
                 item = queue.get_nowait()
                 if item is not None and not item[1].done():
-                    item[1].set_exception(error)
+                    _fail(item[1], error)
             if isinstance(exc, asyncio.CancelledError):
                 raise
 

@@ -172,7 +172,11 @@ class CatalogController(QObject):
             on_source(*result)
             return result
 
-        results = await asyncio.gather(*(one(s) for s in enabled))
+        try:
+            results = await asyncio.gather(*(one(s) for s in enabled))
+        except asyncio.CancelledError:
+            self._cut_short(enabled, statuses, found)
+            raise
         catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
         self.catalog = catalog
         ids = {s.id for s in catalog.skills}
@@ -184,6 +188,22 @@ class CatalogController(QObject):
         self.progress.emit(total, max(total, 1), f"{len(catalog.skills)} skills")
         self._schedule_relists(catalog.sources)
         await self.load_approvals()
+
+    def _cut_short(
+        self, enabled: list[SourceSpec], statuses: list[SourceStatus], found: list[Skill]
+    ) -> None:
+        """Discovery was cancelled: keep what the sources that answered gave, and mark
+        the others cancelled rather than leave them reading."""
+        answered = {s.origin.label for s in statuses}
+        for spec in enabled:
+            if spec.label not in answered:
+                status = SourceStatus(
+                    spec.origin, "cancelled", "not read: press F5 to read it again"
+                )
+                statuses.append(status)
+                self.sourceDone.emit(status)
+        self.catalog = build_catalog(statuses, found)
+        self.catalogChanged.emit()
 
     # -- re-listing when a listing's ttlMs is up (D5) ----------------------------
 

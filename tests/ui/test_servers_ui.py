@@ -470,3 +470,66 @@ def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
     assert "a newer guide" in preview.raw.toPlainText()
     assert not preview.refresh_button.isVisibleTo(preview)
 
+
+def test_cancelling_the_first_read_says_which_sources_were_cut_short(
+    make_window: Any, qtbot: Any, caplog: Any
+) -> None:
+    """Esc while a server hangs in its listing: the sources that answered keep their
+    skills, the one cut short says so (not "reading…" for ever), and no stray error
+    of the abandoned connection reaches the log."""
+    import gc
+    import logging
+
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    specs = [hostile_spec("hang-list", "stuck"), hostile_spec("ok", "good")]
+    window = make_window(specs, start=False)
+    window.start()
+
+    def status_cell(label: str) -> str:
+        labels = [s.label for s in window.sources_model.specs]
+        if label not in labels:
+            return ""
+        return str(window.sources_model.index(labels.index(label), 4).data())
+
+    qtbot.waitUntil(lambda: status_cell("good").startswith("ok"), timeout=30000)
+    window.actions_.cancel_action.trigger()
+    wait_idle(qtbot, window)
+    assert status_cell("stuck").startswith("cancelled"), status_cell("stuck")
+    assert "F5" in status_cell("stuck")
+    assert status_cell("good").startswith("ok")
+    assert "good:demo" in table_names(window)
+    qtbot.wait(200)
+    gc.collect()
+    qtbot.wait(50)
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+
+
+def test_cancelling_while_servers_start_leaves_no_stray_error(
+    make_window: Any, qtbot: Any, caplog: Any
+) -> None:
+    """Esc before a server has even answered its handshake: every source says it was
+    cancelled, and the abandoned connections' failures are not logged as unretrieved."""
+    import gc
+    import logging
+
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    window = make_window([hostile_spec("hang-list", "stuck")], start=False)
+    window.start()
+
+    def starting() -> bool:
+        handle = window.controller.reader.pool._handles.get("stuck")
+        return handle is not None and handle._worker is not None
+
+    qtbot.waitUntil(starting)
+    window.actions_.cancel_action.trigger()
+    wait_idle(qtbot, window)
+    row = [s.label for s in window.sources_model.specs].index("stuck")
+    assert str(window.sources_model.index(row, 4).data()).startswith("cancelled")
+    window.actions_.refresh()  # a new connection: the abandoned one is let go
+    qtbot.waitUntil(starting)
+    window.actions_.cancel_action.trigger()
+    wait_idle(qtbot, window)
+    qtbot.wait(300)
+    gc.collect()
+    qtbot.wait(50)
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]

@@ -38,9 +38,14 @@ class ApprovalQueueWidget(QWidget):
         for col, width in enumerate((175, 95, 95)):
             self.view.setColumnWidth(col, width)
         self.view.horizontalHeader().setStretchLastSection(True)
-        self.view.doubleClicked.connect(lambda idx: self._emit(idx.row(), self.reviewRequested))
+        self.view.setTabKeyNavigation(False)
+        # Enter (or a double click) reviews; moving to a row, by keys or mouse, shows it.
+        self.view.activated.connect(lambda idx: self._emit(idx.row(), self.reviewRequested))
         self.view.clicked.connect(lambda idx: self._emit(idx.row(), self.skillSelected))
-        self.review_button = QPushButton("Re&view…", self)
+        self.view.selectionModel().currentRowChanged.connect(
+            lambda idx, _prev: self._emit(idx.row(), self.skillSelected)
+        )
+        self.review_button = QPushButton("De&cide…", self)
         self.review_button.setAccessibleName("Review the selected skill's approval")
         self.review_button.clicked.connect(self._review_current)
         top = QHBoxLayout()

@@ -78,7 +78,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Skill panes")
         self.tabs.addTab(self.detail, "&Details")
-        self.tabs.addTab(self.preview, "Pre&view")
+        self.tabs.addTab(self.preview, "Previe&w")
 
         middle = QWidget(self)
         mid_layout = QVBoxLayout(middle)
@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         # Fixed row heights: the header never measures 10,000 rows after a filter change.
         table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         table.setWordWrap(False)
+        table.setTabKeyNavigation(False)  # Tab leaves for the next pane; arrows move
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
@@ -154,7 +155,7 @@ class MainWindow(QMainWindow):
         self.notifier.noticed.connect(self._on_notice)
         self.filter_bar.queryChanged.connect(self._on_query)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.table.doubleClicked.connect(lambda _: self.actions_.preview_current())
+        self.table.activated.connect(lambda _: self.actions_.preview_current())  # Enter too
         self.detail.skillRequested.connect(self.select_skill)
         self.detail.fileRequested.connect(self._open_file)
         self.detail.previewRequested.connect(lambda _id: self.actions_.preview_current())

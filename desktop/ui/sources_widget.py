@@ -43,7 +43,8 @@ class SourcesWidget(QWidget):
         self.view.setWordWrap(False)
         for col, width in enumerate((100, 50, 110, 80, 110, 40)):
             self.view.setColumnWidth(col, width)
-        self.view.doubleClicked.connect(lambda idx: self._emit_label(self.sourceChosen, idx.row()))
+        self.view.setTabKeyNavigation(False)
+        self.view.activated.connect(lambda idx: self._emit_label(self.sourceChosen, idx.row()))
         self.add_button = QPushButton("&Add…", self)
         self.add_button.setAccessibleName("Add a server or folder")
         self.edit_button = QPushButton("&Edit…", self)

@@ -104,3 +104,26 @@ def test_no_keyring_is_a_clear_message_not_an_approval(
     last = window.notifier.last("error")
     assert last is not None and "keyring" in last.text.lower()
     assert isinstance(window.controller.approval_states[BETA], ApprovalState)
+
+
+@pytest.mark.keyring
+def test_the_queue_works_from_the_keyboard(
+    secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    """Arrows in the queue show each skill's detail; Enter opens its review."""
+    window = make_window([folder_spec(skills_folder)])
+    view = window.queue_widget.view
+    assert window.queue_widget.model.rowCount() >= 2
+    window.activateWindow()
+    view.setFocus()
+    view.setCurrentIndex(window.queue_widget.model.index(0, 0))
+    first = window.current_skill()
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    second = window.queue_widget.model.skill_at(1)
+    assert second is not None and window.current_skill() is not None
+    assert window.current_skill().id == second.id != first.id
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, ApprovalDialog)
+    assert second.qualified_name in dialog.body.toPlainText()
+    dialog.reject()

@@ -118,3 +118,41 @@ def test_a_hostile_name_is_shown_as_written(make_window: Any, tmp_path: Path) ->
     assert "\u202e" not in window.detail.text() and "\\u202etxt.exe" in window.detail.text()
     names = [window.table_model.index(r, COL_NAME).data() for r in range(1)]
     assert names == ["<i>evil</i>"]
+
+
+def test_the_keyboard_alone_moves_between_panes_and_previews(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    """Tab leaves the table for the next pane (arrows move within it); Enter on a row
+    previews it, as a double click does."""
+    window = make_window([folder_spec(skills_folder)])
+    window.activateWindow()
+    window.table.setFocus()
+    window.table.selectRow(0)
+    qtbot.keyClick(window.table, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is not window.table
+    window.table.setFocus()
+    skill = window.current_skill()
+    qtbot.keyClick(window.table, Qt.Key.Key_Return)
+    assert window.tabs.currentWidget() is window.preview
+    wait_idle(qtbot, window)
+    assert window.preview.skill is skill
+    assert "Bytes match the manifest" in window.preview.status.text()
+
+
+def test_no_two_alt_keys_of_the_window_clash(make_window: Any, skills_folder: Path) -> None:
+    """Each Alt+letter of the main window reaches one thing: a menu, a tab or a button."""
+    import re
+
+    from PySide6.QtWidgets import QAbstractButton
+
+    window = make_window([folder_spec(skills_folder)])
+    texts = [a.text() for a in window.menuBar().actions()]
+    texts += [window.tabs.tabText(i) for i in range(window.tabs.count())]
+    texts += [b.text() for b in window.findChildren(QAbstractButton)]
+    keys: dict[str, list[str]] = {}
+    for text in texts:
+        m = re.search(r"&([^&])", text.replace("&&", ""))
+        if m:
+            keys.setdefault(m.group(1).lower(), []).append(text)
+    assert {k: v for k, v in keys.items() if len(v) > 1} == {}

@@ -75,15 +75,26 @@ class ApprovalDialog(QDialog):
         self.body.setOpenLinks(False)
         self.body.setAccessibleName("What the approval binds")
         reason = unapprovable_reason(skill)
+        problem = state.problem if state is not None else None
         html = ""
-        if reason:
+        if problem is not None:
+            # Nothing could be stored or removed: say so before anyone ticks anything (A7).
             html = (
-                f"<p><b>This skill cannot be approved against content.</b> {escape(reason)}."
-                " An approval is bound to an exact set of files and digests; without one it "
-                "would cover whatever the server serves at any moment.</p>"
+                "<p><b>Approvals cannot be stored or revoked now.</b> "
+                f"{escape(problem.message)}</p>"
             )
+        if reason:
+            html += (
+                "<p><b>This skill cannot be approved against content.</b> "
+                f"{escape(reason[:1].upper() + reason[1:])}.</p>"
+            )
+            if skill.is_dynamic:
+                html += (
+                    "<p>An approval is bound to an exact set of files and digests; without "
+                    "one it would cover whatever the server serves at any moment.</p>"
+                )
         else:
-            html = binding_html(skill)
+            html += binding_html(skill)
         if state is not None and state.state == "changed":
             html = "<h3>Changed since approval</h3>" + approval_html(state) + html
         self.body.setHtml(visible(html))
@@ -100,24 +111,30 @@ class ApprovalDialog(QDialog):
             )
             note.setWordWrap(True)
             group_layout.addWidget(note)
+        # Grants are shown ticked only under an approval that still holds: those of an
+        # approval voided by a change are decided again, like the approval itself (A2).
+        held = state.record if state is not None and state.approved else None
+        self.tools: list[str] = []  # the requested names, as the skill wrote them
         for tool in requested:
-            box = QCheckBox(f"Grant tool {visible(tool)}", group)
-            box.setAccessibleName(f"Grant tool {visible(tool)}")
-            granted = bool(state and state.record and tool in state.record.grants.tools)
-            box.setChecked(granted)
+            # "&&": a "&" in a tool name is shown, not taken for a keyboard accelerator.
+            label = f"Grant tool {visible(tool)}"
+            box = QCheckBox(label.replace("&", "&&"), group)
+            box.setAccessibleName(label)
+            box.setChecked(bool(held and tool in held.grants.tools))
             self.tool_boxes.append(box)
+            self.tools.append(tool)
             group_layout.addWidget(box)
         if not requested:
             group_layout.addWidget(QLabel("The skill requests no tools.", group))
         self.scripts_box = QCheckBox("Allow running the skill's bundled scripts", group)
         self.scripts_box.setAccessibleName("Allow scripts")
-        self.scripts_box.setChecked(bool(state and state.record and state.record.grants.scripts))
+        self.scripts_box.setChecked(bool(held and held.grants.scripts))
         group_layout.addWidget(self.scripts_box)
         layout.addWidget(group)
-        group.setEnabled(reason is None)
+        group.setEnabled(reason is None and problem is None)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
         self.approve_button: QPushButton | None = None
-        if reason is None:
+        if reason is None and problem is None:
             self.approve_button = self.buttons.addButton(
                 "&Approve these files", QDialogButtonBox.ButtonRole.AcceptRole
             )
@@ -127,13 +144,13 @@ class ApprovalDialog(QDialog):
             "&Revoke", QDialogButtonBox.ButtonRole.DestructiveRole
         )
         self.revoke_button.setAccessibleName("Revoke")
-        self.revoke_button.setEnabled(bool(state and state.record is not None))
+        self.revoke_button.setEnabled(bool(state and state.record is not None) and not problem)
         self.revoke_button.clicked.connect(lambda: self._done(REVOKE))
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
 
     def granted_tools(self) -> list[str]:
-        return [b.text().removeprefix("Grant tool ") for b in self.tool_boxes if b.isChecked()]
+        return [t for t, b in zip(self.tools, self.tool_boxes, strict=True) if b.isChecked()]
 
     def _done(self, decision: int) -> None:
         self.decision = decision

@@ -65,6 +65,7 @@ class CatalogController(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
         self._busy = 0
+        self._approval_problems: set[str] = set()  # keyring failures already said
         # Servers re-listed when their ttlMs is up (D5), no more often than the floor.
         self.relist_floor = RELIST_FLOOR_SECONDS
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
@@ -324,8 +325,10 @@ class CatalogController(QObject):
         states = await self.approvals.states(chosen)
         self.approval_states.update(states)
         problems = {s.problem.message for s in states.values() if s.problem is not None}
-        for message in sorted(problems)[:3]:
+        # Said once, not after every listing: until the keyring answers again.
+        for message in sorted(problems - self._approval_problems)[:3]:
             self.notifier.warning(f"approvals: {message}")
+        self._approval_problems = problems
         self.approvalsChanged.emit()
 
     async def open_uri(self, label: str, uri: str, *, refresh: bool = False) -> Skill | None:

@@ -16,7 +16,7 @@ from desktop.ui.approval_dialog import ApprovalDialog
 from desktop.ui.approval_service import ApprovalService
 from desktop.ui.skill_table_model import COL_APPROVAL
 
-from .conftest import folder_spec, wait_idle
+from .conftest import folder_spec, wait_idle, write_skill
 
 BETA = "local:beta-tools/SKILL.md"
 
@@ -67,6 +67,8 @@ def test_review_approve_change_and_revoke(
     window.actions_.review(BETA)
     dialog = window.actions_.dialog
     assert "Changed since approval" in dialog.body.toPlainText()
+    # The grants of the approval the change voided are decided again, not pre-ticked.
+    assert not any(b.isChecked() for b in dialog.tool_boxes)
     qtbot.mouseClick(dialog.revoke_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert _approval_cell(window, BETA) == "not-approved"
@@ -104,6 +106,65 @@ def test_no_keyring_is_a_clear_message_not_an_approval(
     last = window.notifier.last("error")
     assert last is not None and "keyring" in last.text.lower()
     assert isinstance(window.controller.approval_states[BETA], ApprovalState)
+
+
+def test_without_a_keyring_the_review_says_so_before_anything_is_ticked(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    """A7 in the dialog: no Approve button to press in vain, and the keyring's absence
+    is warned of once, not again after every listing."""
+    service = ApprovalService(ApprovalStore("skill-catalog-test-none", backend=NoKeyring()))
+    window = make_window([folder_spec(skills_folder)], approvals=service)
+
+    def keyring_warnings() -> int:
+        return sum(
+            1 for n in window.notifier.notices if n.level == "warning" and "approvals:" in n.text
+        )
+
+    assert keyring_warnings() == 1
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert keyring_warnings() == 1
+    window.actions_.review(BETA)
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, ApprovalDialog)
+    assert "Approvals cannot be stored or revoked now" in dialog.body.toPlainText()
+    assert dialog.approve_button is None and not dialog.revoke_button.isEnabled()
+    assert not dialog.tool_boxes[0].isEnabled()
+    dialog.reject()
+
+
+def test_a_tool_name_is_shown_and_granted_as_the_skill_wrote_it(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    """A "&" in a requested tool is shown as written (not as a keyboard accelerator)
+    and the grant names the tool exactly."""
+    root = tmp_path / "amp"
+    write_skill(root, "amp-tools", "# Amp\n", **{"allowed-tools": "Bash(make&&test) Read"})
+    window = make_window([folder_spec(root)])
+    skill = window.controller.catalog.skills[0]
+    dialog = ApprovalDialog(skill, window.controller.approval_states.get(skill.id))
+    qtbot.addWidget(dialog)
+    shown = [b.text().replace("&&", "&") for b in dialog.tool_boxes]
+    assert shown == ["Grant tool Bash(make&&test)", "Grant tool Read"]
+    dialog.tool_boxes[0].setChecked(True)
+    assert dialog.granted_tools() == ["Bash(make&&test)"]
+
+
+def test_an_invalid_skill_is_refused_for_its_own_reason(make_window: Any, tmp_path: Path) -> None:
+    root = tmp_path / "bad"
+    (root / "no-desc").mkdir(parents=True)
+    (root / "no-desc" / "SKILL.md").write_text("---\nname: no-desc\n---\nbody\n")
+    window = make_window([folder_spec(root)])
+    skill = window.controller.catalog.skills[0]
+    dialog = ApprovalDialog(skill, window.controller.approval_states.get(skill.id))
+    text = dialog.body.toPlainText()
+    assert "cannot be approved against content. The entry is invalid" in text
+    assert "whatever the server serves" not in text
+    assert dialog.approve_button is None
+    dialog.deleteLater()
 
 
 @pytest.mark.keyring

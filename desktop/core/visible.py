@@ -5,7 +5,8 @@ terminal, an escape sequence in a description would be obeyed (clear the screen,
 the window title, on some terminals write the clipboard); a bidirectional override
 (U+202E) makes text read differently from what it is, in a terminal and in the window
 alike. :func:`visible` writes each such character as its code (``\\u001b``,
-``\\u202e``) and leaves everything else, line ends and tabs included, as it is.
+``\\u202e``) and leaves everything else, line ends (LF and CRLF) and tabs included,
+as it is.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import re
 
 # C0 controls but tab and line feed, DEL and C1 controls; the explicit bidirectional
 # formatting characters (embeddings, overrides, isolates and marks); line and paragraph
-# separators, which some terminals treat as line ends.
+# separators, which some terminals treat as line ends. A carriage return is a control
+# only alone: before a line feed it ends a line (CRLF), and moves no cursor back over text.
 _UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
 )
 
 

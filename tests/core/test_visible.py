@@ -31,6 +31,14 @@ def test_ordinary_text_is_left_as_it_is() -> None:
         assert visible(text) == text
 
 
+def test_a_crlf_line_end_is_a_line_end_but_a_lone_carriage_return_is_shown() -> None:
+    """Windows line ends are line ends; a carriage return alone would, in a terminal,
+    send the cursor back over what was printed (text hidden behind other text)."""
+    assert visible("one\r\ntwo\r\n") == "one\r\ntwo\r\n"
+    assert visible("rm -rf ~\rls") == "rm -rf ~\\u000dls"
+    assert visible("end\r") == "end\\u000d"
+
+
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "desktop", *args],

@@ -8,6 +8,7 @@ import asyncio
 from desktop.cli.output import emit_json, table
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.catalog import Catalog
+from desktop.core.words import count
 from desktop.sources.known_folders import annotate_collisions, collision_views
 from desktop.store.approvals_store import add_approval_field
 
@@ -37,7 +38,9 @@ def render(catalog: Catalog) -> str:
     for s in catalog.sources:
         extra = f" [{s.protocol_version}]" if s.protocol_version else ""
         msg = f": {s.message}" if s.message else ""
-        lines.append(f"  {s.origin.describe()}{extra}  {s.status}, {s.skill_count} skills{msg}")
+        lines.append(
+            f"  {s.origin.describe()}{extra}  {s.status}, {count(s.skill_count, 'skill')}{msg}"
+        )
         lines.extend(f"    note: {n}" for n in s.notes)
     lines.append("")
     if not catalog.skills:
@@ -45,7 +48,9 @@ def render(catalog: Catalog) -> str:
         return "\n".join(lines)
     rows = []
     for skill in catalog.skills:
-        strategy = skill.loading.strategy + ("" if skill.loading.strategy_declared else " (default)")
+        strategy = skill.loading.strategy + (
+            "" if skill.loading.strategy_declared else " (default)"
+        )
         files = "dynamic" if skill.is_dynamic else str(len(skill.files))
         rows.append(
             [

@@ -20,6 +20,7 @@ from desktop.core.entry import short, skill_md_uri
 from desktop.core.frontmatter import ParsedSkillMd, parse_skill_md
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill, SkillFile
+from desktop.core.words import count
 
 VERIFIED = "verified"
 SIZE_MISMATCH = "size-mismatch"
@@ -186,8 +187,8 @@ def verify_file(
             FileVerification(
                 uri,
                 SIZE_MISMATCH,
-                f"{uri}: expected {expected.size} bytes ({format_size(expected.size)}), "
-                f"received {actual.size} bytes; the content was discarded",
+                f"{uri}: expected {_size(expected.size)}, received {_size(actual.size)}; "
+                "the content was discarded",
                 expected,
                 actual,
             ),
@@ -308,6 +309,11 @@ def _scalar_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _size(n: int) -> str:
+    """``12 bytes``; ``16,777,217 bytes (16.0 MiB)`` where the unit helps."""
+    return count(n, "byte") + (f" ({format_size(n)})" if n >= 1024 else "")
+
+
 def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
     """One skill's state from its files: verified only when every file verified."""
     sid = skill.id
@@ -335,7 +341,8 @@ def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
     return SkillVerification(
         sid,
         VERIFIED,
-        f"all {len(files)} files agree with the entry ({format_size(total)}); "
+        f"{'all ' if len(files) > 1 else ''}{count(len(files), 'file')} "
+        f"{'agree' if len(files) > 1 else 'agrees'} with the entry ({format_size(total)}); "
         "this says the bytes match the manifest, not that they are safe",
         files,
     )

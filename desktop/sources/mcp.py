@@ -24,6 +24,7 @@ from desktop.core.entry import parse_entry
 from desktop.core.loading import ToolIndex, affinity_report
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.verify import SkillVerification
+from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
 from desktop.sources.mcp_session import (
     McpConnection,
@@ -129,7 +130,7 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     status.skill_count = len(skills)
     invalid = sum(1 for s in skills if s.state == "invalid")
     over = sum(1 for s in skills if s.state == "over-limit")
-    parts = [f"{len(skills)} skills in {listing.pages} page(s)"]
+    parts = [f"{count(len(skills), 'skill')} in {count(listing.pages, 'page')}"]
     if invalid:
         parts.append(f"{invalid} invalid")
     if over:

@@ -26,6 +26,7 @@ from desktop.core.entry import skill_md_uri
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
 from desktop.core.visible import visible
+from desktop.core.words import count
 from desktop.ui.detail_html import approval_html
 from desktop.ui.markdown_render import escape
 
@@ -38,8 +39,8 @@ def binding_html(skill: Skill) -> str:
     kind = "third-party server skill" if skill.kind == "mcp" else "local skill"
     intro = (
         f"<p>Approving <b>{escape(skill.qualified_name)}</b>, a {kind} from "
-        f"{escape(skill.origin.describe())}, binds exactly these "
-        f"<b>{len(files)} files</b> ({escape(format_size(skill.total_size))}), "
+        f"{escape(skill.origin.describe())}, binds exactly "
+        f"<b>{count(len(files), 'file')}</b> ({escape(format_size(skill.total_size))}), "
         f"set hash <code>{escape(file_set_hash(files))}</code>. Any file added, removed or "
         "changed later revokes the approval and asks again.</p>"
     )

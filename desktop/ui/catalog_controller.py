@@ -19,6 +19,7 @@ from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
 from desktop.core.model import Problem, Skill, SourceSpec, SourceStatus
 from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
+from desktop.core.words import count
 from desktop.sources.registry import read_source
 from desktop.ui.approval_service import ApprovalService
 from desktop.ui.content_reader import ContentReader, ReadResult
@@ -186,7 +187,7 @@ class CatalogController(QObject):
             if status.status == "error":
                 self.notifier.error(f"{status.origin.label}: {status.message}")
         self.catalogChanged.emit()
-        self.progress.emit(total, max(total, 1), f"{len(catalog.skills)} skills")
+        self.progress.emit(total, max(total, 1), count(len(catalog.skills), "skill"))
         self._schedule_relists(catalog.sources)
         await self.load_approvals()
 
@@ -337,10 +338,13 @@ class CatalogController(QObject):
         With ``refresh`` the held entry is replaced by the server's current one (after
         a mismatch, V2); what was read against the old entry is forgotten.
         """
-        from desktop.sources.mcp_session import SourceError
+        from desktop.sources.mcp_session import NoSuchSkill, SourceError
 
         try:
             skill = await self.reader.get_skill(label, uri)
+        except NoSuchSkill as exc:
+            self.notifier.error(f"{label}: {exc}")  # it names the URI itself
+            return None
         except (SourceError, KeyError) as exc:
             self.notifier.error(f"{label}: no skill at {uri}: {exc}")
             return None
@@ -423,7 +427,7 @@ class CatalogController(QObject):
             self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
             return None
         self.notifier.info(
-            f"approved {skill.qualified_name} ({record.file_count} files, {record.set_hash[:19]}…)"
+            f"approved {skill.qualified_name} ({count(record.file_count, 'file')}, {record.set_hash[:19]}…)"
         )
         await self.load_approvals([skill])
         return record

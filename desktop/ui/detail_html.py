@@ -19,6 +19,7 @@ from desktop.core.manifest import format_size
 from desktop.core.model import Skill
 from desktop.core.verify import FileVerification
 from desktop.core.visible import quoted
+from desktop.core.words import count
 from desktop.ui.markdown_render import escape
 
 THIRD_PARTY = (
@@ -82,7 +83,7 @@ def approval_html(state: ApprovalState | None) -> str:
         rec = state.record
         grants = ", ".join(rec.grants.tools) or "no tools"
         parts.append(
-            f"{rec.file_count} files, set {escape(rec.set_hash[:23])}…, by "
+            f"{count(rec.file_count, 'file')}, set {escape(rec.set_hash[:23])}…, by "
             f"{escape(rec.approved_by)} at {escape(rec.approved_at)}; granted: {escape(grants)}"
             + ("; scripts allowed" if rec.grants.scripts else "; scripts not allowed")
         )

@@ -88,7 +88,7 @@ class InstructionsDialog(QDialog):
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Instructions length")
         if not text:
-            self.summary.setText(f"{label} ({status.origin.describe()}) sends no instructions.")
+            self.summary.setText(f"{status.origin.describe()} sends no instructions.")
         else:
             cut = " — longer than the cut" if len(text) > INSTRUCTIONS_CUT else ""
             part = (
@@ -97,7 +97,7 @@ class InstructionsDialog(QDialog):
                 else ""
             )
             self.summary.setText(
-                f"{label} ({status.origin.describe()}): {len(text):,} characters{cut}. "
+                f"{status.origin.describe()}: {len(text):,} characters{cut}. "
                 f"Third-party text, shown as text.{part}"
             )
         self.browser = SafeTextBrowser(self)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.visible import visible
+from desktop.core.words import count
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.model_registry import model_registry
 from desktop.ui.plain_label import PlainLabel
@@ -39,7 +40,7 @@ class ModelViewDialog(QDialog):
     def reload(self) -> None:
         view = model_registry(self.controller.catalog)
         self.summary.setText(
-            f"{len(view.lines)} skills, {view.length:,} characters. Server skills are marked "
+            f"{count(len(view.lines), 'skill')}, {view.length:,} characters. Server skills are marked "
             "third-party; names and descriptions appear exactly as a host passes them on."
         )
         body = view.text

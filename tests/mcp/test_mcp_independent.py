@@ -92,7 +92,7 @@ def test_our_serve_over_stdio_in_both_eras_with_pages(
         assert len(skills) >= 5
         pages = -(-len(skills) // 2)
         assert pages >= 3
-        assert f"in {pages} page(s)" in status.message
+        assert f"in {pages} pages" in status.message
         check_all(skills, results)
     assert status.protocol_version == "2025-11-25"
 

@@ -42,7 +42,7 @@ def test_review_approve_change_and_revoke(
     dialog = window.actions_.dialog
     assert isinstance(dialog, ApprovalDialog)
     text = dialog.body.toPlainText()
-    assert "binds exactly these 1 files" in text
+    assert "binds exactly 1 file " in text
     assert "set hash sha256:" in text
     assert "local folder" not in text or "local skill from local (folder" in text
     assert [b.text() for b in dialog.tool_boxes] == ["Grant tool Read", "Grant tool Bash(git:*)"]

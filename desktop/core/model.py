@@ -25,6 +25,7 @@ OVER_LIMIT = "over-limit"
 DYNAMIC = "dynamic"
 
 DYNAMIC_RESOURCES = "dynamic"
+OPENED_BY_URI = "opened-by-uri"  # the code of the note on a skill opened by URI
 
 # A source label: what the host calls a source. It never contains ':' so that
 # "label:uri" ids and "label:name" qualified names split on the first ':'.
@@ -182,6 +183,11 @@ class Skill:
     @property
     def is_dynamic(self) -> bool:
         return self.resources == DYNAMIC_RESOURCES
+
+    @property
+    def opened_by_uri(self) -> bool:
+        """Known from ``skills/get`` alone (D7): no listing of its server carries it."""
+        return any(p.code == OPENED_BY_URI for p in self.problems)
 
     @property
     def files(self) -> tuple[SkillFile, ...]:

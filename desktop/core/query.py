@@ -68,6 +68,10 @@ def search_text(skill: Skill) -> str:
         skill.description,
         skill.origin.label,
         skill.origin.endpoint,
+        # The words the Origin column shows beside the label.
+        skill.origin.transport,
+        "third-party" if skill.kind == "mcp" else "",
+        "opened by URI" if skill.opened_by_uri else "",
         *skill.loading.triggers,
     ]
     return fold_text("\n".join(parts))

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
-from desktop.core.model import Problem, Skill, SourceSpec, SourceStatus
+from desktop.core.model import OPENED_BY_URI, Problem, Skill, SourceSpec, SourceStatus
 from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
 from desktop.core.words import count
 from desktop.sources.registry import read_source
@@ -268,7 +268,7 @@ class CatalogController(QObject):
         old = [s for s in self.catalog.skills if s.origin.label == label]
         listed = {s.id for s in skills}
         # Skills opened by URI (D7) are in no listing: each is asked for again.
-        by_uri = [s for s in old if s.id not in listed and _is_opened_by_uri(s)]
+        by_uri = [s for s in old if s.id not in listed and s.opened_by_uri]
         opened, notes = await self._get_again(label, by_uri)
         if generation != self._generation:
             return
@@ -350,7 +350,7 @@ class CatalogController(QObject):
             return None
         skills = [s for s in self.catalog.skills if s.id != skill.id]
         previous = self.catalog.get(skill.id)
-        if previous is None or _is_opened_by_uri(previous):
+        if previous is None or previous.opened_by_uri:
             _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
         if refresh or (previous is not None and listing_changes([previous], [skill])):
             self.files.pop(skill.id, None)  # read against the entry this one replaces
@@ -452,11 +452,7 @@ class CatalogController(QObject):
         return out
 
 
-def _is_opened_by_uri(skill: Skill) -> bool:
-    return any(p.code == "opened-by-uri" for p in skill.problems)
-
-
 def _opened_by_uri(skill: Skill, label: str) -> Skill:
     """Mark a skill as known from ``skills/get`` alone: no listing will carry it."""
-    skill.problems.append(Problem("opened-by-uri", f"opened by URI from {label}", "info"))
+    skill.problems.append(Problem(OPENED_BY_URI, f"opened by URI from {label}", "info"))
     return skill

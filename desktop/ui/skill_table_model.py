@@ -66,7 +66,8 @@ _BAD_STATES = frozenset(
 def origin_text(skill: Skill) -> str:
     """Origin beside every skill (P1); server skills say they are third-party (L6)."""
     if skill.origin.kind == "mcp":
-        return f"{skill.origin.label} · {skill.origin.transport} · third-party"
+        opened = " · opened by URI" if skill.opened_by_uri else ""
+        return f"{skill.origin.label} · {skill.origin.transport} · third-party{opened}"
     return f"{skill.origin.label} · folder"
 
 

@@ -308,6 +308,11 @@ def test_a_skill_opened_by_uri_is_asked_for_again_when_its_server_is_listed_agai
     uri = "skill://hidden/SKILL.md"
     skill = run_async(c.open_uri("h", uri))
     assert skill.description == "Not in the listing, version 1"
+    origin = window.table_model.index(window.table_model.row_of(skill.id), COL_ORIGIN)
+    assert origin.data() == "h · stdio · third-party · opened by URI"
+    window.filter_bar.text.setText("opened by uri")
+    qtbot.waitUntil(lambda: table_names(window) == ["h:hidden"])
+    window.filter_bar.text.setText("")
     assert run_async(c.read(skill, uri)).verification.state == "verified"
 
     def entry() -> Any:

@@ -8,8 +8,10 @@ from urllib.parse import unquote
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from desktop.core.loading import match_triggers
+from desktop.core.loading import loaded_always, match_triggers
+from desktop.core.model import Skill
 from desktop.core.visible import visible
+from desktop.core.words import count
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_html import skill_link
 from desktop.ui.markdown_render import escape
@@ -57,20 +59,35 @@ class TriggerTesterDialog(QDialog):
                 f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)}{mark}): "
                 f"trigger “{escape(trigger)}”</li>"
             )
-        always = [s for s in catalog.skills if s.loadable and s.loading.strategy == "always"]
+        always = [s for s in catalog.skills if loaded_always(s)]
+        declared = [
+            s
+            for s in catalog.skills
+            if s.loadable and s.loading.strategy == "always" and not loaded_always(s)
+        ]
         html = "<h3>Pulled in by this message</h3><ul>" + ("".join(rows) or "<li>none</li>")
-        html += "</ul><h3>Loaded always (strategy always)</h3><ul>"
-        html += (
-            "".join(
-                f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)})</li>"
-                for s in always
+        html += "</ul><h3>Loaded always (strategy always)</h3><ul>" + _items(always) + "</ul>"
+        if declared:
+            html += (
+                "<h3>Declaring always, not loaded on that alone</h3><p>Third-party: the host "
+                "does not promote what a server's skill declares.</p><ul>"
+                + _items(declared)
+                + "</ul>"
             )
-            or "<li>none</li>"
-        )
-        self.results.setHtml(visible(html + "</ul>"))
-        self.summary.setText(f"{len(found)} skill(s) match")
+        self.results.setHtml(visible(html))
+        self.summary.setText(f"{count(len(found), 'skill')} match")
 
     def _on_link(self, href: str) -> None:
         scheme, _, rest = href.partition(":")
         if scheme == "skill":
             self.skillSelected.emit(unquote(rest))
+
+
+def _items(skills: list[Skill]) -> str:
+    return (
+        "".join(
+            f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)})</li>"
+            for s in skills
+        )
+        or "<li>none</li>"
+    )

@@ -158,7 +158,13 @@ def test_model_view_trigger_tester_and_compare(window: Any, qtbot: Any) -> None:
     tester = window.actions_.dialog
     assert isinstance(tester, TriggerTesterDialog)
     qtbot.keyClicks(tester.message, "please write the alpha report")
-    assert tester.summary.text() == "2 skill(s) match"
+    assert tester.summary.text() == "2 skills match"
+    # Both declare loading-strategy always: only the local one is loaded always (L6).
+    shown = tester.results.toPlainText()
+    always, _, declared = shown.partition("Declaring always, not loaded on that alone")
+    assert "alpha-notes (local)" in always.split("Loaded always")[1]
+    assert "srv:alpha-notes" not in always.split("Loaded always")[1]
+    assert "srv:alpha-notes (srv)" in declared
 
     local = window.controller.catalog.get("local:alpha-notes/SKILL.md")
     window.select_skill(local.id)

@@ -118,15 +118,27 @@ def detail_html(
             + escape(THIRD_PARTY.format(label=skill.origin.label))
             + "</b></p>"
         )
+    # A frontmatter refused whole (too deep, too large, missing) was never read: its
+    # values are unknown, not absent, and the defaults below are not what it declared.
+    unread = skill.frontmatter is None
     rows = [
         _row("Origin", origin_html(skill)),
         _row("Identity", f"<code>{escape(skill.id)}</code>"),
         _row("Name", escape(skill.name)),
-        _row("Description", escape(skill.description) or "<i>none</i>"),
+        _row(
+            "Description",
+            escape(skill.description)
+            or ("<i>not read: the frontmatter was refused (see Problems)</i>" if unread else "")
+            or "<i>none</i>",
+        ),
         _row("State", escape(skill.state)),
     ]
     if skill.path:
         rows.append(_row("Folder", escape(skill.path)))
+    if unread:
+        rows.append(
+            _row("Loading values", "<i>not read; a host would apply the defaults below</i>")
+        )
     loading = skill.loading
     rows.append(_row("Loading strategy", _marked(loading.strategy, loading.strategy_declared)))
     prio = "none" if loading.priority is None else f"{loading.priority:g}"

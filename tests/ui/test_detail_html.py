@@ -37,3 +37,22 @@ def test_labels_showing_third_party_text_never_read_it_as_markup(qtbot: Any) -> 
     label.setText("Link not opened: <img src='/etc/passwd'><b>fake</b> \u202etxt.exe")
     assert label.textFormat() == Qt.TextFormat.PlainText
     assert label.text() == "Link not opened: <img src='/etc/passwd'><b>fake</b> \\u202etxt.exe"
+
+
+def test_a_refused_frontmatter_is_said_unread_not_empty() -> None:
+    """An entry whose frontmatter nests too deep is invalid; its description is not
+    "none" (the server sent one), it was never read."""
+    origin = Origin("h", "mcp", "stdio", "hostile")
+    deep: Any = "x"
+    for _ in range(40):
+        deep = {"k": deep}
+    entry = {
+        "uri": "skill://deep/SKILL.md",
+        "frontmatter": {"name": "deep", "description": "Too deep", "metadata": deep},
+        "resources": "dynamic",
+    }
+    skill = parse_entry(entry, origin)
+    assert skill.state == "invalid"
+    page = detail_html(skill, build_catalog([], [skill]), approval=None, files={})
+    assert "not read: the frontmatter was refused" in page
+    assert "<i>none</i></td>" not in page.split("Description", 1)[1].split("</tr>", 1)[0]

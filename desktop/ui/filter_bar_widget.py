@@ -35,7 +35,7 @@ class FilterBarWidget(QWidget):
         self.text = QLineEdit(self)
         self.text.setPlaceholderText("Filter by name, description, origin, trigger  (Ctrl+F)")
         self.text.setClearButtonEnabled(True)
-        self.text.setMinimumWidth(260)
+        self.text.setMinimumWidth(200)
         self.text.setAccessibleName("Filter skills")
         self.source = QComboBox(self)
         self.source.setAccessibleName("Filter by source")
@@ -53,6 +53,12 @@ class FilterBarWidget(QWidget):
         self.count.setAccessibleName("Skills shown")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        for combo in (self.source, self.state, self.strategy):
+            # Narrow windows shrink the choices to a few letters rather than grow the window.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(8)
         layout.addWidget(self.text, 3)
         layout.addWidget(self.source, 1)
         layout.addWidget(self.state, 1)

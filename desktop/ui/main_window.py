@@ -99,7 +99,7 @@ class MainWindow(QMainWindow):
         self.main_splitter.setObjectName("mainSplitter")
         self.main_splitter.addWidget(self.left_splitter)
         self.main_splitter.addWidget(self.right_splitter)
-        self.main_splitter.setSizes([380, 1020])
+        self.main_splitter.setSizes([450, 950])
         self.main_splitter.setStretchFactor(1, 1)
         self.setCentralWidget(self.main_splitter)
 

@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.visible import quoted
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
@@ -58,6 +59,11 @@ class SourcesModel(ReadOnlyTableModel):
 
     def row_items(self) -> list[Any]:
         return self.specs
+
+    def status_line(self, spec: SourceSpec) -> str:
+        """One source's status in a sentence, for the line under the table."""
+        kind = "folder" if spec.kind == "local" else spec.transport
+        return quoted(f"{spec.label} ({kind}): {self.text(spec, 4)}", 600)
 
     def tooltip(self, spec: SourceSpec, col: int) -> str | None:
         status = self.statuses.get(spec.label)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import SourceSpec
+from desktop.ui.plain_label import PlainLabel
 from desktop.ui.sources_model import SourcesModel
 
 
@@ -55,21 +56,30 @@ class SourcesWidget(QWidget):
         self.toggle_button.setAccessibleName("Switch the selected source on or off")
         self.instructions_button = QPushButton("&Instructions", self)
         self.instructions_button.setAccessibleName("Show the selected server's instructions")
-        buttons = QHBoxLayout()
+        # Two rows: one row of five buttons held the whole window over 1,100 px wide.
+        buttons = QGridLayout()
         buttons.setSpacing(2)
-        for b in (
-            self.add_button,
-            self.edit_button,
-            self.remove_button,
-            self.toggle_button,
-            self.instructions_button,
+        for i, b in enumerate(
+            (
+                self.add_button,
+                self.edit_button,
+                self.remove_button,
+                self.toggle_button,
+                self.instructions_button,
+            )
         ):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+            buttons.addWidget(b, i // 3, i % 3)
+        buttons.setColumnStretch(3, 1)
+        # The selected source's status in full: the table's Status column is narrow.
+        self.status_line = PlainLabel("", self)
+        self.status_line.setWordWrap(True)
+        self.status_line.setAccessibleName("Status of the selected source")
+        self.status_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.status_line)
         layout.addLayout(buttons)
         self.add_button.clicked.connect(self.addRequested)
         self.edit_button.clicked.connect(lambda: self._emit_current(self.editRequested))
@@ -80,6 +90,7 @@ class SourcesWidget(QWidget):
         )
         self.view.selectionModel().selectionChanged.connect(self._update_buttons)
         model.modelReset.connect(self._update_buttons)
+        model.dataChanged.connect(self._update_buttons)
         self._update_buttons()
 
     def current_spec(self) -> SourceSpec | None:
@@ -112,3 +123,8 @@ class SourcesWidget(QWidget):
         for b in (self.edit_button, self.remove_button, self.toggle_button):
             b.setEnabled(spec is not None)
         self.instructions_button.setEnabled(spec is not None and spec.kind == "mcp")
+        self.status_line.setText(
+            "Select a source to read its status in full."
+            if spec is None
+            else self.model.status_line(spec)
+        )

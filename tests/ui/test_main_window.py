@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from desktop.core.model import SourceSpec
 from desktop.ui.skill_table_model import COL_ORIGIN
 
 from .conftest import folder_spec, table_names, wait_idle, write_skill
@@ -156,3 +157,21 @@ def test_no_two_alt_keys_of_the_window_clash(make_window: Any, skills_folder: Pa
         if m:
             keys.setdefault(m.group(1).lower(), []).append(text)
     assert {k: v for k, v in keys.items() if len(v) > 1} == {}
+
+
+def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
+    make_window: Any, skills_folder: Path, tmp_path: Path
+) -> None:
+    """900 px is enough for the window; the sources table's narrow Status column is
+    repeated in full under it for the selected source."""
+    missing = SourceSpec(
+        "gone", "mcp", "stdio", "no-such-command-here", command=("no-such-command-here",)
+    )
+    window = make_window([folder_spec(skills_folder), missing])
+    assert window.minimumSizeHint().width() <= 900
+    window.resize(900, 600)
+    assert window.width() <= 900
+    window.sources_widget.select_label("gone")
+    line = window.sources_widget.status_line.text()
+    assert line.startswith("gone (stdio): error: could not connect")
+    assert window.sources_widget.status_line.isVisibleTo(window)

@@ -159,6 +159,16 @@ class WindowActions:
         await self.w.reload_sources()
 
     def remove_source(self, label: str) -> None:
+        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        if spec is None:
+            return
+        what = (
+            "its cached files are deleted too"
+            if spec.kind == "mcp"
+            else "the folder itself is not touched"
+        )
+        if not self.w.confirm(f"Remove the source {label} from the saved sources? ({what})"):
+            return
         self.w.controller.spawn(self._remove(label), "removing the source")
 
     async def _remove(self, label: str) -> None:

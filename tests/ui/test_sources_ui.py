@@ -96,6 +96,12 @@ def test_add_edit_and_remove_sources(
     gone_row = [s.label for s in window.sources_model.specs].index("gone")
     assert window.sources_model.index(gone_row, 4).data().startswith("error")
     window.sources_widget.select_label("gone")
+    asked: list[str] = []
+    window.confirm = lambda q: asked.append(q) is None and len(asked) > 1  # no, then yes
+    window.sources_widget.remove_button.click()
+    wait_idle(qtbot, window)
+    assert "gone" in _saved_labels(cfg_file) and cache.source_dirs("gone")
+    assert "cached files are deleted too" in asked[0]
     window.sources_widget.remove_button.click()
     wait_idle(qtbot, window)
     assert "gone" not in _saved_labels(cfg_file)

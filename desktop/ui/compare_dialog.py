@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -63,9 +64,12 @@ class CompareDialog(QDialog):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.fields)
         split.addWidget(self.diff)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(split, 1)
+        layout.addWidget(close)
         self.left.currentIndexChanged.connect(self.refresh)
         self.right.currentIndexChanged.connect(self.refresh)
         self.refresh()

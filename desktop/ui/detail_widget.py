@@ -77,7 +77,18 @@ class DetailWidget(QWidget):
     def refresh(self) -> None:
         skill = self.skill
         if skill is None:
-            self.title.setText("Select a skill to see its details")
+            catalog = self.controller.catalog
+            failed = [s.origin.label for s in catalog.sources if s.status == "error"]
+            if catalog.skills or not catalog.sources:
+                self.title.setText("Select a skill to see its details")
+            elif failed:
+                # An empty catalog is explained, not left blank: where to read why.
+                self.title.setText(
+                    f"No skills: {', '.join(failed[:5])} could not be read — the Sources "
+                    "panel and Messages say why"
+                )
+            else:
+                self.title.setText("No skills in the sources read")
             self.browser.setHtml("")
             self._html = ""
             return

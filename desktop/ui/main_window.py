@@ -214,6 +214,8 @@ class MainWindow(QMainWindow):
             return
         if self.proxy.rowCount() and not self.table.currentIndex().isValid():
             self.table.selectRow(0)
+        elif not self.proxy.rowCount():
+            self.detail.show_skill(None)  # says why nothing is there
 
     def _on_approvals(self) -> None:
         states = {k: v.state for k, v in self.controller.approval_states.items()}

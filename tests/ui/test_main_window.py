@@ -173,5 +173,7 @@ def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
     assert window.width() <= 900
     window.sources_widget.select_label("gone")
     line = window.sources_widget.status_line.text()
+    alone = make_window([missing])
+    assert alone.detail.title.text().startswith("No skills: gone could not be read")
     assert line.startswith("gone (stdio): error: could not connect")
     assert window.sources_widget.status_line.isVisibleTo(window)

@@ -45,7 +45,7 @@ def find_skill(catalog: Catalog, target: str) -> Skill | None:
 def describe_key(key: ApprovalKey, transport: str = "") -> str:
     if key.kind == "local":
         return f"local folder {key.uri}"
-    return f"{key.label}:{key.uri} from {transport or 'server'} {key.endpoint}"
+    return f"{key.label}:{key.uri} from {transport or 'server'} {key.shown_endpoint}"
 
 
 def describe_record(record: ApprovalRecord, indent: str = "") -> str:
@@ -90,8 +90,8 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
         if origin is not None and origin.kind == "mcp" and origin.endpoint != key.endpoint:
             return {
                 "state": "moved",
-                "message": f"the label {key.label} now points at {origin.endpoint}; "
-                f"this approval belongs to {key.endpoint} and does not apply",
+                "message": f"the label {key.label} now points at {origin.shown_endpoint}; "
+                f"this approval belongs to {key.shown_endpoint} and does not apply",
             }
     return {"state": "missing", "message": "no source given lists this skill"}
 

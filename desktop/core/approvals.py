@@ -77,7 +77,14 @@ class ApprovalKey:
     def describe(self) -> str:
         if self.kind == "local":
             return f"local folder {self.uri}"
-        return f"{self.label}:{self.uri} (at {self.endpoint})"
+        return f"{self.label}:{self.uri} (at {self.shown_endpoint})"
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as shown to people: secrets in a command or URL masked."""
+        from desktop.core.placeholders import mask_endpoint
+
+        return mask_endpoint(None, self.endpoint)
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "label": self.label, "endpoint": self.endpoint, "uri": self.uri}
@@ -384,7 +391,7 @@ class ApprovalState:
         if self.reason:
             return self.reason
         if self.elsewhere:
-            where = "; ".join(k.endpoint for k in self.elsewhere)
+            where = "; ".join(k.shown_endpoint for k in self.elsewhere)
             return f"approved only for a previous endpoint of this label ({where})"
         return ""
 

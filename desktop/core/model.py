@@ -73,17 +73,26 @@ class Origin:
     transport: Literal["folder", "stdio", "http"]
     endpoint: str
 
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as shown to people: secrets in a command or URL masked."""
+        if self.kind == "local":
+            return self.endpoint
+        from desktop.core.placeholders import mask_endpoint
+
+        return mask_endpoint(self.transport, self.endpoint)
+
     def describe(self) -> str:
         if self.kind == "local":
             return f"{self.label} (folder {self.endpoint})"
-        return f"{self.label} ({self.transport} {self.endpoint})"
+        return f"{self.label} ({self.transport} {self.shown_endpoint})"
 
     def to_json(self) -> dict[str, str]:
         return {
             "label": self.label,
             "kind": self.kind,
             "transport": self.transport,
-            "endpoint": self.endpoint,
+            "endpoint": self.shown_endpoint,
         }
 
 
@@ -323,3 +332,12 @@ class SourceSpec:
     @property
     def origin(self) -> Origin:
         return Origin(self.label, self.kind, self.transport, self.endpoint)
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as shown to people: secrets in a command or URL masked."""
+        if self.kind == "local":
+            return self.endpoint
+        from desktop.core.placeholders import mask_endpoint
+
+        return mask_endpoint(self.transport, self.endpoint, self.command)

@@ -210,6 +210,83 @@ def redact_command(argv: Iterable[str]) -> tuple[str, ...]:
     return tuple(args)
 
 
+def mask_endpoint(
+    transport: str | None, endpoint: str, command: Iterable[str] | None = None
+) -> str:
+    """An endpoint as shown to people: secrets in a command line (``--api-key X``, a
+    token-like argument), in a URL's query or in its userinfo masked. ``command`` is
+    the argument list where known; otherwise the endpoint is split like a shell line.
+    ``transport`` None: a URL is told by its scheme."""
+    import shlex
+    from urllib.parse import urlsplit, urlunsplit
+
+    if transport is None:
+        transport = "http" if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", endpoint) else "stdio"
+    if transport == "stdio":
+        try:
+            argv = list(command) if command else shlex.split(endpoint)
+        except ValueError:
+            argv = endpoint.split()
+        if not argv:
+            return endpoint
+        shown = redact_command(argv)
+        if list(shown) == argv:
+            return endpoint
+        return " ".join(r if r != o else shlex.quote(o) for r, o in zip(shown, argv, strict=True))
+    if transport != "http":
+        return endpoint
+    try:
+        parts = urlsplit(endpoint)
+    except ValueError:
+        return redact(endpoint)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        name, sep, password = user.partition(":")
+        netloc = f"{name}{sep}{redact(password) if sep else ''}@{host}"
+    query = "&".join(
+        f"{k}={display_value(k, v)}" if sep else k
+        for k, sep, v in (q.partition("=") for q in parts.query.split("&") if q)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def spec_secrets(spec: SourceSpec) -> list[str]:
+    """The literal secrets a spec holds (command arguments, URL password and query
+    values, env values and headers that look secret), longest first, to be masked
+    wherever a message may repeat them (a server's stderr echoing its arguments)."""
+    from urllib.parse import urlsplit
+
+    found: list[str] = []
+    if spec.transport == "stdio" and spec.command:
+        args = list(spec.command)
+        found += [args[i][offset:] for i, offset in secret_arg_spans(args)]
+    elif spec.transport == "http":
+        try:
+            parts = urlsplit(spec.endpoint)
+            if parts.password:
+                found.append(parts.password)
+            for key, _sep, value in (q.partition("=") for q in parts.query.split("&") if q):
+                if value and display_value(key, value) != value:
+                    found.append(value)
+        except ValueError:
+            pass
+    for key, value in (*spec.env, *spec.headers):
+        if value and display_value(key, value) != value:
+            scheme = _SCHEME_RE.match(value)
+            found.append(value[scheme.end() :] if scheme else value)
+    literal = {PLACEHOLDER_RE.sub("", s).strip() for s in found}
+    return sorted((s for s in literal if len(s) >= 4), key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each of ``secrets`` in it masked as :func:`redact` shows it."""
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, redact(secret))
+    return text
+
+
 def redact(value: str) -> str:
     """A display form of a possibly secret value; never the literal secret in full.
 

@@ -67,7 +67,7 @@ def search_text(skill: Skill) -> str:
         skill.qualified_name,
         skill.description,
         skill.origin.label,
-        skill.origin.endpoint,
+        skill.origin.shown_endpoint,
         # The words the Origin column shows beside the label.
         skill.origin.transport,
         "third-party" if skill.kind == "mcp" else "",

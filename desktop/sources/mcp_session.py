@@ -39,7 +39,7 @@ from pydantic import ConfigDict, TypeAdapter
 from desktop import __version__
 from desktop.core.collector import collector_paused
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
+from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec, scrub, spec_secrets
 from desktop.core.visible import quoted
 from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
@@ -203,6 +203,7 @@ class McpConnection:
         # Set when a request finds the connection gone (the server exited, the HTTP
         # session ended): the kept connection is then replaced before the next request.
         self.lost = False
+        self._secrets: list[str] = []
 
     # -- opening -----------------------------------------------------------------------
 
@@ -215,6 +216,8 @@ class McpConnection:
         except UnresolvedPlaceholder as exc:
             verb = "start the server" if self.spec.transport == "stdio" else "connect"
             raise SourceError(f"cannot {verb}: {exc}") from None
+        # A server may repeat its arguments or URL in an error: masked there too.
+        self._secrets = [*spec_secrets(spec), *spec_secrets(self.spec)]
         if spec.transport == "stdio":
             if not spec.command:
                 raise SourceError("no command to start the server")
@@ -289,7 +292,7 @@ class McpConnection:
                 return ""
         lines = [ln for ln in text.splitlines() if ln.strip()]
         tail = " | ".join(lines[-4:])
-        return tail[-STDERR_TAIL:]
+        return scrub(tail[-STDERR_TAIL:], self._secrets)
 
     def explain(self, exc: BaseException, timeout: float | None = None) -> str:
         if self._fault is not None:
@@ -298,6 +301,7 @@ class McpConnection:
         tail = self.stderr_tail()
         if tail:
             message += f" — server stderr: {tail}"
+        message = scrub(message, self._secrets)
         if self._http_status:
             message += f" (the server answered {self._http_status})"
         return message

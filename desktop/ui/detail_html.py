@@ -63,7 +63,9 @@ def origin_html(skill: Skill) -> str:
     o = skill.origin
     if o.kind == "local":
         return f"local folder <b>{escape(o.label)}</b> ({escape(o.endpoint)})"
-    return f"server <b>{escape(o.label)}</b> over {escape(o.transport)} ({escape(o.endpoint)})"
+    return (
+        f"server <b>{escape(o.label)}</b> over {escape(o.transport)} ({escape(o.shown_endpoint)})"
+    )
 
 
 def file_state_text(vf: FileVerification | None) -> str:

@@ -31,7 +31,7 @@ class OpenUriDialog(QDialog):
         self.server.setAccessibleName("Server")
         for spec in controller.specs:
             if spec.kind == "mcp" and spec.enabled:
-                self.server.addItem(f"{spec.label} ({spec.endpoint})", spec.label)
+                self.server.addItem(f"{spec.label} ({spec.shown_endpoint})", spec.label)
         self.uri = QLineEdit(self)
         self.uri.setAccessibleName("Skill URI")
         self.uri.setPlaceholderText("skill://…/SKILL.md")

@@ -67,7 +67,7 @@ class SourcesModel(ReadOnlyTableModel):
 
     def tooltip(self, spec: SourceSpec, col: int) -> str | None:
         status = self.statuses.get(spec.label)
-        lines = [f"{spec.label}: {spec.endpoint}"]
+        lines = [f"{spec.label}: {spec.shown_endpoint}"]
         if spec.label in self.origins:
             lines.append(f"({self.origins[spec.label]})")
         if status is not None and status.message:
@@ -97,7 +97,7 @@ class SourcesModel(ReadOnlyTableModel):
         if col == 1:
             return "folder" if spec.kind == "local" else spec.transport
         if col == 2:
-            return spec.endpoint
+            return spec.shown_endpoint
         if col == 3:
             return era_text(status) if spec.kind == "mcp" else ""
         if col == 4:

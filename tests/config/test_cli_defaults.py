@@ -215,3 +215,31 @@ def test_two_config_files_with_the_same_server_name(tmp_path: Path, run_cli: Run
     assert proc.returncode == 0, proc.stderr
     labels = [s["label"] for s in json.loads(proc.stdout)["sources"]]
     assert labels == ["docs", "docs-claude-code"]
+
+
+@pytest.mark.slow
+def test_secrets_in_a_url_and_in_arguments_are_masked_in_list(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Masked wherever shown: in the human listing, in --json's endpoint, and in a
+    server's stderr that repeats the argument it was given."""
+    no_first_run(tmp_home)
+    config_file = tmp_path / "servers.json"
+    argv = [sys.executable, "-m", "desktop", "serve", str(tmp_path), "--api-key", SECRET]
+    config_file.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "tok": {"url": "http://user:pa55word@127.0.0.1:1/mcp?token=" + SECRET},
+                    "arg": {"command": argv[0], "args": argv[1:]},
+                }
+            }
+        )
+    )
+    for extra in ((), ("--json",)):
+        proc = run_cli("list", "--config", str(config_file), *extra, cwd=tmp_path)
+        out = proc.stdout + proc.stderr
+        assert "tok" in out and "arg" in out
+        assert SECRET not in out and "pa55word" not in out, out
+        assert "--api-key ****" in out  # the argument is still there, masked
+    assert "unrecognized arguments: --api-key ****" in out  # the server's own words

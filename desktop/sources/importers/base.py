@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import display_value, redact, redact_command
+from desktop.core.placeholders import display_value, mask_endpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,29 +57,7 @@ class ImportedServer:
 
 def redact_endpoint(spec: SourceSpec) -> str:
     """The endpoint for display: secrets in a command line, URL query or userinfo masked."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    if spec.transport == "stdio" and spec.command:
-        shown = redact_command(spec.command)
-        return " ".join(
-            r if r != o else shlex.quote(o) for r, o in zip(shown, spec.command, strict=True)
-        )
-    if spec.transport != "http":
-        return spec.endpoint
-    try:
-        parts = urlsplit(spec.endpoint)
-    except ValueError:
-        return redact(spec.endpoint)
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        name, sep, password = user.partition(":")
-        netloc = f"{name}{sep}{redact(password) if sep else ''}@{host}"
-    query = "&".join(
-        f"{k}={display_value(k, v)}" if sep else k
-        for k, sep, v in (q.partition("=") for q in parts.query.split("&") if q)
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return mask_endpoint(spec.transport, spec.endpoint, spec.command)
 
 
 @dataclass(slots=True)

@@ -15,11 +15,13 @@ import re
 
 # C0 controls but tab and line feed, DEL and C1 controls; the explicit bidirectional
 # formatting characters (embeddings, overrides, isolates and marks); line and paragraph
-# separators, which some terminals treat as line ends. A carriage return is a control
-# only alone: before a line feed it ends a line (CRLF), and moves no cursor back over text.
+# separators, which some terminals treat as line ends; lone surrogates (a file name of
+# bytes that are not UTF-8, as Python reads it), which would be written out as those
+# bytes. A carriage return is a control only alone: before a line feed it ends a line
+# (CRLF), and moves no cursor back over text.
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-    "\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]|\r(?!\n)"
 )
 
 

@@ -18,6 +18,7 @@ from urllib.parse import quote, unquote
 
 from desktop.core.checks import check_name
 from desktop.core.model import Skill
+from desktop.core.visible import visible
 from desktop.serve.content import DIRECTORY, MARKDOWN, mime_type
 
 SCHEME = "skill://"
@@ -170,8 +171,16 @@ def _unpublishable(skill: Skill, root: Path) -> str | None:
             return f"frontmatter has no usable '{key}'"
     if not isinstance(skill.resources, tuple) or skill.path is None:
         return "no file manifest"
+    # A URI carries UTF-8 only: a name of other bytes (read as lone surrogates) could be
+    # neither published nor left out of a manifest that must be complete.
+    skill_path = skill_path_of(skill, root)
+    if not _utf8(skill_path):
+        return f"its folder name {visible(skill_path)} is not UTF-8, which no URI can carry"
+    for f in skill.files:
+        if not _utf8(f.uri):
+            return f"its file name {visible(f.uri)} is not UTF-8, which no URI can carry"
     name = fm["name"]
-    last_segment = skill_path_of(skill, root).rpartition("/")[2]
+    last_segment = skill_path.rpartition("/")[2]
     if name != last_segment:
         return (
             f"its name {name!r} differs from its directory {last_segment!r} "
@@ -181,6 +190,14 @@ def _unpublishable(skill: Skill, root: Path) -> str | None:
     if bad_name:
         return bad_name[0].message
     return None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _published_skill(root: Path, skill: Skill) -> PublishedSkill:

@@ -39,6 +39,12 @@ def test_a_crlf_line_end_is_a_line_end_but_a_lone_carriage_return_is_shown() -> 
     assert visible("end\r") == "end\\u000d"
 
 
+def test_a_name_of_bytes_that_are_not_utf8_is_shown_as_codes() -> None:
+    """Python reads such a file name with lone surrogates, which a print would turn
+    back into the raw bytes: output that is not UTF-8."""
+    assert visible("n\udcffx.md") == "n\\udcffx.md"
+
+
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "desktop", *args],

@@ -130,3 +130,31 @@ def test_discover_declares_the_extension_over_http(http_server: HttpServe) -> No
         {"Mcp-Protocol-Version": MODERN, "Mcp-Method": "server/discover"},
     )
     assert answer["result"]["capabilities"]["extensions"][EXTENSION] == {"directoryRead": True}
+
+
+def test_a_file_name_that_is_not_utf8_skips_its_skill_with_a_warning(tmp_path: Path) -> None:
+    """No URI can carry such a name, and a manifest must be complete: the skill is left
+    out with one warning line, the rest is served (it was a traceback, and nothing)."""
+    import os
+
+    root = tmp_path / "skills"
+    for name in ("odd", "fine"):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    with open(os.path.join(os.fsencode(root / "odd"), b"n\xffx.md"), "wb") as fh:
+        fh.write(b"y")
+    lines, stderr = exchange(
+        root,
+        [
+            INITIALIZE,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "skills/list", "params": {}},
+        ],
+        answers=2,
+    )
+    messages = [json.loads(line) for line in lines if line.strip()]
+    assert [s["frontmatter"]["name"] for s in messages[1]["result"]["skills"]] == ["fine"]
+    assert "Traceback" not in stderr
+    warnings = [line for line in stderr.splitlines() if line.startswith("warning: skipped")]
+    assert len(warnings) == 1 and "odd/SKILL.md" in warnings[0]
+    assert "n\\udcffx.md is not UTF-8" in warnings[0]

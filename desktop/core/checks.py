@@ -22,9 +22,32 @@ KNOWN_FIELDS = frozenset(
 )
 
 
+def _not_text(key: str, value: Any) -> Problem | None:
+    """Why a required text field is unusable (absent, not a string, blank), or None.
+
+    YAML reads ``name: yes`` as a boolean and ``description: 42`` as a number: the
+    field is there, and saying it is missing would leave its author guessing.
+    """
+    if value is None:
+        return Problem(f"{key}-missing", f"frontmatter has no '{key}'", "invalid")
+    if not isinstance(value, str):
+        kind = {bool: "a boolean", int: "a number", float: "a number", list: "a list"}.get(
+            type(value), "a mapping" if isinstance(value, dict) else type(value).__name__
+        )
+        return Problem(
+            f"{key}-type",
+            f"'{key}' must be text, but YAML reads this value as {kind}: put it in quotes",
+            "invalid",
+        )
+    if not value.strip():
+        return Problem(f"{key}-missing", f"frontmatter's '{key}' is blank", "invalid")
+    return None
+
+
 def check_name(name: Any) -> list[Problem]:
-    if not isinstance(name, str) or not name.strip():
-        return [Problem("name-missing", "frontmatter has no 'name'", "invalid")]
+    unusable = _not_text("name", name)
+    if unusable is not None:
+        return [unusable]
     problems: list[Problem] = []
     if len(name) > NAME_MAX:
         problems.append(
@@ -57,8 +80,9 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
             )
         )
     description = frontmatter.get("description")
-    if not isinstance(description, str) or not description.strip():
-        problems.append(Problem("description-missing", "frontmatter has no 'description'", "invalid"))
+    unusable = _not_text("description", description)
+    if unusable is not None:
+        problems.append(unusable)
     elif len(description) > DESCRIPTION_MAX:
         problems.append(
             Problem(
@@ -81,9 +105,7 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
         problems.append(Problem("metadata-type", "metadata must be a mapping"))
     if "license" in frontmatter and not isinstance(frontmatter["license"], str):
         problems.append(Problem("license-type", "license must be a string", "warning"))
-    if "allowed-tools" in frontmatter and not isinstance(
-        frontmatter["allowed-tools"], str | list
-    ):
+    if "allowed-tools" in frontmatter and not isinstance(frontmatter["allowed-tools"], str | list):
         problems.append(
             Problem("allowed-tools-type", "allowed-tools must be a string or a list", "warning")
         )

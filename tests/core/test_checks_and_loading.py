@@ -105,7 +105,9 @@ def test_l2_priority_dropped(value) -> None:
 
 
 def test_l3_blank_and_non_string_triggers_dropped() -> None:
-    config, problems = read_loading(nb({"triggers": ["deploy", "  ", "", 3, None, " ship it "]}), None)
+    config, problems = read_loading(
+        nb({"triggers": ["deploy", "  ", "", 3, None, " ship it "]}), None
+    )
     assert config.triggers == ("deploy", "ship it")
     assert config.triggers_declared
     assert len([p for p in problems if p.code == "trigger-dropped"]) == 4
@@ -177,8 +179,15 @@ def test_affinity_is_anchored_to_the_server() -> None:
 def test_a_tool_index_answers_as_matching_each_skill_alone() -> None:
     tools = ["search_pages", "search_people", "get_doc", "a[b]", "x?y"]
     patterns = (
-        "docs__search_*", "docs__get_doc", "docs__nope", "docs__*", "docs__a[b]",
-        "docs__[gs]*", "docs__x?y", "docs__get_do?", "other__*",
+        "docs__search_*",
+        "docs__get_doc",
+        "docs__nope",
+        "docs__*",
+        "docs__a[b]",
+        "docs__[gs]*",
+        "docs__x?y",
+        "docs__get_do?",
+        "other__*",
     )
     index = ToolIndex("docs", tools)
     for pattern in patterns * 2:  # the second pass answers from the index's memory
@@ -199,7 +208,10 @@ def test_affinity_server_without_tools_is_visible() -> None:
 @pytest.mark.parametrize(
     ("raw", "tools"),
     [
-        ("Bash(kubectl get:*) Bash(kubectl logs:*)", ["Bash(kubectl get:*)", "Bash(kubectl logs:*)"]),
+        (
+            "Bash(kubectl get:*) Bash(kubectl logs:*)",
+            ["Bash(kubectl get:*)", "Bash(kubectl logs:*)"],
+        ),
         ("Read, Write  Grep", ["Read", "Write", "Grep"]),
         (["Read", " ", "Bash(git diff:*)"], ["Read", "Bash(git diff:*)"]),
         ("", []),
@@ -210,3 +222,16 @@ def test_allowed_tools_split_outside_parentheses(raw, tools) -> None:
     skill = make_skill("s")
     skill.frontmatter = {"name": "s", "description": "d", "allowed-tools": raw}
     assert skill.allowed_tools() == tools
+
+
+def test_a_name_yaml_reads_as_another_type_is_named_as_such() -> None:
+    """`name: yes` is there, read as a boolean: the author is told to quote it."""
+    problems = check_frontmatter({"name": True, "description": 42}, "yes")
+    by_code = {p.code: p for p in problems}
+    assert "name-missing" not in by_code and "description-missing" not in by_code
+    assert by_code["name-type"].severity == "invalid"
+    assert "as a boolean: put it in quotes" in by_code["name-type"].message
+    assert "as a number" in by_code["description-type"].message
+    assert check_frontmatter({"name": "x", "description": "  "}, "x")[0].code == (
+        "description-missing"
+    )

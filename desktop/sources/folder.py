@@ -253,10 +253,14 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
     problems: list[Problem] = []
     files: list[SkillFile] = []
     skill_md_bytes: bytes | None = None
+    md_error: str | None = None  # why SKILL.md could not be read
     prefix_len = len(rel_dir) + 1 if rel_dir else 0
     for rel in tree.files_under(rel_dir):
         result = digest_of(rel)
         if isinstance(result, str):
+            if rel == skill_md_rel:
+                md_error = result
+                continue
             problems.append(Problem("file-unreadable", f"cannot read {rel[prefix_len:]}: {result}"))
             continue
         size, digest, data = result
@@ -273,15 +277,21 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
                     "warning",
                 )
             )
-    if skill_md_bytes is None:
+    if skill_md_bytes is None and md_error is None:
         try:
             skill_md_bytes = Path(root, skill_md_rel).read_bytes()
         except OSError as exc:
-            skill_md_bytes = b""
-            problems.append(Problem("file-unreadable", f"cannot read {SKILL_MD}: {exc.strerror}"))
-    parsed = parse_skill_md(skill_md_bytes)
-    problems.extend(parsed.problems)
-    frontmatter = parsed.frontmatter
+            md_error = exc.strerror or str(exc)
+    frontmatter = None
+    if md_error is not None or skill_md_bytes is None:
+        # Said once, as what it is: an unreadable file is not an empty one.
+        problems.append(
+            Problem("skill-md-unreadable", f"cannot read {SKILL_MD}: {md_error}", "invalid")
+        )
+    else:
+        parsed = parse_skill_md(skill_md_bytes)
+        problems.extend(parsed.problems)
+        frontmatter = parsed.frontmatter
     if frontmatter is not None:
         problems.extend(check_frontmatter(frontmatter, dir_name))
     loading, loading_problems = read_loading(frontmatter, None)

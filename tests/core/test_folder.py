@@ -13,7 +13,9 @@ from desktop.core.model import SourceSpec
 from desktop.sources.folder import read_local_file, scan_folder
 
 
-def write_skill(root: Path, rel: str, name: str | None = None, extra: str = "", body: str = "") -> Path:
+def write_skill(
+    root: Path, rel: str, name: str | None = None, extra: str = "", body: str = ""
+) -> Path:
     d = root / rel
     d.mkdir(parents=True, exist_ok=True)
     name = name or Path(rel).name
@@ -152,7 +154,9 @@ def test_read_local_file_refuses_escapes(tmp_path: Path) -> None:
     assert d.exists()
 
 
-def test_the_private_cache_is_never_scanned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_private_cache_is_never_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     from desktop.store.cache import default_cache_root
 
@@ -163,3 +167,26 @@ def test_the_private_cache_is_never_scanned(tmp_path: Path, monkeypatch: pytest.
     assert [s.name for s in skills] == ["real"]
     status, skills = scan(cache)
     assert status.status == "error" and "private cache" in status.message and skills == []
+
+
+def test_an_unreadable_skill_md_is_said_once_and_not_called_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A permission the scanner lacks (root, as the tests run, has them all: the
+    refusal is the one thing stood in for here)."""
+    import desktop.sources.folder as folder
+
+    write_skill(tmp_path, "locked")
+    real = folder._hash_file
+
+    def refuse(path: str, keep: bool) -> tuple[int, str, bytes | None]:
+        if path.endswith(os.sep + os.path.join("locked", "SKILL.md")):
+            raise PermissionError(13, "Permission denied")
+        return real(path, keep)
+
+    monkeypatch.setattr(folder, "_hash_file", refuse)
+    _status, (skill,) = scan(tmp_path)
+    messages = [p.message for p in skill.problems]
+    assert messages.count("cannot read SKILL.md: Permission denied") == 1, messages
+    assert not any("empty" in m for m in messages)
+    assert skill.state == "invalid"

@@ -9,6 +9,7 @@ from desktop.cli.output import emit_json, fail_usage
 from desktop.core.catalog import build_catalog, skill_json
 from desktop.core.manifest import format_size
 from desktop.core.model import SourceSpec
+from desktop.core.visible import visible
 from desktop.sources.folder import folder_label, scan_folder
 
 NAME = "lint"
@@ -35,26 +36,30 @@ def run(args: argparse.Namespace) -> int:
             {
                 "ok": not failed,
                 "source": status.to_json(),
+                "notes": list(status.notes),
                 "skills": [skill_json(s) for s in skills],
                 "collisions": [c.to_json() for c in catalog.collisions],
             }
         )
         return 1 if failed else 0
+    notes = [f"note: {visible(n)}" for n in status.notes]
     if not skills:
-        print(f"{path}: {status.message}")
+        print(f"{path}: {status.message}", *notes, sep="\n")
         return 1
     for skill in skills:
-        print(f"{skill.name}  ({skill.path})  {skill.state}")
+        print(visible(f"{skill.name}  ({skill.path})  {skill.state}"))
         if skill.nested_in:
             print(f"  nested in {skill.nested_in}")
         shown = [p for p in skill.problems]
         if not shown:
             print("  no problems")
         for p in shown:
-            print(f"  [{p.severity}] {p.code}: {p.message}")
+            print(visible(f"  [{p.severity}] {p.code}: {p.message}"))
         print(f"  manifest ({len(skill.files)} files, {format_size(skill.total_size)}):")
         for f in skill.files:
-            print(f"    {f.digest}  {f.size:>10}  {f.uri}")
+            print(visible(f"    {f.digest}  {f.size:>10}  {f.uri}"))
         print()
+    for note in notes:
+        print(note)
     print("FAILED: problems of error severity found" if failed else "OK")
     return 1 if failed else 0

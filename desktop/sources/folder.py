@@ -48,6 +48,7 @@ class _Tree:
         self.files: dict[str, list[str]] = {}  # rel dir ("" for root) -> file names
         self.outside: dict[str, list[str]] = {}  # rel dir -> links leaving the folder
         self.errors: list[str] = []
+        self.unread: list[tuple[str, str]] = []  # (rel path, why) of what could not be read
         self._dirs: list[str] | None = None
         self._walk()
 
@@ -62,7 +63,7 @@ class _Tree:
                 with os.scandir(full_dir) as it:
                     entries = list(it)
             except OSError as exc:
-                self._onerror(exc)
+                self._onerror(exc, rel)
                 continue
             for entry in entries:
                 name = entry.name
@@ -81,7 +82,7 @@ class _Tree:
                             self.outside.setdefault(rel, []).append(name)
                         # a linked directory is never entered
                 except OSError as exc:
-                    self._onerror(exc)
+                    self._onerror(exc, f"{rel}/{name}" if rel else name)
             kept.sort()
             self.files[rel] = kept
             for name in sorted(subdirs, reverse=True):
@@ -89,8 +90,9 @@ class _Tree:
                 if sub_rel != self.skip_rel:
                     pending.append((entry_path(full_dir, name), sub_rel))
 
-    def _onerror(self, exc: OSError) -> None:
+    def _onerror(self, exc: OSError, rel: str) -> None:
         self.errors.append(f"{exc.filename}: {exc.strerror}")
+        self.unread.append((rel, exc.strerror or str(exc)))
 
     def skill_dirs(self) -> list[str]:
         return sorted(d for d, names in self.files.items() if SKILL_MD in names)
@@ -241,7 +243,20 @@ def _collect(spec, root, tree, skill_dirs, digest_of, status):
         status.message = f"no skill folders (a folder holding {SKILL_MD}) under {root}"
     if tree.errors:
         status.notes.extend(f"could not read {e}" for e in tree.errors[:20])
+    # Links leaving the folder are not followed (F1). Inside a skill its problems say so;
+    # elsewhere (a skill folder, or a SKILL.md, that is such a link) a note does.
+    for d, names in sorted(tree.outside.items()):
+        if any(_within(d, s) for s in skill_dirs):
+            continue
+        for name in names[:20]:
+            shown = f"{d}/{name}" if d else name
+            status.notes.append(f"{shown} is a link leaving the folder; it was not followed")
     return status, skills
+
+
+def _within(rel: str, rel_dir: str) -> bool:
+    """Whether the relative path ``rel`` is ``rel_dir`` or lies below it."""
+    return not rel_dir or rel == rel_dir or rel.startswith(rel_dir + "/")
 
 
 def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:
@@ -267,6 +282,17 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
         files.append(SkillFile(rel[prefix_len:], digest, size))
         if rel == skill_md_rel:
             skill_md_bytes = data
+    for unread, why in tree.unread:
+        if _within(unread, rel_dir):
+            # What could not be listed is missing from the manifest: an author must know.
+            shown = unread[prefix_len:] or "."
+            problems.append(
+                Problem(
+                    "folder-unreadable",
+                    f"could not read {shown}: {why}; the manifest may be missing files",
+                    "error",
+                )
+            )
     for d in tree.dirs_under(rel_dir) if tree.outside else ():
         for n in tree.outside.get(d, ()):
             shown = f"{d}/{n}"[prefix_len:] if d else n

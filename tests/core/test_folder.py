@@ -190,3 +190,43 @@ def test_an_unreadable_skill_md_is_said_once_and_not_called_empty(
     assert messages.count("cannot read SKILL.md: Permission denied") == 1, messages
     assert not any("empty" in m for m in messages)
     assert skill.state == "invalid"
+
+
+def test_a_folder_that_cannot_be_listed_is_an_error_of_its_skill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its files are missing from the manifest: the author is told, not shown an OK."""
+    import desktop.sources.folder as folder
+
+    d = write_skill(tmp_path, "guarded")
+    (d / "private").mkdir()
+    (d / "private" / "notes.md").write_text("x")
+    real = os.scandir
+
+    def refuse(path: str) -> object:
+        if str(path).endswith(os.sep + "private"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(folder.os, "scandir", refuse)
+    status, (skill,) = scan(tmp_path)
+    problem = next(p for p in skill.problems if p.code == "folder-unreadable")
+    assert problem.severity == "error"
+    assert problem.message.startswith("could not read private: Permission denied")
+    assert skill.has_errors()
+
+
+def test_a_skill_that_is_a_link_leaving_the_folder_is_noted(tmp_path: Path) -> None:
+    """Not followed (F1), and not silently gone either."""
+    outside = tmp_path / "outside"
+    write_skill(outside, "elsewhere")
+    (outside / "a.md").write_text("---\nname: a\ndescription: d\n---\n")
+    root = tmp_path / "root"
+    write_skill(root, "kept")
+    (root / "elsewhere").symlink_to(outside / "elsewhere")
+    (root / "a").mkdir()
+    (root / "a" / "SKILL.md").symlink_to(outside / "a.md")
+    status, skills = scan(root)
+    assert [s.name for s in skills] == ["kept"]
+    assert "elsewhere is a link leaving the folder; it was not followed" in status.notes
+    assert "a/SKILL.md is a link leaving the folder; it was not followed" in status.notes

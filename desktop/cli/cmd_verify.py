@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 
 from desktop.cli._mcp_common import no_such_skill, parse_id
 from desktop.cli.output import emit_json, fail_usage
 from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.catalog import Catalog
 from desktop.core.verify import READ_ERROR, SkillVerification
+from desktop.core.visible import visible
 from desktop.sources.mcp import ServerPool
 
 NAME = "verify"
@@ -27,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_options(parser)
 
 
-async def _verify(args: argparse.Namespace) -> list[SkillVerification]:
+async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Catalog]:
     from desktop.sources.registry import discover
 
     specs = resolve_specs(args)
@@ -58,7 +61,7 @@ async def _verify(args: argparse.Namespace) -> list[SkillVerification]:
             out.append(SkillVerification(sid, READ_ERROR, no_such_skill(sid, status)))
         else:
             out.append(result)
-    return out
+    return out, catalog
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,13 +71,24 @@ def run(args: argparse.Namespace) -> int:
         fail_usage("pass skill ids or --all, not both")
     for sid in args.ids:
         parse_id(sid)
-    results = asyncio.run(_verify(args))
+    results, catalog = asyncio.run(_verify(args))
+    # With --all, a source that could not be read hides skills nobody verified: it is
+    # named, and the run does not pass.
+    unread = [s for s in catalog.sources if s.status == "error"] if args.all else []
     if args.json:
-        emit_json({"results": [r.to_json() for r in results]})
+        out: dict[str, object] = {"results": [r.to_json() for r in results]}
+        if unread:
+            out["unread_sources"] = [s.to_json() for s in unread]
+        emit_json(out)
     else:
         for r in results:
-            print(f"{r.id}: {r.state}: {r.message}")
+            print(visible(f"{r.id}: {r.state}: {r.message}"))
             for f in r.files:
                 if f.state != "verified":
-                    print(f"  {f.uri}: {f.state}: {f.message}")
-    return 0 if results and all(r.state == "verified" for r in results) else 1
+                    print(visible(f"  {f.uri}: {f.state}: {f.message}"))
+        for s in unread:
+            print(visible(f"{s.origin.label}: not read: {s.message}"), file=sys.stderr)
+        if not results:
+            print("no skills to verify", file=sys.stderr)
+    passed = results and not unread and all(r.state == "verified" for r in results)
+    return 0 if passed else 1

@@ -88,8 +88,12 @@ def test_list_json_is_strict_json_whatever_the_frontmatter(tmp_path: Path) -> No
         (folder / "SKILL.md").write_text(text, encoding="utf-8")
         return folder
 
-    odd = skill("odd", "Caf\u00e9 \u2014 odd values.", "  limit: .inf\n  floor: -.inf\n  ratio: .nan\n")
-    huge = skill("huge", "A huge integer.", "  limit: .inf\n  count: 123456789012345678901234567890\n")
+    odd = skill(
+        "odd", "Caf\u00e9 \u2014 odd values.", "  limit: .inf\n  floor: -.inf\n  ratio: .nan\n"
+    )
+    huge = skill(
+        "huge", "A huge integer.", "  limit: .inf\n  count: 123456789012345678901234567890\n"
+    )
     for folder, extra in ((odd, {}), (huge, {"count": 123456789012345678901234567890})):
         proc = cli("list", "--folder", str(folder), "--json")
         assert proc.returncode == 0, proc.stderr
@@ -152,3 +156,29 @@ def test_triggers_command() -> None:
     assert [m["qualified_name"] for m in matches] == ["incident-triage"]
     proc = cli("triggers", "hello", "--folder", str(SAMPLES))
     assert "No skill" in proc.stdout
+
+
+def test_verify_all_says_why_nothing_or_not_everything_was_verified(tmp_path: Path) -> None:
+    """It printed nothing, exit 1, when there was nothing to verify or a source failed."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = cli("verify", "--all", "--folder", str(empty))
+    assert proc.returncode == 1 and "no skills to verify" in proc.stderr
+    proc = cli(
+        "verify", "--all", "--folder", str(SAMPLES / "pdf-forms"), "--server", "x=no-such-cmd-sc"
+    )
+    assert proc.returncode == 1, proc.stdout
+    assert "pdf-forms" in proc.stdout and ": verified:" in proc.stdout
+    assert "x: not read: could not connect" in proc.stderr
+    proc = cli(
+        "verify",
+        "--all",
+        "--json",
+        "--folder",
+        str(SAMPLES / "pdf-forms"),
+        "--server",
+        "x=no-such-cmd-sc",
+    )
+    data = json.loads(proc.stdout)
+    assert [s["label"] for s in data["unread_sources"]] == ["x"]
+    assert data["results"][0]["state"] == "verified"

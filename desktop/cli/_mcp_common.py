@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
 
 from desktop.cli.output import fail_usage
 from desktop.cli.sources_args import resolve_specs
-from desktop.core.model import Identity, SourceSpec, SourceStatus
+from desktop.core.catalog import Catalog
+from desktop.core.model import Identity, Skill, SourceSpec, SourceStatus
 
 
 def parse_id(skill_id: str) -> Identity:
@@ -21,6 +23,28 @@ def no_such_skill(skill_id: str, status: SourceStatus | None, where: str = "the 
     """Why a named skill is not there: its source's failure, when the source failed."""
     why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""
     return f"no skill {skill_id!r} in {where}{why}"
+
+
+async def find_skill(
+    skill_id: str, catalog: Catalog, get: Callable[[str, str], Awaitable[Skill]]
+) -> tuple[Skill | None, str]:
+    """The named skill as its source lists it or, on a server that answered but lists
+    it not, as ``skills/get`` confirms it (D7: a listing is no proof of absence, and
+    `get` hands out such ids). ``get(label, uri)`` asks the server. Otherwise ``None``
+    and why."""
+    skill = catalog.get(skill_id)
+    if skill is not None:
+        return skill, ""
+    ident = parse_id(skill_id)
+    status = catalog.source(ident.label)
+    if status is None or status.origin.kind != "mcp" or status.status == "error":
+        return None, no_such_skill(skill_id, status)
+    from desktop.sources.mcp_session import SourceError
+
+    try:
+        return await get(ident.label, ident.uri), ""
+    except SourceError as exc:
+        return None, f"{no_such_skill(skill_id, status, 'its listing')}, nor by skills/get: {exc}"
 
 
 def server_spec(args: argparse.Namespace, label: str) -> SourceSpec:

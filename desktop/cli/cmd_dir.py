@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from desktop.cli._mcp_common import no_such_skill, parse_id, server_spec
+from desktop.cli._mcp_common import find_skill, parse_id, server_spec
 from desktop.cli.output import CheckFailed, emit_json, fail_usage, table
 from desktop.cli.sources_args import add_source_options
+from desktop.core.catalog import build_catalog
 from desktop.core.model import Skill
 from desktop.sources.mcp import DirectoryChild, ServerHandle
 from desktop.sources.mcp_session import SourceError
@@ -50,9 +51,10 @@ async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChi
     spec = server_spec(args, label)
     async with ServerHandle(spec) as handle:
         status, skills = await handle.discover(timeout=handle.budgets.server_timeout)
-        skill = next((s for s in skills if s.id == args.id), None)
+        listed = build_catalog([status], skills)
+        skill, why = await find_skill(args.id, listed, lambda _label, uri: handle.get_skill(uri))
         if skill is None:
-            raise CheckFailed(no_such_skill(args.id, status, f"the listing of {label}"))
+            raise CheckFailed(why)
         uri = directory_uri(skill, args.path)
         try:
             return skill, uri, await handle.read_directory(skill, uri)

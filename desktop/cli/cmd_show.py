@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli._mcp_common import no_such_skill, parse_id
+from desktop.cli._mcp_common import find_skill, parse_id
 from desktop.cli.output import CheckFailed
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.sources.mcp import ServerPool
@@ -37,10 +37,12 @@ async def _show(args: argparse.Namespace) -> ReadResult:
 
     specs = resolve_specs(args)
     catalog = await discover(specs)
-    skill = catalog.get(args.id)
-    if skill is None:
-        raise CheckFailed(no_such_skill(args.id, catalog.source(parse_id(args.id).label)))
     async with ServerPool(specs) as pool:
+        skill, why = await find_skill(
+            args.id, catalog, lambda label, uri: pool.handle(label).get_skill(uri)
+        )
+        if skill is None:
+            raise CheckFailed(why)
         return await pool.read_skill_md(skill)
 
 

@@ -11,10 +11,11 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli._mcp_common import no_such_skill, parse_id
+from desktop.cli._mcp_common import find_skill, parse_id
 from desktop.cli.output import emit_json, fail_usage
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
+from desktop.core.model import Skill
 from desktop.core.verify import READ_ERROR, SkillVerification
 from desktop.core.visible import visible
 from desktop.sources.mcp import ServerPool
@@ -35,13 +36,18 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
 
     specs = resolve_specs(args)
     catalog = await discover(specs)
-    skills = list(catalog.skills) if args.all else []
+    skills: list[Skill | None] = list(catalog.skills) if args.all else []
     results: list[SkillVerification | None] = []
-    if not args.all:
-        for sid in args.ids:
-            skill = catalog.get(sid)
-            skills.append(skill)  # type: ignore[arg-type]
+    missing: dict[int, str] = {}
     async with ServerPool(specs) as pool:
+        if not args.all:
+            for i, sid in enumerate(args.ids):
+                skill, why = await find_skill(
+                    sid, catalog, lambda label, uri: pool.handle(label).get_skill(uri)
+                )
+                skills.append(skill)
+                if skill is None:
+                    missing[i] = why
         by_label: dict[str, list[int]] = {}
         for i, skill in enumerate(skills):
             results.append(None)
@@ -56,9 +62,7 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     out: list[SkillVerification] = []
     for i, result in enumerate(results):
         if result is None:
-            sid = args.ids[i]
-            status = catalog.source(parse_id(sid).label)
-            out.append(SkillVerification(sid, READ_ERROR, no_such_skill(sid, status)))
+            out.append(SkillVerification(args.ids[i], READ_ERROR, missing.get(i, "")))
         else:
             out.append(result)
     return out, catalog

@@ -126,6 +126,18 @@ def test_cli_get_confirms_a_uri(cli) -> None:
     assert usage.returncode == 2
 
 
+def test_cli_show_and_verify_take_an_id_that_only_get_confirms(cli) -> None:
+    """The id `get` prints is accepted back although no listing carries it (D7)."""
+    hidden = "h:skill://hidden/SKILL.md"
+    shown = cli("show", hidden, "--server", server_option("ok"))
+    assert shown.returncode == 0, shown.stderr
+    assert "name: hidden" in shown.stdout
+    checked = cli("verify", hidden, "h:skill://nope/SKILL.md", "--server", server_option("ok"))
+    assert checked.returncode == 1
+    assert f"{hidden}: verified:" in checked.stdout
+    assert "nor by skills/get: the server serves no skill at skill://nope" in checked.stdout
+
+
 def test_cli_show_prints_only_verified_bytes(cli) -> None:
     good = cli("show", "h:skill://demo/SKILL.md", "--server", server_option("ok"))
     assert good.returncode == 0, good.stderr

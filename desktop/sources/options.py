@@ -61,12 +61,22 @@ def split_label(value: str) -> tuple[str, str]:
 def parse_folder(value: str) -> SourceSpec:
     """A ``--folder [LABEL=]DIR`` value."""
     label, rest = split_label(value)
+    if not label:
+        meant, sep, after = value.partition("=")
+        if sep and not any(c in meant for c in "/\\ ~."):
+            # A label was meant (no path reads like "name=..."); say what is wrong with it.
+            if not meant:
+                return source_from_fields("", "folder", after)
+            raise SourceOptionError(f"the label {meant!r} may use {LABEL_RULE} only")
     return source_from_fields(label, "folder", rest)
 
 
 def parse_server(value: str) -> SourceSpec:
     """A ``--server LABEL=COMMAND|URL`` value."""
     label, rest = split_label(value)
+    meant, sep, _ = value.partition("=")
+    if not label and sep and meant.strip() and " " not in meant.strip():
+        raise SourceOptionError(f"--server: the label {meant!r} may use {LABEL_RULE} only")
     if not label or not rest.strip():
         raise SourceOptionError(f"--server needs LABEL=COMMAND or LABEL=URL, got {value!r}")
     kind = "http" if rest.strip().startswith(("http://", "https://")) else "stdio"

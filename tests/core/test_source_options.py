@@ -41,6 +41,16 @@ def test_servers_need_a_label_and_are_split_like_a_shell_line() -> None:
             parse_server(bad)
 
 
+def test_a_label_that_breaks_the_rule_is_named_as_the_problem(tmp_path: Path) -> None:
+    """Not "needs LABEL=COMMAND" (there was one), nor a label never typed."""
+    with pytest.raises(SourceOptionError, match="the label 'é' may use"):
+        parse_server("é=python -m x")
+    with pytest.raises(SourceOptionError, match="the label 'é' may use"):
+        parse_folder(f"é={tmp_path}")
+    assert parse_folder(f"={tmp_path}").endpoint == str(tmp_path.resolve())
+    assert parse_folder(str(tmp_path / "a=b")).endpoint.endswith("a=b")  # a path, no label
+
+
 def test_dialog_fields_follow_the_same_rule() -> None:
     with pytest.raises(SourceOptionError, match="http"):
         source_from_fields("web", "http", "ftp://host")

@@ -92,6 +92,16 @@ class NoSkillsMethod(SourceError):
     """The server answered -32601 to a skills method: it has no skills (D3)."""
 
 
+def _answered(exc: BaseException) -> bool:
+    """Whether ``exc`` is an error the server answered with (not a lost connection or a
+    request that timed out)."""
+    from mcp import MCPError
+    from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+    code = getattr(exc, "code", None) if isinstance(exc, MCPError) else None
+    return code is not None and code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT)
+
+
 class NoSuchSkill(SourceError):
     """The server answered ``skills/get`` with -32602: it serves no skill at that URI."""
 
@@ -298,7 +308,9 @@ class McpConnection:
         if self._fault is not None:
             return self._fault
         message = describe_error(exc, timeout or self.budgets.request_timeout)
-        tail = self.stderr_tail()
+        # Its stderr says why a server failed or went away; beside an error the server
+        # answered with, it is only its ordinary logging.
+        tail = "" if _answered(exc) else self.stderr_tail()
         if tail:
             message += f" — server stderr: {tail}"
         message = scrub(message, self._secrets)

@@ -113,3 +113,19 @@ def test_contents_carry_the_exact_bytes(data: bytes, kind: str) -> None:
 
 def test_cursor_round_trip() -> None:
     assert decode_cursor(encode_cursor(3, 200)) == (3, 200)
+
+
+def test_an_error_the_server_answers_is_not_padded_with_its_logging(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """`serve` logs "serving 1 skill from ..." on stderr: beside an error it answered
+    (no such folder), that line explained nothing."""
+    import shlex
+    import sys
+
+    write_skill(tmp_path / "skills", "one")
+    server = shlex.join([sys.executable, "-m", "desktop", "serve", str(tmp_path / "skills")])
+    result = run_cli("dir", "m:skill://one/SKILL.md", "nope", "--server", f"m={server}", timeout=60)
+    assert result.returncode == 1
+    assert "skill://one/nope" in result.stderr
+    assert "server stderr" not in result.stderr, result.stderr

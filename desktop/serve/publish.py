@@ -115,7 +115,9 @@ class Publication:
                 return False
             path = os.path.join(skill.directory, *inner)
             real, base = os.path.realpath(path), os.path.realpath(skill.directory)
-            return os.path.commonpath([real, base]) == base and os.path.isdir(path)
+            # A folder the server may not read is not shown as an empty one.
+            readable = os.access(path, os.R_OK | os.X_OK)
+            return os.path.commonpath([real, base]) == base and os.path.isdir(path) and readable
         return False
 
 

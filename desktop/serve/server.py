@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -193,7 +194,15 @@ class SkillsHandlers:
         if os.path.commonpath([root, real]) != root:
             raise invalid_params(f"{published.uri} now points outside the served folder")
         try:
-            with open(real, "rb") as handle:
+            # Non-blocking open, then only a regular file is read: a listed file swapped
+            # for a FIFO would otherwise hold the read (and the server's exit) for ever.
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with open(fd, "rb") as handle:
+                mode = os.fstat(fd).st_mode
+                if stat.S_ISDIR(mode):
+                    raise invalid_params(f"{published.uri} is now a directory")
+                if not stat.S_ISREG(mode):
+                    raise invalid_params(f"{published.uri} is no longer a regular file")
                 return handle.read()
         except FileNotFoundError:
             raise invalid_params(f"{published.uri} no longer exists in the served folder") from None

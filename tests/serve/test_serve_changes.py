@@ -90,6 +90,16 @@ async def test_changes_are_seen(mode: str, tmp_path: Path) -> None:
             await client.read_resource("skill://three/notes.md")
         assert caught.value.error.code == -32602
 
+        # A listed file swapped for a FIFO is refused at once (an open of it would wait
+        # for a writer for ever, and hold the server's exit too).
+        (root / "one" / "notes.md").unlink()
+        os.mkfifo(root / "one" / "notes.md")
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://one/notes.md")
+        assert caught.value.error.code == -32602
+        assert "no longer a regular file" in caught.value.error.message
+        (root / "one" / "notes.md").unlink()
+
         # An empty directory inside a skill reads as empty; a link out is not a directory.
         (root / "one" / "empty").mkdir()
         empty = await call(client, "resources/directory/read", {"uri": "skill://one/empty"})

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.approval_queue_model import ApprovalQueueModel
 from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.item_views import on_open
 
 
 class ApprovalQueueWidget(QWidget):
@@ -40,7 +41,7 @@ class ApprovalQueueWidget(QWidget):
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setTabKeyNavigation(False)
         # Enter (or a double click) reviews; moving to a row, by keys or mouse, shows it.
-        self.view.activated.connect(lambda idx: self._emit(idx.row(), self.reviewRequested))
+        on_open(self.view, lambda idx: self._emit(idx.row(), self.reviewRequested))
         self.view.clicked.connect(lambda idx: self._emit(idx.row(), self.skillSelected))
         self.view.selectionModel().currentRowChanged.connect(
             lambda idx, _prev: self._emit(idx.row(), self.skillSelected)

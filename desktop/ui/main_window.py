@@ -30,6 +30,7 @@ from desktop.ui.approval_queue_widget import ApprovalQueueWidget
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
+from desktop.ui.item_views import on_open
 from desktop.ui.notifier import Notice
 from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
@@ -155,7 +156,7 @@ class MainWindow(QMainWindow):
         self.notifier.noticed.connect(self._on_notice)
         self.filter_bar.queryChanged.connect(self._on_query)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.table.activated.connect(lambda _: self.actions_.preview_current())  # Enter too
+        on_open(self.table, lambda _: self.actions_.preview_current())
         self.detail.skillRequested.connect(self.select_skill)
         self.detail.fileRequested.connect(self._open_file)
         self.detail.previewRequested.connect(lambda _id: self.actions_.preview_current())

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import SourceSpec
+from desktop.ui.item_views import on_open
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.sources_model import SourcesModel
 
@@ -45,7 +46,7 @@ class SourcesWidget(QWidget):
         for col, width in enumerate((100, 50, 110, 80, 110, 40)):
             self.view.setColumnWidth(col, width)
         self.view.setTabKeyNavigation(False)
-        self.view.activated.connect(lambda idx: self._emit_label(self.sourceChosen, idx.row()))
+        on_open(self.view, lambda idx: self._emit_label(self.sourceChosen, idx.row()))
         self.add_button = QPushButton("&Add…", self)
         self.add_button.setAccessibleName("Add a server or folder")
         self.edit_button = QPushButton("&Edit…", self)

@@ -183,6 +183,20 @@ def test_the_queue_works_from_the_keyboard(
     second = window.queue_widget.model.skill_at(1)
     assert second is not None and window.current_skill() is not None
     assert window.current_skill().id == second.id != first.id
+    # Under a style that activates items on a single click, a click still only selects.
+    from PySide6.QtWidgets import QProxyStyle, QStyle
+
+    class ClickActivates(QProxyStyle):
+        def styleHint(self, hint: Any, *args: Any) -> int:
+            if hint == QStyle.StyleHint.SH_ItemView_ActivateItemOnSingleClick:
+                return 1
+            return super().styleHint(hint, *args)
+
+    style = ClickActivates()
+    view.setStyle(style)
+    rect = view.visualRect(window.queue_widget.model.index(1, 0))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.actions_.dialog is None
     qtbot.keyClick(view, Qt.Key.Key_Return)
     dialog = window.actions_.dialog
     assert isinstance(dialog, ApprovalDialog)

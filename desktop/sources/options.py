@@ -127,6 +127,9 @@ def specs_from_options(
         from desktop.sources import config
 
         for path in configs:
+            if not Path(path).expanduser().is_file():
+                # Named on purpose: a mistake in the command, not a source that failed.
+                raise SourceOptionError(f"--config {path}: no such file")
             result = config.load_config_file(path, [s.label for s in specs])
             for problem in result.problems:
                 report(

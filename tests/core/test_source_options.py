@@ -65,3 +65,8 @@ def test_labels_are_unique(tmp_path: Path) -> None:
     with pytest.raises(SourceOptionError, match="used twice"):
         unique_labels([parse_server("x=cmd"), parse_server("x=other")])
     assert specs_from_options([], [], [], print) is None
+
+
+def test_a_config_file_that_is_not_there_is_bad_usage(tmp_path: Path) -> None:
+    with pytest.raises(SourceOptionError, match="no such file"):
+        specs_from_options([], [], [str(tmp_path / "nope.json")], print)

@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
         err(f"skill-catalog approve: {exc.message}")
         return 1
     if args.json:
-        emit_json({"approved": record.to_json(), "service": store.service})
+        shown = {**record.to_json(), "identity": record.key.shown_json()}  # secrets masked
+        emit_json({"approved": shown, "service": store.service})
     else:
         print(f"Approved {skill.id}")
         print(describe_record(record, indent="  "))

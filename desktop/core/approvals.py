@@ -87,7 +87,12 @@ class ApprovalKey:
         return mask_endpoint(None, self.endpoint)
 
     def to_json(self) -> dict[str, str]:
+        """The key as stored (the endpoint whole: it is what approvals are found by)."""
         return {"kind": self.kind, "label": self.label, "endpoint": self.endpoint, "uri": self.uri}
+
+    def shown_json(self) -> dict[str, str]:
+        """The key as output shows it: secrets in the endpoint masked."""
+        return {**self.to_json(), "endpoint": self.shown_endpoint}
 
     @classmethod
     def from_json(cls, data: Any) -> ApprovalKey:
@@ -413,7 +418,7 @@ class ApprovalState:
         if self.diff is not None:
             out["diff"] = self.diff.to_json()
         if self.elsewhere:
-            out["approved_elsewhere"] = [k.to_json() for k in self.elsewhere]
+            out["approved_elsewhere"] = [k.shown_json() for k in self.elsewhere]
         return out
 
 

@@ -126,6 +126,7 @@ class StoredApproval:
             out = self.record.to_json()
         else:
             out = {"identity": self.entry.key.to_json(), "skill_id": self.entry.skill_id}
+        out["identity"] = self.entry.key.shown_json()  # output, not storage: masked
         out["name"] = self.entry.skill_name if self.record is None else self.record.name
         out["storage_name"] = self.entry.name
         if self.problem is not None:

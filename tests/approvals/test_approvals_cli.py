@@ -177,3 +177,30 @@ def test_server_skill_rotated_digest_and_relabelled_endpoint(
     (record,) = audit["approvals"]
     assert record["current"]["state"] == "moved"
     assert record["identity"]["endpoint"] == serve_command(folder)
+
+
+def test_approval_output_masks_a_secret_in_the_endpoint(
+    cli: Callable[..., Any], folder: Path
+) -> None:
+    """The stored key keeps the endpoint whole (approvals are found by it); what is
+    printed of it, in JSON too, masks the secret, as every other output does."""
+    secret = "sk-live-9f8e7d6c5b4a3f2e1d0c"
+
+    def server(key: str) -> tuple[str, str]:
+        command = f"/bin/sh -c {shlex.quote(serve_command(folder))} x --api-key {key}"
+        return ("--server", f"docs={command}")
+
+    skill_id = "docs:skill://deploy/SKILL.md"
+    done = cli("approve", skill_id, "--json", *server(secret))
+    assert done.returncode == 0, done.stderr
+    other = server("sk-live-0a1b2c3d4e5f6a7b8c9d")
+    outputs = [
+        done.stdout,
+        cli("approvals", "--json").stdout,
+        cli("approvals", "--json", *other).stdout,
+        cli("list", "--json", *other).stdout,
+    ]
+    listed = {s["id"]: s["approval"] for s in json.loads(outputs[3])["skills"]}
+    assert listed[skill_id]["approved_elsewhere"]
+    for out in outputs:
+        assert secret not in out and "--api-key ****" in out, out[:400]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,12 +63,18 @@ class ApprovalKey:
     uri: str
 
     @classmethod
-    def for_skill(cls, skill: Skill) -> ApprovalKey:
+    def for_skill(cls, skill: Skill, environ: Mapping[str, str] | None = None) -> ApprovalKey:
+        """The key of ``skill``. A server's endpoint is taken with its environment
+        placeholders filled in (from ``environ``, the process's by default), as the
+        connection fills them: ``serve ${DIR}`` is another server when DIR changes (I1)."""
         if skill.origin.kind == "local":
             if not skill.path:
                 raise ApprovalError("no-path", f"{skill.id}: a local skill without a folder path")
             return cls("local", "", "", skill.path)
-        return cls("mcp", skill.origin.label, skill.origin.endpoint, skill.uri)
+        from desktop.core.placeholders import expand_env
+
+        endpoint = expand_env(skill.origin.endpoint, os.environ if environ is None else environ)
+        return cls("mcp", skill.origin.label, endpoint, skill.uri)
 
     @property
     def storage_name(self) -> str:

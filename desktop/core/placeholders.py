@@ -120,6 +120,23 @@ def resolve(
     return out
 
 
+def expand_env(value: str, environ: Mapping[str, str]) -> str:
+    """``value`` with its environment placeholders replaced where they can be (an unset
+    one without a default stays as written); keyring and input references are kept:
+    they name one secret whatever it holds. Gives the server an endpoint stands for."""
+
+    def sub(m: re.Match[str]) -> str:
+        p = _placeholder(m)
+        if p.kind != "env":
+            return m.group(0)
+        found = environ.get(p.name)
+        if p.default is not None and not found:
+            found = p.default
+        return m.group(0) if found is None else found
+
+    return PLACEHOLDER_RE.sub(sub, value)
+
+
 def resolve_pairs(
     pairs: Iterable[tuple[str, str]],
     environ: Mapping[str, str],

@@ -180,3 +180,20 @@ def test_revoke_and_records_listing(store: ApprovalStore, tmp_path: Path) -> Non
     assert store.revoke("nothing:here") == []
     assert [r.entry.skill_id for r in store.records()] == [server.id]
     assert store.state(local).state == NOT_APPROVED
+
+
+def test_an_endpoint_written_with_a_variable_is_the_server_the_variable_names(
+    store: ApprovalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve ${SKILLS_DIR}` is another server once the variable points elsewhere (I1):
+    the approval was keyed on the placeholder as written and went with it."""
+    skill = server_skill("docs", "skill-catalog serve ${SKILLS_DIR}", server_entry("refunds"))
+    monkeypatch.setenv("SKILLS_DIR", "/srv/one")
+    store.approve(skill)
+    assert store.state(skill).state == APPROVED
+    monkeypatch.setenv("SKILLS_DIR", "/srv/two")
+    state = store.state(skill)
+    assert state.state == NOT_APPROVED
+    assert [k.endpoint for k in state.elsewhere] == ["skill-catalog serve /srv/one"]
+    monkeypatch.setenv("SKILLS_DIR", "/srv/one")
+    assert store.state(skill).state == APPROVED

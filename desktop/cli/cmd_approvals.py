@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
 from desktop.cli.output import emit_json, err
@@ -22,6 +23,7 @@ from desktop.core.approvals import (
 )
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
+from desktop.core.placeholders import expand_env, mask_endpoint
 from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
 
 NAME = "approvals"
@@ -87,11 +89,18 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
     if key.kind == "mcp":
         status = catalog.source(key.label)
         origin = status.origin if status is not None else None
-        if origin is not None and origin.kind == "mcp" and origin.endpoint != key.endpoint:
+        # The endpoint as a key holds it: environment placeholders filled in.
+        now = expand_env(origin.endpoint, os.environ) if origin is not None else None
+        if origin is not None and origin.kind == "mcp" and now != key.endpoint:
+            shown_now = mask_endpoint(origin.transport, now or "")
+            if shown_now == key.shown_endpoint:
+                # Two endpoints that differ only where a secret is masked.
+                where = "an endpoint that differs from this approval's in a masked secret"
+            else:
+                where = f"{shown_now}; this approval belongs to {key.shown_endpoint}"
             return {
                 "state": "moved",
-                "message": f"the label {key.label} now points at {origin.shown_endpoint}; "
-                f"this approval belongs to {key.shown_endpoint} and does not apply",
+                "message": f"the label {key.label} now points at {where}, so it does not apply",
             }
     return {"state": "missing", "message": "no source given lists this skill"}
 

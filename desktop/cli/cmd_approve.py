@@ -43,7 +43,14 @@ def run(args: argparse.Namespace) -> int:
     catalog = asyncio.run(load_catalog(args))
     skill = find_skill(catalog, args.id)
     if skill is None:
-        err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
+        same = [s.id for s in catalog.skills if s.qualified_name == args.id]
+        if len(same) > 1:
+            err(
+                f"skill-catalog approve: {args.id!r} names {len(same)} skills; "
+                f"give one id: {', '.join(same[:5])}"
+            )
+        else:
+            err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
         return 1
     store = ApprovalStore()
     try:

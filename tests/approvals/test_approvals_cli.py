@@ -204,3 +204,16 @@ def test_approval_output_masks_a_secret_in_the_endpoint(
     assert listed[skill_id]["approved_elsewhere"]
     for out in outputs:
         assert secret not in out and "--api-key ****" in out, out[:400]
+
+
+def test_a_name_two_sources_share_is_ambiguous_not_missing(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    for label in ("a", "b"):
+        write_skill(tmp_path / label, "alpha", {"SKILL.md": skill_md("alpha")})
+    folders = ("--folder", f"a={tmp_path / 'a'}", "--folder", f"b={tmp_path / 'b'}")
+    proc = cli("approve", "alpha", *folders)
+    assert proc.returncode == 1
+    assert "'alpha' names 2 skills; give one id: a:alpha/SKILL.md, b:alpha/SKILL.md" in (
+        proc.stderr
+    )

@@ -247,8 +247,8 @@ class ApprovalStore:
     def revoke(self, target: str, *, key: ApprovalKey | None = None) -> list[IndexEntry]:
         """Remove the approvals matching ``target`` (a skill id, storage name or local path).
 
-        With ``key`` (resolved from a catalog), that exact approval is removed even if
-        the index lost track of it. Returns what was removed.
+        With ``key`` (resolved from a catalog), that exact approval alone is removed, even
+        if the index lost track of it. Returns what was removed.
         """
 
         def work(blobs: KeyringBlobs) -> list[IndexEntry]:
@@ -261,7 +261,9 @@ class ApprovalStore:
                         raise
                     entries, index_ok = None, False
                 entries = entries or []
-                gone = [e for e in entries if e.matches(target) or (key and e.key == key)]
+                # With a key (the sources were given) only that approval goes: the same
+                # label and URI approved at another endpoint is another approval.
+                gone = [e for e in entries if (e.key == key if key else e.matches(target))]
                 unlisted = key is not None and not any(e.key == key for e in gone)
                 if unlisted and key is not None and blobs.delete(key.storage_name):
                     gone.append(IndexEntry(key.storage_name, key, target, "", ""))

@@ -197,3 +197,22 @@ def test_an_endpoint_written_with_a_variable_is_the_server_the_variable_names(
     assert [k.endpoint for k in state.elsewhere] == ["skill-catalog serve /srv/one"]
     monkeypatch.setenv("SKILLS_DIR", "/srv/one")
     assert store.state(skill).state == APPROVED
+
+
+def test_revoking_one_endpoint_leaves_the_same_label_and_uri_at_another(
+    store: ApprovalStore,
+) -> None:
+    """Given the sources, revoke removes the approval of the skill they list; without
+    them, every approval of that label and URI goes (the README's two cases)."""
+    from desktop.core.approvals import ApprovalKey
+
+    entry = server_entry("refunds")
+    here = server_skill("docs", STDIO_A, entry)
+    there = server_skill("docs", "python -m docs_server --root /srv/b", entry)
+    store.approve(here)
+    store.approve(there)
+    gone = store.revoke(there.id, key=ApprovalKey.for_skill(there))
+    assert [e.key.endpoint for e in gone] == ["python -m docs_server --root /srv/b"]
+    assert store.state(here).state == APPROVED
+    store.approve(there)
+    assert len(store.revoke(there.id)) == 2

@@ -174,7 +174,7 @@ def test_an_unreadable_skill_md_is_said_once_and_not_called_empty(
 ) -> None:
     """A permission the scanner lacks (root, as the tests run, has them all: the
     refusal is the one thing stood in for here)."""
-    import desktop.sources.folder as folder
+    from desktop.sources import folder
 
     write_skill(tmp_path, "locked")
     real = folder._hash_file
@@ -196,7 +196,7 @@ def test_a_folder_that_cannot_be_listed_is_an_error_of_its_skill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its files are missing from the manifest: the author is told, not shown an OK."""
-    import desktop.sources.folder as folder
+    from desktop.sources import folder
 
     d = write_skill(tmp_path, "guarded")
     (d / "private").mkdir()
@@ -209,7 +209,7 @@ def test_a_folder_that_cannot_be_listed_is_an_error_of_its_skill(
         return real(path)
 
     monkeypatch.setattr(folder.os, "scandir", refuse)
-    status, (skill,) = scan(tmp_path)
+    _status, (skill,) = scan(tmp_path)
     problem = next(p for p in skill.problems if p.code == "folder-unreadable")
     assert problem.severity == "error"
     assert problem.message.startswith("could not read private: Permission denied")

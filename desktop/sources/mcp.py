@@ -154,10 +154,25 @@ async def discover_server(
     status = _status(spec)
     skills: list[Skill] = []
     conn = McpConnection(spec, b, mode=mode)
-    try:
+
+    async def work() -> list[Skill]:
         async with asyncio.timeout(b.server_timeout):
             async with conn:
-                skills = await discover_on(conn, status)
+                return await discover_on(conn, status)
+
+    # Its own task: when the connection breaks (an HTTP server dying mid-listing), the
+    # SDK cancels its own scope, and that cancellation must end this server's discovery,
+    # not the caller's (a CLI run with other servers still answering).
+    task = asyncio.ensure_future(work())
+    try:
+        skills = await task
+    except asyncio.CancelledError:
+        me = asyncio.current_task()
+        if me is not None and me.cancelling():
+            task.cancel()
+            raise
+        status.status = "error"
+        status.message = conn.explain(SourceError("the connection to the server was lost"))
     except TimeoutError:
         status.status = "error"
         status.message = f"discovery did not finish within {b.server_timeout:g} s"

@@ -17,6 +17,7 @@ import functools
 import json
 import logging
 import os
+import re
 import ssl
 import sys
 import tempfile
@@ -96,10 +97,24 @@ def _answered(exc: BaseException) -> bool:
     """Whether ``exc`` is an error the server answered with (not a lost connection or a
     request that timed out)."""
     from mcp import MCPError
-    from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+    from mcp.types import CONNECTION_CLOSED
 
     code = getattr(exc, "code", None) if isinstance(exc, MCPError) else None
-    return code is not None and code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT)
+    return code is not None and code != CONNECTION_CLOSED and not _sdk_timeout(exc)
+
+
+_SDK_TIMEOUT = re.compile(r"Request '[^']*' timed out")
+
+
+def _sdk_timeout(exc: BaseException) -> bool:
+    """The SDK's own request timeout (-32001 with its message). A server may answer with
+    -32001 too (a code JSON-RPC leaves to servers; some use it for refused credentials):
+    that is the server's error, said as the server said it."""
+    return (
+        getattr(exc, "code", None) == -32001
+        and isinstance(getattr(exc, "message", None), str)
+        and _SDK_TIMEOUT.fullmatch(exc.message) is not None  # type: ignore[attr-defined]
+    )
 
 
 class NoSuchSkill(SourceError):
@@ -143,7 +158,7 @@ def describe_error(exc: BaseException, timeout: float | None = None) -> str:
     if isinstance(leaf, SourceError):
         return str(leaf)
     if isinstance(leaf, MCPError):
-        if leaf.code == -32001 and timeout:
+        if _sdk_timeout(leaf) and timeout:
             return f"no answer within {timeout:g} s ({quoted(leaf.message)})"
         return f"{quoted(leaf.message)} (error {leaf.code})"
     if isinstance(leaf, TimeoutError | asyncio.TimeoutError):

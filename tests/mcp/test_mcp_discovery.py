@@ -141,6 +141,40 @@ def test_a_server_that_exits_mid_listing_keeps_what_arrived() -> None:
     assert [s.id for s in skills] == ["h:skill://demo/SKILL.md"]
 
 
+def test_an_http_server_that_dies_mid_listing_is_its_own_error() -> None:
+    """Over HTTP the SDK cancels its own scope when the connection breaks: that ended
+    the whole CLI run with a traceback, the other servers' results lost."""
+    import sys
+
+    from conftest import HOSTILE, HttpServer, free_port
+
+    from desktop.core.model import SourceSpec
+    from desktop.sources.registry import discover as discover_all
+
+    dying, good = free_port(), free_port()
+    with (
+        HttpServer([sys.executable, str(HOSTILE), "exit-mid-listing", "--http", str(dying)], dying),
+        HttpServer([sys.executable, str(HOSTILE), "ok", "--http", str(good)], good) as ok,
+    ):
+        specs = [
+            SourceSpec("h", "mcp", "http", f"http://127.0.0.1:{dying}/mcp"),
+            SourceSpec("good", "mcp", "http", ok.url),
+        ]
+        catalog = run(discover_all(specs, budgets=TEST_BUDGETS))
+    by_label = {s.origin.label: s for s in catalog.sources}
+    assert by_label["h"].status == "error"
+    assert "the connection to the server was lost" in by_label["h"].message
+    assert by_label["good"].status == "ok"
+    assert [s.id for s in catalog.skills] == ["good:skill://demo/SKILL.md"]
+
+
+def test_a_server_error_coded_32001_is_the_servers_error_not_a_timeout() -> None:
+    status, _skills = discover("refused-32001")
+    assert status.status == "error"
+    assert "rejected credentials" in status.message and "(error -32001)" in status.message
+    assert "no answer within" not in status.message
+
+
 def test_a_banner_on_stdout_is_ignored_and_noted() -> None:
     status, skills = discover("banner")
     assert status.status == "ok", status.message

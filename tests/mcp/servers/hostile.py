@@ -243,6 +243,11 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
             await anyio.sleep(0.2)
         if scenario == "hang-list":
             await anyio.sleep_forever()
+        if scenario == "refused-32001":
+            # -32001 is a code JSON-RPC leaves to servers; some refuse credentials with it.
+            from mcp import MCPError
+
+            raise MCPError(code=-32001, message="rejected credentials")
         if scenario == "exit-mid-listing" and cursor is not None:
             os._exit(3)
         if scenario == "exit-after-listing":

@@ -13,7 +13,7 @@ import asyncio
 from desktop.cli._mcp_common import server_spec
 from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
-from desktop.core.entry import INSTRUCTIONS_KEPT, mentioned_skill_uris
+from desktop.core.entry import INSTRUCTIONS_KEPT, skill_uri_positions
 from desktop.core.model import SourceStatus
 from desktop.sources.mcp import ServerHandle
 
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if status.status == "error":
         raise CheckFailed(f"{args.label}: {status.message}")
     text = status.instructions or ""
-    uris = mentioned_skill_uris(text)
+    uris = skill_uri_positions(text)
     if args.json:
         emit_json(
             {
@@ -50,8 +50,7 @@ def run(args: argparse.Namespace) -> int:
                 "instructions": text,
                 "kept_by_short_clients": text[:CUT],
                 "skill_uris": [
-                    {"uri": u, "position": text.index(u), "after_cut": text.index(u) >= CUT}
-                    for u in uris
+                    {"uri": u, "position": at, "after_cut": at >= CUT} for u, at in uris.items()
                 ],
             }
         )
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if uris:
         print()
         print("Skill URIs mentioned (confirm with `skill-catalog get LABEL URI`):")
-        for u in uris:
-            late = "  (after the 2048-character point)" if text.index(u) >= CUT else ""
+        for u, at in uris.items():
+            late = "  (after the 2048-character point)" if at >= CUT else ""
             print(f"  {u}{late}")
     return 0

@@ -317,10 +317,16 @@ _SKILL_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>()\[\]`]+/SKILL\
 
 def mentioned_skill_uris(text: str) -> list[str]:
     """Skill URIs (``.../SKILL.md``) a text names, in order, once each (D7 pointers)."""
-    seen: list[str] = []
+    return list(skill_uri_positions(text))
+
+
+def skill_uri_positions(text: str) -> dict[str, int]:
+    """Each skill URI a text names, in order, with where it first appears. One pass: a
+    server's instructions may name tens of thousands (a list and ``str.index`` per URI
+    took minutes on 2 MB)."""
+    seen: dict[str, int] = {}
     for m in _SKILL_URI_RE.finditer(text):
-        if m.group(0) not in seen:
-            seen.append(m.group(0))
+        seen.setdefault(m.group(0), m.start())
     return seen
 
 

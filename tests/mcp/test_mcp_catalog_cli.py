@@ -224,6 +224,18 @@ def test_cli_a_server_sending_megabytes_for_a_line_gets_one_line(cli) -> None:
     assert len(out) < 4000, out[:500]
 
 
+def test_cli_instructions_naming_tens_of_thousands_of_skills_are_printed(cli) -> None:
+    """2 MB naming 60,000 skill URIs: a list and a search per URI took minutes; the
+    command was killed before it printed anything."""
+    proc = cli("instructions", "h", "--json", "--server", server_option("huge-text"), timeout=60)
+    assert proc.returncode == 0, proc.stderr[:300]
+    data = json.loads(proc.stdout)
+    assert len(data["skill_uris"]) == 60000
+    first, last = data["skill_uris"][0], data["skill_uris"][-1]
+    assert first == {"uri": "skill://acme/s0/SKILL.md", "position": 4, "after_cut": False}
+    assert last["uri"] == "skill://acme/s59999/SKILL.md" and last["after_cut"] is True
+
+
 def test_cli_dir_marks_what_the_server_lists_against_the_held_entry(cli, tmp_path: Path) -> None:
     """D10 for a person: the server's directory listing, each file marked in or out of
     the skill; only where directoryRead is declared, and never a file read for it."""

@@ -30,7 +30,9 @@ PLACEHOLDER_RE = re.compile(
 
 # Header and variable names whose values are secret whatever they look like.
 _SECRET_NAME_RE = re.compile(
-    r"(auth|token|secret|passw|pwd|api[-_]?key|apikey|cookie|credential|private|session|bearer)",
+    r"(auth|token|secret|passw|pwd|api[-_]?key|apikey|cookie|credential|private|session|bearer"
+    # "key" and "sig" as words: STRIPE_KEY, Ocp-Apim-Subscription-Key, a SAS URL's sig=...
+    r"|(?:^|[^a-z])(?:keys?|sig|signature)(?:$|[^a-z]))",
     re.IGNORECASE,
 )
 # An auth scheme worth keeping visible in front of a redacted credential.
@@ -260,6 +262,8 @@ def mask_endpoint(
     if "@" in netloc:
         user, _, host = netloc.rpartition("@")
         name, sep, password = user.partition(":")
+        if not sep and _looks_like_token(PLACEHOLDER_RE.sub("", name)):
+            name = redact(name)  # https://TOKEN@host: the user name is the credential
         netloc = f"{name}{sep}{redact(password) if sep else ''}@{host}"
     query = "&".join(
         f"{k}={display_value(k, v)}" if sep else k
@@ -283,6 +287,8 @@ def spec_secrets(spec: SourceSpec) -> list[str]:
             parts = urlsplit(spec.endpoint)
             if parts.password:
                 found.append(parts.password)
+            elif parts.username and _looks_like_token(parts.username):
+                found.append(parts.username)
             for key, _sep, value in (q.partition("=") for q in parts.query.split("&") if q):
                 if value and display_value(key, value) != value:
                     found.append(value)
@@ -296,9 +302,33 @@ def spec_secrets(spec: SourceSpec) -> list[str]:
     return sorted((s for s in literal if len(s) >= 4), key=len, reverse=True)
 
 
+def placeholder_values(
+    spec: SourceSpec,
+    environ: Mapping[str, str],
+    *,
+    secret_lookup: Callable[[str], str | None] | None = None,
+) -> list[str]:
+    """What the placeholders a spec's secrets are written with stand for: every one in an
+    env value or a header (the README's way to pass a secret is ``${env:NAME}``), and
+    keyring and input references anywhere. Whatever their names, messages mask them."""
+    found = [p for _, v in (*spec.env, *spec.headers) for p in find_placeholders(v)]
+    found += [
+        p for t in (*spec.command, spec.endpoint) for p in find_placeholders(t) if p.kind != "env"
+    ]
+    values: list[str] = []
+    for p in found:
+        try:
+            value = resolve(p.text, environ, secret_lookup=secret_lookup)
+        except UnresolvedPlaceholder:
+            continue
+        if len(value) >= 4:
+            values.append(value)
+    return values
+
+
 def scrub(text: str, secrets: Iterable[str]) -> str:
     """``text`` with each of ``secrets`` in it masked as :func:`redact` shows it."""
-    for secret in secrets:
+    for secret in sorted(set(secrets), key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, redact(secret))
     return text

@@ -40,7 +40,13 @@ from pydantic import ConfigDict, TypeAdapter
 from desktop import __version__
 from desktop.core.collector import collector_paused
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec, scrub, spec_secrets
+from desktop.core.placeholders import (
+    UnresolvedPlaceholder,
+    placeholder_values,
+    resolve_spec,
+    scrub,
+    spec_secrets,
+)
 from desktop.core.visible import quoted
 from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
@@ -242,7 +248,11 @@ class McpConnection:
             verb = "start the server" if self.spec.transport == "stdio" else "connect"
             raise SourceError(f"cannot {verb}: {exc}") from None
         # A server may repeat its arguments or URL in an error: masked there too.
-        self._secrets = [*spec_secrets(spec), *spec_secrets(self.spec)]
+        self._secrets = [
+            *spec_secrets(spec),
+            *spec_secrets(self.spec),
+            *placeholder_values(self.spec, env, secret_lookup=_secret_lookup),
+        ]
         if spec.transport == "stdio":
             if not spec.command:
                 raise SourceError("no command to start the server")

@@ -243,3 +243,42 @@ def test_secrets_in_a_url_and_in_arguments_are_masked_in_list(
         assert SECRET not in out and "pa55word" not in out, out
         assert "--api-key ****" in out  # the argument is still there, masked
     assert "unrecognized arguments: --api-key ****" in out  # the server's own words
+
+
+@pytest.mark.slow
+def test_a_secret_passed_through_a_placeholder_is_masked_whatever_its_name(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """`${env:NAME}` is how the README says to pass a secret: what it stands for is
+    masked when a server repeats it, even under a name that says nothing (DD_APP)."""
+    no_first_run(tmp_home)
+    echo = tmp_path / "echo_env.py"
+    echo.write_text(
+        "import os, sys\n"
+        "sys.stderr.write('starting with %s and %s\\n' % (os.environ['DD_APP'], os.environ['STRIPE_KEY']))\n"
+        "sys.exit(4)\n"
+    )
+    config_file = tmp_path / "servers.json"
+    config_file.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "echo": {
+                        "command": sys.executable,
+                        "args": [str(echo)],
+                        "env": {"DD_APP": "${env:MY_DD}", "STRIPE_KEY": "sk_live_51HxYzAB"},
+                    },
+                    "user": {"url": "http://ghp_TOKENINUSERNAME1234567890abcd@127.0.0.1:1/mcp"},
+                }
+            }
+        )
+    )
+    os.environ["MY_DD"] = "ddsecretvalue777"
+    try:
+        proc = run_cli("list", "--config", str(config_file), cwd=tmp_path)
+    finally:
+        del os.environ["MY_DD"]
+    out = proc.stdout + proc.stderr
+    assert "starting with ****" in out, out
+    for secret in ("ddsecretvalue777", "sk_live_51HxYzAB", "ghp_TOKENINUSERNAME"):
+        assert secret not in out

@@ -99,6 +99,15 @@ class NoSkillsMethod(SourceError):
     """The server answered -32601 to a skills method: it has no skills (D3)."""
 
 
+# What an HTTP status most likely means for a person who typed the URL or the headers.
+_HTTP_HINTS = {
+    401: ": the server wants credentials; check the source's headers",
+    403: ": the server refused the credentials; check the source's headers",
+    404: ": nothing is served at this path; is it the MCP endpoint (often ending in /mcp)?",
+    405: ": this path does not take MCP requests; is it the MCP endpoint?",
+}
+
+
 def _answered(exc: BaseException) -> bool:
     """Whether ``exc`` is an error the server answered with (not a lost connection or a
     request that timed out)."""
@@ -308,7 +317,8 @@ class McpConnection:
 
     async def _note_http_status(self, response: Any) -> None:
         if response.status_code >= 400:
-            self._http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+            status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+            self._http_status = status + _HTTP_HINTS.get(response.status_code, "")
 
     def stderr_tail(self) -> str:
         """The server's last lines on stderr, in one line for a message."""

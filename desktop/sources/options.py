@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.placeholders import has_placeholders
 from desktop.sources.folder import folder_label
 
 LABEL_RULE = "letters, digits, '.', '_' and '-' (no ':')"
@@ -40,6 +41,7 @@ def source_from_fields(label: str, kind: str, where: str) -> SourceSpec:
     if kind == "http":
         if not where.startswith(("http://", "https://")):
             raise SourceOptionError("a server URL starts with http:// or https://")
+        _check_url(where)
         return SourceSpec(label, "mcp", "http", where)
     try:
         argv = tuple(shlex.split(where))
@@ -48,6 +50,24 @@ def source_from_fields(label: str, kind: str, where: str) -> SourceSpec:
     if not argv:
         raise SourceOptionError("enter the command that starts the server")
     return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
+
+
+def _check_url(url: str) -> None:
+    """A URL no connection could use is refused here, with why (a missing host, a port
+    out of range), not reported later as a server that cannot be reached."""
+    from urllib.parse import urlsplit
+
+    if has_placeholders(url):
+        return  # checked once its placeholders are filled in, at connect time
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise SourceOptionError(f"not a usable URL: {exc}") from None
+    if not parts.hostname:
+        raise SourceOptionError(f"the URL {url!r} names no host")
+    if port == 0:
+        raise SourceOptionError(f"the URL {url!r} names port 0")
 
 
 def split_label(value: str) -> tuple[str, str]:

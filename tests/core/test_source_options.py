@@ -70,3 +70,15 @@ def test_labels_are_unique(tmp_path: Path) -> None:
 def test_a_config_file_that_is_not_there_is_bad_usage(tmp_path: Path) -> None:
     with pytest.raises(SourceOptionError, match="no such file"):
         specs_from_options([], [], [str(tmp_path / "nope.json")], print)
+
+
+def test_a_url_no_connection_could_use_is_bad_usage() -> None:
+    for url, why in (
+        ("http://", "names no host"),
+        ("http://127.0.0.1:99999/mcp", "Port out of range"),
+        ("http://127.0.0.1:0/mcp", "port 0"),
+    ):
+        with pytest.raises(SourceOptionError, match=why):
+            parse_server(f"x={url}")
+    assert parse_server("x=http://${HOST}/mcp").endpoint == "http://${HOST}/mcp"
+    assert parse_server("x=https://[::1]:8080/mcp").transport == "http"

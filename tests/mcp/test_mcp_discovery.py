@@ -175,6 +175,21 @@ def test_a_server_error_coded_32001_is_the_servers_error_not_a_timeout() -> None
     assert "no answer within" not in status.message
 
 
+def test_a_url_that_is_not_the_mcp_endpoint_says_what_to_check() -> None:
+    import sys
+
+    from conftest import HOSTILE, HttpServer, free_port
+
+    from desktop.core.model import SourceSpec
+
+    port = free_port()
+    with HttpServer([sys.executable, str(HOSTILE), "ok", "--http", str(port)], port):
+        spec = SourceSpec("x", "mcp", "http", f"http://127.0.0.1:{port}/nope")
+        status, _ = run(discover_server(spec, TEST_BUDGETS))
+    assert status.status == "error"
+    assert "HTTP 404" in status.message and "is it the MCP endpoint" in status.message
+
+
 def test_a_banner_on_stdout_is_ignored_and_noted() -> None:
     status, skills = discover("banner")
     assert status.status == "ok", status.message

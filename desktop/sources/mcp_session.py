@@ -68,7 +68,8 @@ STRAY_LIMIT = 1000
 
 
 class _QuietParseFailures(logging.Filter):
-    """Drop the SDK's traceback for each message that is not JSON-RPC.
+    """Drop the SDK's traceback for each message that is not JSON-RPC, and its log lines
+    that the error it raises says again.
 
     A server writing ``yes`` to its stdout produced one traceback per line on our stderr
     (hundreds of thousands in 20 s, and the time to format them). The connection counts
@@ -83,8 +84,13 @@ class _QuietParseFailures(logging.Filter):
         }
     )
 
+    # Logged by the SDK and also carried by the error it raises, which the source's
+    # message quotes: on stderr they were said twice more, before the real output.
+    SAID_IN_THE_ERROR = ("Unexpected content type", "Redirect to ")
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.msg not in self.DROPPED
+        msg = record.msg if isinstance(record.msg, str) else ""
+        return msg not in self.DROPPED and not msg.startswith(self.SAID_IN_THE_ERROR)
 
 
 for _name in ("mcp.client.stdio", "mcp.client.streamable_http"):

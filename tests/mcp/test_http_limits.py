@@ -140,3 +140,13 @@ def test_an_endless_stream_of_keep_alive_comments_is_given_up() -> None:
     assert skills == [] and status.status == "error"
     assert "over 5,000 events within 10 s on one event stream" in status.message, status.message
     assert "no answer" not in status.message
+
+
+def test_a_web_page_where_the_endpoint_should_be_is_said_once(run_cli: Any) -> None:
+    """The SDK logs the content type and raises it too: the CLI printed the log line
+    twice on stderr before the source's own message."""
+    port = free_port()
+    with HttpServer([sys.executable, str(ENDLESS), "html", str(port)], port) as server:
+        proc = run_cli("list", "--server", f"w={server.url}", timeout=60)
+    assert "Unexpected content type: text/html" in proc.stdout
+    assert "Unexpected content type" not in proc.stderr, proc.stderr

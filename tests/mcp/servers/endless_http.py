@@ -3,7 +3,8 @@
 ``endless_http.py json PORT``: ``application/json`` with no end; ``sse PORT``: an event
 stream whose first event never ends; ``sse-pings PORT``: an event stream of keep-alive
 comments without end, never an answer; ``gzip-bomb PORT``: 64 KiB of gzip that is 64 MiB
-of zeros once decompressed. Written on plain sockets, because no MCP SDK would
+of zeros once decompressed; ``html PORT``: a short web page, as a URL that is not an MCP
+endpoint gives. Written on plain sockets, because no MCP SDK would
 send this.
 """
 
@@ -26,6 +27,14 @@ def bomb() -> bytes:
 def answer(conn: socket.socket, content_type: str, pings: bool) -> None:
     try:
         conn.recv(1 << 16)
+        if content_type == "text/html":
+            body = b"<html><body>Welcome</body></html>"
+            head = (
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            )
+            conn.sendall(head.encode() + body)
+            return
         if content_type == "gzip":
             body = bomb()
             head = (
@@ -52,7 +61,11 @@ def answer(conn: socket.socket, content_type: str, pings: bool) -> None:
 
 def main() -> None:
     mode, port = sys.argv[1], int(sys.argv[2])
-    content_type = {"sse": "text/event-stream", "sse-pings": "text/event-stream"}.get(mode, "")
+    content_type = {
+        "sse": "text/event-stream",
+        "sse-pings": "text/event-stream",
+        "html": "text/html",
+    }.get(mode, "")
     content_type = content_type or ("gzip" if mode == "gzip-bomb" else "application/json")
     with socket.socket() as server:
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -458,6 +458,8 @@ def collect_sources(
             enabled=server.spec.enabled and server.key not in cfg.switched_off,
         )
         detail = f"from {server.client}: {server.source_file}"
+        if label != server.server_id:
+            detail += f", where it is called {server.server_id!r}"
         if server.notes:
             detail += " (" + "; ".join(server.notes) + ")"
         out.entries.append(SourceEntry(spec, "imported", server.key, detail))

@@ -155,5 +155,9 @@ def specs_from_options(
                 report(
                     f"{problem[0]}: {problem[1]}" if isinstance(problem, tuple) else str(problem)
                 )
+            for server in result.servers:
+                if server.label != server.server_id:
+                    # Labels are part of a server's identity (approvals): never renamed silently.
+                    report(f"{path}: server {server.server_id!r} is labelled {server.label!r}")
             specs.extend(server.spec for server in result.servers)
     return unique_labels(specs)

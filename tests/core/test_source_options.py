@@ -82,3 +82,24 @@ def test_a_url_no_connection_could_use_is_bad_usage() -> None:
             parse_server(f"x={url}")
     assert parse_server("x=http://${HOST}/mcp").endpoint == "http://${HOST}/mcp"
     assert parse_server("x=https://[::1]:8080/mcp").transport == "http"
+
+
+def test_a_server_given_another_label_than_its_name_is_reported(tmp_path: Path) -> None:
+    """Labels are part of identity (approvals): a clash or an unusable name is said."""
+    import json
+
+    config_file = tmp_path / "servers.json"
+    config_file.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "dup": {"url": "http://127.0.0.1:1/mcp"},
+                    "Dup": {"url": "http://127.0.0.1:2/mcp"},
+                }
+            }
+        )
+    )
+    said: list[str] = []
+    specs = specs_from_options([], [], [str(config_file)], said.append)
+    assert specs is not None and specs[0].label == "dup"
+    assert said == [f"{config_file}: server 'Dup' is labelled '{specs[1].label}'"]

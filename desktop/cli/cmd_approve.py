@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
             err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
         return 1
     store = ApprovalStore()
+    store.states(catalog.skills)  # lists again approvals an index deleted by hand lost
     try:
         record = store.approve(skill, grant_tools=args.grant_tool, allow_scripts=args.allow_scripts)
     except ApprovalError as exc:

@@ -307,6 +307,21 @@ class ApprovalStore:
                 raise
             return None, exc
 
+    def _reindex(self, blobs: KeyringBlobs, lookups: list[Any], read: list[Any]) -> None:
+        """The index is gone (deleted by hand) but records were found for the skills at
+        hand: list them again. Otherwise they would count while `approvals` showed none,
+        and the next approval, writing a new index, would silently void them (A6)."""
+        healed = [
+            IndexEntry(key.storage_name, key, skill.id, record.name, record.approved_at)
+            for (skill, key, _elsewhere), (record, problem) in zip(lookups, read, strict=True)
+            if record is not None and problem is None
+        ]
+        if not healed:
+            return
+        with _INDEX_LOCK:
+            if self._read_index(blobs) is None:
+                self._write_index(blobs, healed)
+
     def state(self, skill: Skill) -> ApprovalState:
         return self.states([skill])[skill.id]
 
@@ -317,12 +332,13 @@ class ApprovalStore:
         found: dict[str, ApprovalState] = {}
 
         def work(blobs: KeyringBlobs) -> None:
+            unreadable = False
             try:
                 entries = self._read_index(blobs)
             except ApprovalError as exc:
                 if exc.code != "index-unreadable" and exc.code != "unparseable":
                     raise
-                entries = None
+                entries, unreadable = None, True
             stored = {e.key for e in entries} if entries is not None else None
             lookups: list[tuple[Skill, ApprovalKey, list[ApprovalKey]]] = []
             for skill in wanted:
@@ -342,6 +358,8 @@ class ApprovalStore:
             read = blobs.map(lambda item: self._try_read(blobs, item[1]), lookups)
             for (skill, _key, elsewhere), (record, problem) in zip(lookups, read, strict=True):
                 found[skill.id] = bind(skill, record, problem=problem, elsewhere=elsewhere)
+            if entries is None and not unreadable:
+                self._reindex(blobs, lookups, read)
 
         problem: ApprovalError | None = None
         if wanted:

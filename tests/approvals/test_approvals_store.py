@@ -216,3 +216,21 @@ def test_revoking_one_endpoint_leaves_the_same_label_and_uri_at_another(
     assert store.state(here).state == APPROVED
     store.approve(there)
     assert len(store.revoke(there.id)) == 2
+
+
+def test_an_index_deleted_by_hand_is_listed_again_from_the_records_found(
+    store: ApprovalStore,
+) -> None:
+    """Someone tidying the keyring removes the index: the approvals still counted but
+    `approvals` listed none, and the next approval (a new index) voided them (A6)."""
+    from desktop.store.approvals_store import INDEX_NAME
+
+    beta = server_skill("docs", STDIO_A, server_entry("beta"))
+    gamma = server_skill("docs", STDIO_A, server_entry("gamma"))
+    store.approve(beta)
+    store._run(lambda blobs: blobs.delete(INDEX_NAME))
+    assert store.states([beta, gamma])[beta.id].state == APPROVED
+    assert [r.entry.skill_id for r in store.records()] == [beta.id]
+    store.approve(gamma)
+    states = store.states([beta, gamma])
+    assert (states[beta.id].state, states[gamma.id].state) == (APPROVED, APPROVED)

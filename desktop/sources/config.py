@@ -209,17 +209,46 @@ class Config:
         return self.add(replace(server.spec, label=server.label), imported_from=origin)
 
     def remove(self, label: str, secrets: SecretStore | None = None) -> bool:
-        """Remove a saved source and the keyring secrets it refers to."""
+        """Remove a saved source and the keyring secrets it refers to (in its URL or
+        command line as much as in its env values and headers)."""
         found = self.get(label)
         if found is None:
             return False
         self.sources.remove(found)
         store = secrets or KeyringSecrets()
-        for _, value in found.spec.env + found.spec.headers:
-            for p in find_placeholders(value):
-                if p.kind == "keyring" and p.name.startswith(f"source/{label}/"):
-                    store.delete(p.name)
+        for name in _own_secrets(found.spec):
+            store.delete(name)
         return True
+
+    def edit(
+        self, old_label: str, spec: SourceSpec, secrets: SecretStore | None = None
+    ) -> SourceSpec:
+        """Change a saved source to ``spec`` (what the source dialog gives: label, kind
+        and where) in place. What the dialog does not show is kept: env values, headers
+        and whether it is on, as long as it stays the same kind of source. A new label
+        takes the source's keyring secrets along (under the new label's names); secrets
+        no longer referred to are deleted. Returns the spec as saved."""
+        found = self.get(old_label)
+        if found is None:
+            return self.add(spec)
+        old = found.spec
+        if (old.kind, old.transport) == (spec.kind, spec.transport):
+            spec = replace(spec, env=old.env, headers=old.headers, enabled=old.enabled)
+        at = self.sources.index(found)
+        self.sources.remove(found)
+        labels = LabelAllocator(self.labels())
+        spec = replace(
+            spec, label=labels.take(spec.label if LABEL_RE.match(spec.label) else "source")
+        )
+        store = secrets or KeyringSecrets()
+        if spec.label != old_label:
+            spec = _move_secrets(spec, old_label, store)
+        kept = set(_own_secrets(spec))
+        for name in _own_secrets(old):
+            if name not in kept:
+                store.delete(name)
+        self.sources.insert(at, SavedSource(spec, False, found.imported_from))
+        return spec
 
     def set_enabled(self, label_or_key: str, enabled: bool) -> None:
         """Switch a saved source (by label) or a detected one (by its key) on or off."""
@@ -233,6 +262,49 @@ class Config:
             self.switched_off.discard(label_or_key)
         else:
             self.switched_off.add(label_or_key)
+
+
+def _secret_refs(spec: SourceSpec) -> list[str]:
+    """Every ``${keyring:...}`` entry a spec refers to, wherever it is written."""
+    texts = [spec.endpoint, *spec.command, *(v for _, v in (*spec.env, *spec.headers))]
+    return [p.name for t in texts for p in find_placeholders(t) if p.kind == "keyring"]
+
+
+def _own_secrets(spec: SourceSpec) -> list[str]:
+    """The keyring entries saved for this source (``source/<label>/...``)."""
+    return sorted({n for n in _secret_refs(spec) if n.startswith(f"source/{spec.label}/")})
+
+
+def _move_secrets(spec: SourceSpec, old_label: str, store: SecretStore) -> SourceSpec:
+    """``spec`` (relabelled) with the secrets saved under its old label moved to names
+    under its new one: left where they were, a new source taking the old label would
+    overwrite them, and two sources would share one secret."""
+    old_prefix, new_prefix = f"source/{old_label}/", f"source/{spec.label}/"
+    moved: dict[str, str] = {}
+    for name in sorted(set(_secret_refs(spec))):
+        if name.startswith(old_prefix):
+            value = store.get(name)
+            if value is None:
+                continue  # gone already: the reference stays, and says so at connect
+            new = new_prefix + name[len(old_prefix) :]
+            store.set(new, value)
+            store.delete(name)
+            moved["${keyring:" + name + "}"] = "${keyring:" + new + "}"
+
+    def ref(text: str) -> str:
+        for a, b in moved.items():
+            text = text.replace(a, b)
+        return text
+
+    if not moved:
+        return spec
+    return replace(
+        spec,
+        endpoint=ref(spec.endpoint),
+        command=tuple(ref(a) for a in spec.command),
+        env=tuple((k, ref(v)) for k, v in spec.env),
+        headers=tuple((k, ref(v)) for k, v in spec.headers),
+    )
 
 
 class SavedSourceError(ValueError):

@@ -16,6 +16,7 @@ from desktop.sources import config
 class SourcesSnapshot:
     specs: list[SourceSpec] = field(default_factory=list)
     origins: dict[str, str] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # label -> what switches it off
     problems: list[str] = field(default_factory=list)
     first_run: bool = False
 
@@ -53,6 +54,7 @@ class SourcesService:
         return SourcesSnapshot(
             specs=found.specs,
             origins={e.spec.label: e.origin for e in found.entries},
+            keys={e.spec.label: e.key for e in found.entries},
             problems=[f"{where}: {what}" for where, what in found.problems],
             first_run=found.first_run,
         )
@@ -61,11 +63,7 @@ class SourcesService:
         return await self._edit(lambda cfg: cfg.add(spec))
 
     async def replace(self, old_label: str, spec: SourceSpec) -> tuple[SourceSpec, list[str]]:
-        def change(cfg: config.Config) -> SourceSpec:
-            cfg.remove(old_label)
-            return cfg.add(spec)
-
-        return await self._edit(change)
+        return await self._edit(lambda cfg: cfg.edit(old_label, spec))
 
     async def remove(self, label: str) -> list[str]:
         _, messages = await self._edit(lambda cfg: cfg.remove(label) and None)

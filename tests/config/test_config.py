@@ -340,3 +340,41 @@ def test_sample_server_command_in_a_frozen_bundle(
     (tmp_path / "bundle" / "resources" / "skills").mkdir(parents=True)
     monkeypatch.delenv("SKILL_CATALOG_RESOURCES", raising=False)
     assert config.resources_dir() == tmp_path / "bundle" / "resources"
+
+
+def test_editing_a_source_keeps_what_the_dialog_does_not_show(tmp_home: Path) -> None:
+    """The source dialog edits label, kind and where. An edit (even OK with nothing
+    changed) dropped the headers and env, turned the source back on, deleted its header
+    secret, and a rename left its URL secret under the old label for the next source
+    of that name to overwrite. Removing it left URL and argument secrets behind."""
+    secrets = MemorySecrets()
+    cfg = config.load_config()
+    cfg.add(
+        SourceSpec(
+            "web",
+            "mcp",
+            "http",
+            f"https://h.example/mcp?api_key={SECRET}",
+            headers=(("Authorization", f"Bearer {SECRET}"), ("X-Team", "blue")),
+            enabled=False,
+        )
+    )
+    assert config.save_config(cfg, secrets=secrets) == []
+    saved = config.load_config().get("web").spec
+    dialog = SourceSpec("web2", "mcp", "http", saved.endpoint)  # what the dialog gives back
+    cfg = config.load_config()
+    edited = cfg.edit("web", dialog, secrets=secrets)
+    assert config.save_config(cfg, secrets=secrets) == []
+    spec = config.load_config().get("web2").spec
+    assert spec == edited and not spec.enabled
+    assert dict(spec.headers) == {
+        "Authorization": "${keyring:source/web2/header/Authorization}",
+        "X-Team": "blue",
+    }
+    assert spec.endpoint == "https://h.example/mcp?api_key=${keyring:source/web2/url/api_key}"
+    assert secrets.get("source/web2/url/api_key") == SECRET
+    assert secrets.get("source/web2/header/Authorization") == f"Bearer {SECRET}"
+    assert not [k for k in secrets.entries if k.startswith("source/web/")]
+    cfg = config.load_config()
+    cfg.remove("web2", secrets=secrets)
+    assert not [k for k in secrets.entries if k.startswith("source/web2/")]

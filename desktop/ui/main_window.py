@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         snapshot = await self.sources.load()
         for problem in snapshot.problems:
             self.notifier.warning(problem)
-        self.sources_model.set_specs(snapshot.specs, snapshot.origins)
+        self.sources_model.set_specs(snapshot.specs, snapshot.origins, snapshot.keys)
         self.filter_bar.set_sources([s.label for s in snapshot.specs])
         self.controller.set_specs(snapshot.specs)
         if snapshot.first_run:

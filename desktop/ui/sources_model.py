@@ -31,11 +31,23 @@ class SourcesModel(ReadOnlyTableModel):
         self.specs: list[SourceSpec] = []
         self.statuses: dict[str, SourceStatus] = {}
         self.origins: dict[str, str] = {}  # label -> saved | bundled | detected-folder | imported
+        self.keys: dict[str, str] = {}  # label -> the key that switches a source off
 
-    def set_specs(self, specs: list[SourceSpec], origins: dict[str, str] | None = None) -> None:
+    def saved(self, spec: SourceSpec) -> bool:
+        """Whether the source is one of the saved configuration's (so it can be edited or
+        removed there), not found on its own (a detected folder, an imported server)."""
+        return self.origins.get(spec.label, "saved") in ("saved", "bundled", "given")
+
+    def set_specs(
+        self,
+        specs: list[SourceSpec],
+        origins: dict[str, str] | None = None,
+        keys: dict[str, str] | None = None,
+    ) -> None:
         self.beginResetModel()
         self.specs = list(specs)
         self.origins = dict(origins or {})
+        self.keys = dict(keys or {})
         labels = {s.label for s in self.specs}
         self.statuses = {k: v for k, v in self.statuses.items() if k in labels}
         self.endResetModel()

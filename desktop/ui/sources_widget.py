@@ -121,8 +121,13 @@ class SourcesWidget(QWidget):
 
     def _update_buttons(self, *_: object) -> None:
         spec = self.current_spec()
-        for b in (self.edit_button, self.remove_button, self.toggle_button):
-            b.setEnabled(spec is not None)
+        saved = spec is not None and self.model.saved(spec)
+        self.toggle_button.setEnabled(spec is not None)
+        for b in (self.edit_button, self.remove_button):
+            # A detected folder or an imported server is found again at each start:
+            # it can be switched off, not edited or removed from a file that lacks it.
+            b.setEnabled(saved)
+            b.setToolTip("" if saved or spec is None else "found on its own: switch it off")
         self.instructions_button.setEnabled(spec is not None and spec.kind == "mcp")
         self.status_line.setText(
             "Select a source to read its status in full."

@@ -134,7 +134,7 @@ class WindowActions:
 
     def edit_source(self, label: str) -> None:
         spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
-        if spec is None:
+        if spec is None or not self.w.sources_model.saved(spec):
             return
         dialog = SourceDialog(self.w, spec)
         dialog.accepted.connect(lambda: self._save_source(label, dialog.result_spec))
@@ -155,12 +155,14 @@ class WindowActions:
                 self.w.controller.reader.forget_source(old_label)
         for m in messages:
             self.w.notifier.warning(m)
-        self.w.notifier.info(f"saved source {added.label}")  # type: ignore[union-attr]
+        label = added.label  # type: ignore[union-attr]
+        if not any(m.startswith(f"{label} was not saved") for m in messages):
+            self.w.notifier.info(f"saved source {label}")
         await self.w.reload_sources()
 
     def remove_source(self, label: str) -> None:
         spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
-        if spec is None:
+        if spec is None or not self.w.sources_model.saved(spec):
             return
         what = (
             "its cached files are deleted too"
@@ -188,7 +190,7 @@ class WindowActions:
         spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
         if spec is None:
             return
-        key = self.w.sources_model.origins.get(label, "")
+        key = self.w.sources_model.keys.get(label, "")
 
         async def work() -> None:
             for m in await self.w.sources.set_enabled(label, key, not spec.enabled):

@@ -107,3 +107,30 @@ def test_add_edit_and_remove_sources(
     assert "gone" not in _saved_labels(cfg_file)
     assert cache.source_dirs("gone") == []
     assert "gone" not in [s.label for s in window.sources_model.specs]
+
+
+def test_a_detected_folder_is_switched_off_not_edited_or_removed(
+    make_window: Any, tmp_home: Path, tmp_path: Path, qtbot: Any
+) -> None:
+    """On/off passed the folder's kind ("detected-folder") where its key was needed:
+    the folder stayed on and the file got a bad entry. Edit and Remove made a saved copy
+    or claimed a removal that did not happen; they are for saved sources only."""
+    write_skill(tmp_home / ".claude" / "skills", "found-here")
+    cfg_file = config.config_path()
+    cfg = config.Config(exists=True)
+    cfg.add(folder_spec(tmp_path / "none", "mine"))
+    config.save_config(cfg, cfg_file)
+    window = make_window(None, sources=SourcesService(config_file=cfg_file, detect=True))
+    assert "found-here" in table_names(window)
+    (label,) = [s.label for s in window.sources_model.specs if s.label != "mine"]
+    window.sources_widget.select_label(label)
+    sw = window.sources_widget
+    assert sw.toggle_button.isEnabled()
+    assert not sw.edit_button.isEnabled() and not sw.remove_button.isEnabled()
+    sw.toggle_button.click()
+    wait_idle(qtbot, window)
+    assert "found-here" not in table_names(window)
+    off = json.loads(cfg_file.read_text())["switched_off"]
+    assert off and off != ["detected-folder"]
+    window.sources_widget.select_label("mine")
+    assert sw.edit_button.isEnabled() and sw.remove_button.isEnabled()

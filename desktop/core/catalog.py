@@ -97,7 +97,10 @@ def _assign_names(skills: list[Skill]) -> None:
                 if skill.origin.kind == "mcp":
                     skill.qualified_name = f"{skill.origin.label}{QUALIFIER}{key}"
                 else:
-                    skill.qualified_name = key
+                    # The qualifier marks a server's skill (I2): a local name holding it
+                    # (which breaks the name rules anyway) shows it as its code, so it can
+                    # never read as, or sort beside, a server skill's qualified name.
+                    skill.qualified_name = key.replace(QUALIFIER, f"\\u{ord(QUALIFIER):04x}")
 
 
 def _nest_server_skills(skills: list[Skill]) -> None:
@@ -161,6 +164,8 @@ def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
         for sid in collision.ids:
             others = [by_id[o] for o in collision.ids if o != sid]
             where = "; ".join(f"{o.qualified_name} from {o.origin.describe()}" for o in others[:5])
+            if len(others) > 5:
+                where += f"; and {len(others) - 5} more"
             by_id[sid].problems.append(
                 Problem(
                     f"collision-{collision.kind}",

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 
 from desktop.cli.output import emit_json, table
-from desktop.cli.sources_args import add_source_options, load_catalog
+from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.words import count
 from desktop.sources.known_folders import annotate_collisions, collision_views
@@ -22,18 +22,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    catalog = asyncio.run(load_catalog(args))
+    from desktop.sources.registry import discover
+
+    specs = resolve_specs(args)
+    catalog = asyncio.run(discover(specs))
+    # The agents that read each detected folder (from their documentation).
+    agents = {s.label: s.agent for s in specs if s.agent}
     data = catalog.to_json()
+    for source in data.get("sources", []):
+        if source.get("label") in agents:
+            source["agents"] = agents[source["label"]]
     annotate_collisions(data.get("collisions", []), [s.origin for s in catalog.sources])
     if args.json:
         add_approval_field(data, catalog)
         emit_json(data)
     else:
-        print(render(catalog))
+        print(render(catalog, agents))
     return 0
 
 
-def render(catalog: Catalog) -> str:
+def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
     lines: list[str] = ["Sources:"]
     for s in catalog.sources:
         extra = f" [{s.protocol_version}]" if s.protocol_version else ""
@@ -41,6 +49,8 @@ def render(catalog: Catalog) -> str:
         lines.append(
             f"  {s.origin.describe()}{extra}  {s.status}, {count(s.skill_count, 'skill')}{msg}"
         )
+        if agents and s.origin.label in agents:
+            lines.append(f"    read by {agents[s.origin.label]}")
         lines.extend(f"    note: {n}" for n in s.notes)
     lines.append("")
     if not catalog.skills:
@@ -74,8 +84,9 @@ def render(catalog: Catalog) -> str:
         lines.append("Collisions:")
         for c in catalog.collisions:
             lines.append(f"  {c.describe()}: {', '.join(c.ids)}")
-            origins = [s.origin for s in catalog.sources]
-            lines.extend(f"    {v.describe()}" for v in collision_views(c.ids, origins))
+            if c.kind == "same-name":  # precedence is an agent's rule for one name only
+                origins = [s.origin for s in catalog.sources]
+                lines.extend(f"    {v.describe()}" for v in collision_views(c.ids, origins))
     flagged = [s for s in catalog.skills if any(p.severity != "info" for p in s.problems)]
     if flagged:
         lines.append("")

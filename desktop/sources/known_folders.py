@@ -373,7 +373,9 @@ def annotate_collisions(collisions: list[dict[str, object]], sources: Iterable[_
     sources = list(sources)
     for c in collisions:
         ids = c.get("ids")
-        if not isinstance(ids, list):
+        if not isinstance(ids, list) or c.get("kind") != "same-name":
+            # Names equal only after case folding or NFKC are two names to an agent,
+            # which loads both: no copy hides another.
             continue
         views = collision_views([str(i) for i in ids], sources)
         if views:

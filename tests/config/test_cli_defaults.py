@@ -82,8 +82,27 @@ def test_same_skill_in_two_agent_folders_is_one_collision(
     ]
     views = {v["agent"]: v for v in tidy[0]["agents"]}
     assert views["Claude Code"]["sees"] == "claude-user"  # it does not read ~/.agents
+    assert sources["claude-user"]["agents"].startswith("Claude Code")  # who reads each folder
+    assert "Codex" in sources["agents-user"]["agents"]
     assert views["Codex"]["sees"] == "agents-user"  # it does not read ~/.claude
     assert views["Cursor"]["hidden"] in (["claude-user"], ["agents-user"])
+
+
+def test_names_equal_only_after_case_folding_claim_no_precedence(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """`Refunds` and `refunds` are two names to an agent, which loads both: the
+    collision is flagged (I4), but no copy is said to hide the other."""
+    no_first_run(tmp_home)
+    skill(tmp_home / ".claude" / "skills", "refunds", "User copy.")
+    skill(tmp_home / ".agents" / "skills", "Refunds", "Shared copy.")
+    work = tmp_path / "work"
+    work.mkdir()
+    data, _ = list_json(run_cli, work)
+    (case,) = [c for c in data["collisions"] if c["kind"] == "case"]
+    assert "agents" not in case
+    human = run_cli("list", cwd=work).stdout
+    assert "names equal after case folding" in human and " uses " not in human
 
 
 def test_project_and_user_folders_from_a_repository(

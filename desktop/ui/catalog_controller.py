@@ -346,7 +346,8 @@ class CatalogController(QObject):
             self.notifier.error(f"{label}: {exc}")  # it names the URI itself
             return None
         except (SourceError, KeyError) as exc:
-            self.notifier.error(f"{label}: no skill at {uri}: {exc}")
+            # Not an answer about the skill: the server could not be asked.
+            self.notifier.error(f"{label}: could not ask for {uri}: {exc}")
             return None
         skills = [s for s in self.catalog.skills if s.id != skill.id]
         previous = self.catalog.get(skill.id)

@@ -6,7 +6,7 @@ server before it becomes a skill in the catalog (marked as opened by URI).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -37,6 +37,11 @@ class OpenUriDialog(QDialog):
         self.uri.setPlaceholderText("skill://…/SKILL.md")
         self.message = PlainLabel("", self)
         self.message.setWordWrap(True)
+        # Room for a reason of a few lines: a form row does not grow for wrapped text,
+        # and two lines were cut at their top and bottom.
+        self.message.setMinimumHeight(self.message.fontMetrics().lineSpacing() * 4)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.setMinimumWidth(560)
         self.message.setAccessibleName("Open by URI result")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.open_button = self.buttons.addButton(

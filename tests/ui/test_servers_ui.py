@@ -127,6 +127,8 @@ def test_open_by_uri_dialog(window: Any, qtbot: Any) -> None:
     dialog.open_button.click()
     wait_idle(qtbot, window)
     assert "no skill at skill://missing/SKILL.md" in dialog.message.text()
+    # A reason of two or three lines is shown whole, not cut to one line's height.
+    assert dialog.message.height() >= 3 * dialog.message.fontMetrics().lineSpacing()
 
 
 def test_instructions_html_marks_nothing_when_short() -> None:

@@ -47,6 +47,7 @@ class _Tree:
             self.skip_rel = PurePosixPath(Path(skip_real[len(self.real_root) + 1 :])).as_posix()
         self.files: dict[str, list[str]] = {}  # rel dir ("" for root) -> file names
         self.outside: dict[str, list[str]] = {}  # rel dir -> links leaving the folder
+        self.linked_dirs: dict[str, list[str]] = {}  # rel dir -> links to folders inside
         self.errors: list[str] = []
         self.unread: list[tuple[str, str]] = []  # (rel path, why) of what could not be read
         self._dirs: list[str] | None = None
@@ -80,7 +81,9 @@ class _Tree:
                             kept.append(name)
                         elif not inside:
                             self.outside.setdefault(rel, []).append(name)
-                        # a linked directory is never entered
+                        elif os.path.isdir(target):
+                            # never entered (a loop, or the same files twice): noted
+                            self.linked_dirs.setdefault(rel, []).append(name)
                 except OSError as exc:
                     self._onerror(exc, f"{rel}/{name}" if rel else name)
             kept.sort()
@@ -291,6 +294,17 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
                     "folder-unreadable",
                     f"could not read {shown}: {why}; the manifest may be missing files",
                     "error",
+                )
+            )
+    for d in tree.dirs_under(rel_dir) if tree.linked_dirs else ():
+        for n in tree.linked_dirs.get(d, ()):
+            shown = f"{d}/{n}"[prefix_len:] if d else n
+            problems.append(
+                Problem(
+                    "symlink-directory",
+                    f"{shown} is a link to a folder; it was not followed, so no file "
+                    "under it is part of the manifest",
+                    "warning",
                 )
             )
     for d in tree.dirs_under(rel_dir) if tree.outside else ():

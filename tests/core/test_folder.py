@@ -230,3 +230,15 @@ def test_a_skill_that_is_a_link_leaving_the_folder_is_noted(tmp_path: Path) -> N
     assert [s.name for s in skills] == ["kept"]
     assert "elsewhere is a link leaving the folder; it was not followed" in status.notes
     assert "a/SKILL.md is a link leaving the folder; it was not followed" in status.notes
+
+
+def test_a_link_to_a_folder_inside_is_noted_not_followed(tmp_path: Path) -> None:
+    """Not entered (a loop, or the same files twice), and not silently missing either."""
+    d = write_skill(tmp_path, "s5")
+    (d / "sub").mkdir()
+    (d / "sub" / "real.txt").write_text("hi")
+    (d / "alias").symlink_to("sub")
+    _status, (skill,) = scan(tmp_path)
+    assert [f.uri for f in skill.files] == ["SKILL.md", "sub/real.txt"]
+    (note,) = [p for p in skill.problems if p.code == "symlink-directory"]
+    assert note.message.startswith("alias is a link to a folder; it was not followed")

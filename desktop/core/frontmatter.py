@@ -107,9 +107,7 @@ class _Refused(Exception):
 
 
 _STR = "tag:yaml.org,2002:str"
-_STANDARD_COLLECTION_TAGS = frozenset(
-    {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
-)
+_STANDARD_COLLECTION_TAGS = frozenset({None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 _IMPLICIT_FIRST = frozenset(_JsonLoader.yaml_implicit_resolvers)
 
 
@@ -135,7 +133,9 @@ def _construct(value: str, style: str | None, tag: str) -> Any:
     constructor = _JsonLoader.yaml_constructors.get(tag)
     if constructor is None:
         raise _Refused(
-            Problem("frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid")
+            Problem(
+                "frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid"
+            )
         )
     # JSON-compatible at once: no second pass over the built value.
     return to_json_value(constructor(_RESOLVER, yaml.ScalarNode(tag, value, style=style)))
@@ -178,7 +178,7 @@ def _alias_problem() -> _Refused:
     )
 
 
-def _build(yaml_text: str) -> Any:
+def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
     """Build the value from one pass over the parser's events.
 
     Anchors and aliases are refused as they appear, explicit tags are limited to the
@@ -189,7 +189,11 @@ def _build(yaml_text: str) -> Any:
     keys: list[Any] = []  # for each open container: the pending mapping key (or _NO_KEY)
     root: list[Any] = []
     nodes = 0
-    scalar_event, seq_start, map_start = yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent
+    scalar_event, seq_start, map_start = (
+        yaml.ScalarEvent,
+        yaml.SequenceStartEvent,
+        yaml.MappingStartEvent,
+    )
     end_events = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
     for event in yaml.parse(yaml_text, Loader=_FastEvents):
@@ -252,6 +256,8 @@ def _build(yaml_text: str) -> Any:
                 for k, v in value.items():
                     parent.setdefault(k, v)
             else:
+                if duplicates is not None and key in parent and len(duplicates) < 20:
+                    duplicates.append(key)
                 parent[key] = value
     if len(root) > 1:
         raise _Refused(
@@ -314,8 +320,9 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
         simple = simple_mapping(yaml_text, _FAST_READER, MAX_DEPTH, MAX_NODES)
         if simple is not None:
             return simple, []
+    duplicates: list[str] = []
     try:
-        value = _build(yaml_text)
+        value = _build(yaml_text, duplicates)
     except _Refused as refused:
         return None, [refused.problem]
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
@@ -333,15 +340,23 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
                 "invalid",
             )
         ]
-    return value, []  # _build makes JSON-compatible values
+    # A key given twice: YAML says keys are unique, and readers differ on which value wins
+    # (an error, the first, the last). The one read here, the last, may not be a host's.
+    return value, [  # _build makes JSON-compatible values
+        Problem(
+            "frontmatter-duplicate-key",
+            f"the key {key!r} is given more than once; this reading keeps the last value, "
+            "other YAML readers may refuse it or keep the first",
+            "warning",
+        )
+        for key in dict.fromkeys(duplicates)
+    ]
 
 
 def parse_skill_md(data: bytes) -> ParsedSkillMd:
     """Read a SKILL.md's raw bytes: decode, split, parse. Never raises on bad input."""
     if not data:
-        return ParsedSkillMd(
-            None, "", [Problem("skill-md-empty", "SKILL.md is empty", "invalid")]
-        )
+        return ParsedSkillMd(None, "", [Problem("skill-md-empty", "SKILL.md is empty", "invalid")])
     if data.find(b"\x00", 0, 8192) != -1:
         return ParsedSkillMd(
             None, "", [Problem("skill-md-binary", "SKILL.md is binary, not text", "invalid")]
@@ -352,7 +367,13 @@ def parse_skill_md(data: bytes) -> ParsedSkillMd:
         return ParsedSkillMd(
             None,
             "",
-            [Problem("skill-md-encoding", f"SKILL.md is not UTF-8 ({exc.reason} at byte {exc.start})", "invalid")],
+            [
+                Problem(
+                    "skill-md-encoding",
+                    f"SKILL.md is not UTF-8 ({exc.reason} at byte {exc.start})",
+                    "invalid",
+                )
+            ],
         )
     if text.startswith(BOM):
         text = text[1:]

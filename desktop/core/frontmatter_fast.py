@@ -181,8 +181,8 @@ def simple_mapping(
             nodes += 1 + (len(value) if type(value) is list else 0)
             top.append(value)
             continue
-        if not reader.key_ok(key):
-            return None
+        if not reader.key_ok(key) or key in top:
+            return None  # a key given twice: the full path says so
         if not rest:
             nodes += 1
             pending = (top, key, indent)

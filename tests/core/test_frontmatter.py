@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from desktop.core.frontmatter import MAX_FRONTMATTER_BYTES, parse_skill_md
+from desktop.core.frontmatter import MAX_FRONTMATTER_BYTES, parse_frontmatter_text, parse_skill_md
 
 
 def codes(parsed) -> set[str]:
@@ -112,3 +112,22 @@ def test_values_are_json_compatible() -> None:
     assert fm["1"] == "one"
     assert fm["null"] == "x"
     json.dumps(fm)  # must not raise
+
+
+def test_a_key_given_twice_is_a_warning_naming_it() -> None:
+    """YAML keys are unique; readers differ on which of two values wins (an error, the
+    first, the last), so a host may read another skill than the one shown. Said, not
+    silently resolved (F3)."""
+    text = (
+        "name: good\ndescription: first\ndescription: second\n"
+        "metadata:\n  nimblebrain:\n    loading-strategy: dynamic\n    loading-strategy: always\n"
+    )
+    value, problems = parse_frontmatter_text(text)
+    assert value is not None and value["description"] == "second"
+    assert [p.code for p in problems] == ["frontmatter-duplicate-key"] * 2
+    assert "'description' is given more than once" in problems[0].message
+    assert problems[0].severity == "warning"
+    assert parse_frontmatter_text("name: a\ndescription: b\n") == (
+        {"name": "a", "description": "b"},
+        [],
+    )

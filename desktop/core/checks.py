@@ -94,6 +94,13 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
         compat = frontmatter["compatibility"]
         if not isinstance(compat, str):
             problems.append(Problem("compatibility-type", "compatibility must be a string"))
+        elif not compat.strip():
+            problems.append(
+                Problem(
+                    "compatibility-empty",
+                    f"compatibility is empty; when given it holds 1-{COMPATIBILITY_MAX} characters",
+                )
+            )
         elif len(compat) > COMPATIBILITY_MAX:
             problems.append(
                 Problem(

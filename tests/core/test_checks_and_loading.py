@@ -235,3 +235,8 @@ def test_a_name_yaml_reads_as_another_type_is_named_as_such() -> None:
     assert check_frontmatter({"name": "x", "description": "  "}, "x")[0].code == (
         "description-missing"
     )
+
+
+def test_an_empty_compatibility_is_a_problem() -> None:
+    problems = check_frontmatter({"name": "x", "description": "d", "compatibility": ""}, "x")
+    assert [p.code for p in problems] == ["compatibility-empty"]

@@ -75,7 +75,9 @@ class SourcesModel(ReadOnlyTableModel):
     def status_line(self, spec: SourceSpec) -> str:
         """One source's status in a sentence, for the line under the table."""
         kind = "folder" if spec.kind == "local" else spec.transport
-        return quoted(f"{spec.label} ({kind}): {self.text(spec, 4)}", 600)
+        # Bounded, so a long error does not squeeze the table to a row or two; the
+        # source's tooltip holds the rest.
+        return quoted(f"{spec.label} ({kind}): {self.text(spec, 4)}", 300)
 
     def tooltip(self, spec: SourceSpec, col: int) -> str | None:
         status = self.statuses.get(spec.label)

@@ -130,7 +130,6 @@ class SourcesWidget(QWidget):
             b.setToolTip("" if saved or spec is None else "found on its own: switch it off")
         self.instructions_button.setEnabled(spec is not None and spec.kind == "mcp")
         self.status_line.setText(
-            "Select a source to read its status in full."
-            if spec is None
-            else self.model.status_line(spec)
+            "Select a source to read its status." if spec is None else self.model.status_line(spec)
         )
+        self.status_line.setToolTip("" if spec is None else self.model.tooltip(spec, 4) or "")

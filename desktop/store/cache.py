@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -120,6 +121,11 @@ class SkillCache:
     # -- writing -----------------------------------------------------------------------
 
     def _mkdir_private(self, path: Path) -> None:
+        # A folder inside the cache replaced by a link is not followed: verified bytes
+        # would be written wherever it points (into a skill folder a scan reads, say).
+        # The root itself may be a link someone made on purpose (to another disk).
+        if path != self.root and path.is_symlink():
+            path.unlink()
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(path, 0o700)
 
@@ -188,11 +194,20 @@ class SkillCache:
         if not DIGEST_RE.match(expected.digest):
             return None
         path = self.path_for(origin, uri, expected.digest)
+        # Without blocking or following a link: a FIFO put in a file's place held the read
+        # (and the window's preview) for ever. Anything but a regular file is dropped.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(expected.size + 1)
+            fd = os.open(path, flags)
         except OSError:
+            if path.is_symlink():
+                self._discard(path)
             return None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                self._discard(path)
+                return None
+            data = fh.read(expected.size + 1)
         if (
             len(data) != expected.size
             or "sha256:" + hashlib.sha256(data).hexdigest() != expected.digest

@@ -75,3 +75,40 @@ def test_a_large_file_of_the_wrong_size_is_never_written(tmp_path) -> None:
     verification = asyncio.run(accept(server_skill(expected), good + b"x", cache))
     assert verification.state == "size-mismatch"
     assert [n for n in everything_in(cache) if n not in ("uri", "source.json")] == []
+
+
+def test_a_cache_folder_replaced_by_a_link_is_not_followed(tmp_path) -> None:
+    """Verified bytes were written wherever the link pointed: into a local skill folder,
+    whose manifest (and approval) they changed (V6)."""
+    data = b"verified bytes\n"
+    expected = SkillFile(URI, sha256_digest(data), len(data))
+    skill = server_skill(expected)
+    cache = SkillCache(tmp_path / "cache")
+    cache.put(skill.origin, URI, expected, data)
+    elsewhere = tmp_path / "a-skill-folder"
+    elsewhere.mkdir()
+    for folder in (cache.source_dir(skill.origin), cache.file_dir(skill.origin, URI)):
+        for p in sorted(folder.rglob("*"), reverse=True):
+            p.chmod(0o700)
+            p.unlink() if p.is_file() else p.rmdir()
+        if folder.exists():
+            folder.rmdir()
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.symlink_to(elsewhere)
+        cache.put(skill.origin, URI, expected, data)
+        assert not folder.is_symlink() and cache.get(skill.origin, URI, expected) == data
+        assert list(elsewhere.iterdir()) == []
+
+
+def test_a_fifo_in_place_of_a_cached_file_is_dropped_not_waited_on(tmp_path) -> None:
+    """Opening it waited for a writer for ever: `show` hung, the preview never ended."""
+    data = b"verified bytes\n"
+    expected = SkillFile(URI, sha256_digest(data), len(data))
+    skill = server_skill(expected)
+    cache = SkillCache(tmp_path / "cache")
+    path = cache.put(skill.origin, URI, expected, data)
+    path.chmod(0o600)
+    path.unlink()
+    os.mkfifo(path)
+    assert cache.get(skill.origin, URI, expected) is None
+    assert not path.exists()

@@ -62,17 +62,20 @@ def resolve_link(
     if not href or href.startswith("#"):
         return LinkTarget(SHOWN, href, reason="an anchor inside the page")
     if parts.scheme:
-        for other in catalog.skills:
-            if other.uri == href and other.origin.kind == "mcp":
-                if other.id == skill.id:
-                    return LinkTarget(FILE, href, uri=skill_md_uri(skill))
-                leaves = other.origin.label != skill.origin.label
-                return LinkTarget(
-                    SKILL,
-                    href,
-                    uri=other.id,
-                    other_server=other.origin.label if leaves else None,
-                )
+        # A skill URI is scoped to its server: the linking skill's own server first, and
+        # another server's skill of that URI only when its own serves none (asked first).
+        same = [s for s in catalog.skills if s.uri == href and s.origin.kind == "mcp"]
+        same.sort(key=lambda s: s.origin.label != skill.origin.label)
+        for other in same[:1]:
+            if other.id == skill.id:
+                return LinkTarget(FILE, href, uri=skill_md_uri(skill))
+            leaves = other.origin.label != skill.origin.label
+            return LinkTarget(
+                SKILL,
+                href,
+                uri=other.id,
+                other_server=other.origin.label if leaves else None,
+            )
         if skill.file(href) is not None:
             return LinkTarget(FILE, href, uri=href)
         if parts.scheme in ("http", "https", "mailto"):

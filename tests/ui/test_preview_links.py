@@ -57,3 +57,17 @@ def test_link_to_a_skill_of_the_same_server_needs_no_confirmation() -> None:
 def test_unlisted_skill_uri_is_not_fetched() -> None:
     a = server_skill("docs", "acme/refunds")
     assert resolve_link(a, "skill://nowhere/x/SKILL.md", catalog(a)).kind == SHOWN
+
+
+def test_a_skill_uri_served_by_two_servers_means_the_linking_skills_own() -> None:
+    """URIs are scoped to their server: the first server in the catalog serving the URI
+    was taken, and a skill's link to its own sibling asked to fetch from another."""
+    first_linky = server_skill("s1", "linky")
+    first_other = server_skill("s1", "other")
+    linky = server_skill("s2", "linky")
+    other = server_skill("s2", "other")
+    cat = catalog(first_linky, first_other, linky, other)
+    t = resolve_link(linky, "skill://other/SKILL.md", cat)
+    assert t.kind == SKILL and t.uri == other.id and t.other_server is None
+    t = resolve_link(linky, "skill://linky/SKILL.md", cat)
+    assert t.kind == FILE and t.uri == linky.uri

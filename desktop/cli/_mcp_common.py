@@ -28,13 +28,16 @@ def no_such_skill(skill_id: str, status: SourceStatus | None, where: str = "the 
 async def find_skill(
     skill_id: str, catalog: Catalog, get: Callable[[str, str], Awaitable[Skill]]
 ) -> tuple[Skill | None, str]:
-    """The named skill as its source lists it or, on a server that answered but lists
-    it not, as ``skills/get`` confirms it (D7: a listing is no proof of absence, and
-    `get` hands out such ids). ``get(label, uri)`` asks the server. Otherwise ``None``
-    and why."""
+    """The named skill (by id, or by the qualified name `list` prints) as its source
+    lists it or, on a server that answered but lists it not, as ``skills/get`` confirms
+    it (D7: a listing is no proof of absence, and `get` hands out such ids).
+    ``get(label, uri)`` asks the server. Otherwise ``None`` and why."""
     skill = catalog.get(skill_id)
     if skill is not None:
         return skill, ""
+    named = [s for s in catalog.skills if s.qualified_name == skill_id]
+    if len(named) == 1:
+        return named[0], ""  # the name `list` prints, when it names one skill
     ident = parse_id(skill_id)
     status = catalog.source(ident.label)
     if status is None or status.origin.kind != "mcp" or status.status == "error":

@@ -136,6 +136,8 @@ def test_cli_show_and_verify_take_an_id_that_only_get_confirms(cli) -> None:
     assert checked.returncode == 1
     assert f"{hidden}: verified:" in checked.stdout
     assert "nor by skills/get: the server serves no skill at skill://nope" in checked.stdout
+    by_name = cli("show", "h:demo", "--server", server_option("ok"))  # the name list prints
+    assert by_name.returncode == 0 and "name: demo" in by_name.stdout
 
 
 def test_cli_show_prints_only_verified_bytes(cli) -> None:

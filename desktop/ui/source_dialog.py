@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import SourceSpec
+from desktop.core.words import count
 from desktop.sources.options import SourceOptionError, source_from_fields
 from desktop.ui.plain_label import PlainLabel
 
@@ -72,6 +73,17 @@ class SourceDialog(QDialog):
         where_label.setBuddy(self.where)
         form.addRow(where_label, row)
         form.addRow(self.error)
+        # What this dialog does not edit, and keeps: said, so an edit does not look as if
+        # it dropped them.
+        self.kept = PlainLabel("", self)
+        self.kept.setWordWrap(True)
+        if spec is not None and (spec.headers or spec.env):
+            parts = [count(len(spec.headers), "header"), count(len(spec.env), "environment value")]
+            self.kept.setText(
+                f"Kept as they are: {' and '.join(p for p in parts if not p.startswith('0 '))} "
+                "(secrets stay in the keyring; sources.json holds the rest)."
+            )
+            form.addRow(self.kept)
         form.addRow(self.buttons)
         self.result_spec: SourceSpec | None = None
         if spec is not None:

@@ -134,3 +134,19 @@ def test_a_detected_folder_is_switched_off_not_edited_or_removed(
     assert off and off != ["detected-folder"]
     window.sources_widget.select_label("mine")
     assert sw.edit_button.isEnabled() and sw.remove_button.isEnabled()
+
+
+def test_the_edit_dialog_says_what_it_keeps(qtbot: Any) -> None:
+    from desktop.core.model import SourceSpec
+
+    spec = SourceSpec(
+        "web",
+        "mcp",
+        "http",
+        "https://h.example/mcp",
+        headers=(("Authorization", "${keyring:source/web/header/Authorization}"),),
+    )
+    dialog = SourceDialog(None, spec)
+    qtbot.addWidget(dialog)
+    assert dialog.kept.text().startswith("Kept as they are: 1 header (")
+    assert SourceDialog(None, None).kept.text() == ""

@@ -67,6 +67,7 @@ class CatalogController(QObject):
         self._discovery: asyncio.Task[Any] | None = None
         self._busy = 0
         self._approval_problems: set[str] = set()  # keyring failures already said
+        self.closing = False  # set as the window closes: cancelled work starts nothing new
         # Servers re-listed when their ttlMs is up (D5), no more often than the floor.
         self.relist_floor = RELIST_FLOOR_SECONDS
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
@@ -206,6 +207,8 @@ class CatalogController(QObject):
                 self.sourceDone.emit(status)
         self.catalog = build_catalog(statuses, found)
         self.catalogChanged.emit()
+        if not self.closing:  # the skills that did arrive get their approval states
+            self.spawn(self.load_approvals(), "reading approvals")
 
     # -- re-listing when a listing's ttlMs is up (D5) ----------------------------
 

@@ -328,6 +328,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
+        self.controller.closing = True
         self.controller.stop_relisting()
         self.controller.cancel()
         super().closeEvent(event)

@@ -511,6 +511,8 @@ def test_cancelling_the_first_read_says_which_sources_were_cut_short(
     assert "F5" in status_cell("stuck")
     assert status_cell("good").startswith("ok")
     assert "good:demo" in table_names(window)
+    # The skills that arrived have approval states: the queue lists them.
+    assert window.queue_widget.model.rowCount() == 1
     qtbot.wait(200)
     gc.collect()
     qtbot.wait(50)

@@ -296,27 +296,22 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
                     "error",
                 )
             )
-    for d in tree.dirs_under(rel_dir) if tree.linked_dirs else ():
-        for n in tree.linked_dirs.get(d, ()):
-            shown = f"{d}/{n}"[prefix_len:] if d else n
-            problems.append(
-                Problem(
-                    "symlink-directory",
-                    f"{shown} is a link to a folder; it was not followed, so no file "
-                    "under it is part of the manifest",
-                    "warning",
-                )
-            )
-    for d in tree.dirs_under(rel_dir) if tree.outside else ():
-        for n in tree.outside.get(d, ()):
-            shown = f"{d}/{n}"[prefix_len:] if d else n
-            problems.append(
-                Problem(
-                    "symlink-outside",
-                    f"{shown} is a link leaving the folder; it was not followed",
-                    "warning",
-                )
-            )
+    # Links the walk did not follow, each a warning of the skill they are in (F1).
+    for links, code, what in (
+        (
+            tree.linked_dirs,
+            "symlink-directory",
+            (
+                "is a link to a folder; it was not followed, so no file under it is part of "
+                "the manifest"
+            ),
+        ),
+        (tree.outside, "symlink-outside", "is a link leaving the folder; it was not followed"),
+    ):
+        for d in tree.dirs_under(rel_dir) if links else ():
+            for n in links.get(d, ()):
+                shown = f"{d}/{n}"[prefix_len:] if d else n
+                problems.append(Problem(code, f"{shown} {what}", "warning"))
     if skill_md_bytes is None and md_error is None:
         try:
             skill_md_bytes = Path(root, skill_md_rel).read_bytes()

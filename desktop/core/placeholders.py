@@ -104,9 +104,7 @@ def resolve(
         p = _placeholder(m)
         found: str | None
         if p.kind == "env":
-            found = environ.get(p.name)
-            if p.default is not None and not found:
-                found = p.default
+            found = _env_value(p, environ)
         elif p.kind == "input":
             found = (inputs or {}).get(p.name)
         else:
@@ -122,6 +120,14 @@ def resolve(
     return out
 
 
+def _env_value(p: Placeholder, environ: Mapping[str, str]) -> str | None:
+    """An env placeholder's value: the variable, else its ``:-default``, else None."""
+    found = environ.get(p.name)
+    if p.default is not None and not found:
+        found = p.default
+    return found
+
+
 def expand_env(value: str, environ: Mapping[str, str]) -> str:
     """``value`` with its environment placeholders replaced where they can be (an unset
     one without a default stays as written); keyring and input references are kept:
@@ -129,11 +135,7 @@ def expand_env(value: str, environ: Mapping[str, str]) -> str:
 
     def sub(m: re.Match[str]) -> str:
         p = _placeholder(m)
-        if p.kind != "env":
-            return m.group(0)
-        found = environ.get(p.name)
-        if p.default is not None and not found:
-            found = p.default
+        found = _env_value(p, environ) if p.kind == "env" else None
         return m.group(0) if found is None else found
 
     return PLACEHOLDER_RE.sub(sub, value)

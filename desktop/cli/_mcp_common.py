@@ -32,12 +32,9 @@ async def find_skill(
     lists it or, on a server that answered but lists it not, as ``skills/get`` confirms
     it (D7: a listing is no proof of absence, and `get` hands out such ids).
     ``get(label, uri)`` asks the server. Otherwise ``None`` and why."""
-    skill = catalog.get(skill_id)
-    if skill is not None:
-        return skill, ""
-    named = [s for s in catalog.skills if s.qualified_name == skill_id]
+    named = catalog.named(skill_id)
     if len(named) == 1:
-        return named[0], ""  # the name `list` prints, when it names one skill
+        return named[0], ""
     ident = parse_id(skill_id)
     status = catalog.source(ident.label)
     if status is None or status.origin.kind != "mcp" or status.status == "error":

@@ -37,10 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def find_skill(catalog: Catalog, target: str) -> Skill | None:
     """A skill by id, or by qualified name when exactly one skill has it."""
-    skill = catalog.get(target)
-    if skill is not None:
-        return skill
-    named = [s for s in catalog.skills if s.qualified_name == target]
+    named = catalog.named(target)
     return named[0] if len(named) == 1 else None
 
 

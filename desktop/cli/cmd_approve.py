@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = asyncio.run(load_catalog(args))
     skill = find_skill(catalog, args.id)
     if skill is None:
-        same = [s.id for s in catalog.skills if s.qualified_name == args.id]
+        same = [s.id for s in catalog.named(args.id)]
         if len(same) > 1:
             err(
                 f"skill-catalog approve: {args.id!r} names {len(same)} skills; "

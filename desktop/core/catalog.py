@@ -59,6 +59,14 @@ class Catalog:
             self._by_id = {s.id: s for s in self.skills}
         return self._by_id.get(skill_id)
 
+    def named(self, target: str) -> list[Skill]:
+        """The skills ``target`` names on a command line: the one with that id, else
+        every one with that qualified name (the name `list` prints; one, or a clash)."""
+        skill = self.get(target)
+        if skill is not None:
+            return [skill]
+        return [s for s in self.skills if s.qualified_name == target]
+
     def source(self, label: str) -> SourceStatus | None:
         for status in self.sources:
             if status.origin.label == label:

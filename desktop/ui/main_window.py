@@ -198,16 +198,11 @@ class MainWindow(QMainWindow):
             self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
         )
         for skill in self.controller.catalog.skills:
-            # Reads are forgotten when an entry changes: so is what the table said of them.
+            # Reads are forgotten when an entry changes: so is what the table said of them
+            # (an empty state reads as "not fetched", as _on_verification stores it too).
             state, text = self.controller.verification_of(skill)
-            for held, value in (
-                (self.table_model.verification, state),
-                (self.table_model.verification_text, text),
-            ):
-                if value:
-                    held[skill.id] = value
-                else:
-                    held.pop(skill.id, None)
+            self.table_model.verification[skill.id] = state
+            self.table_model.verification_text[skill.id] = text
         for status in self.controller.catalog.sources:
             self.sources_model.set_status(status)
         self._update_count()

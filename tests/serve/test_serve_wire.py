@@ -32,6 +32,12 @@ ENVELOPE = {
     "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
     "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}},
 }
+# The legacy handshake, then one listing: what a 2025-era client sends first.
+LIST_AFTER_INITIALIZE = [
+    INITIALIZE,
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "skills/list", "params": {}},
+]
 DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": ENVELOPE}}
 
 
@@ -61,11 +67,7 @@ def exchange(folder: Path, messages: list[dict[str, Any]], answers: int) -> tupl
 def test_legacy_initialize_declares_the_extension_on_stdio(skills_folder: Path) -> None:
     lines, stderr = exchange(
         skills_folder,
-        [
-            INITIALIZE,
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "skills/list", "params": {}},
-        ],
+        LIST_AFTER_INITIALIZE,
         answers=2,
     )
     messages = [json.loads(line) for line in lines if line.strip()]  # stdout: JSON only
@@ -145,11 +147,7 @@ def test_a_file_name_that_is_not_utf8_skips_its_skill_with_a_warning(tmp_path: P
         fh.write(b"y")
     lines, stderr = exchange(
         root,
-        [
-            INITIALIZE,
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "skills/list", "params": {}},
-        ],
+        LIST_AFTER_INITIALIZE,
         answers=2,
     )
     messages = [json.loads(line) for line in lines if line.strip()]

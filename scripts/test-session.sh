@@ -13,6 +13,7 @@ say() { printf 'scripts/test: %s\n' "$*" >&2; }
 
 stop_services() {
     if [ -n "$xvfb_pid" ]; then kill "$xvfb_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null; fi
+    keyring_pid=$(keyring_owner 2>/dev/null || true)
     if [ -n "$keyring_pid" ]; then
         kill "$keyring_pid" 2>/dev/null
         for _ in $(seq 50); do kill -0 "$keyring_pid" 2>/dev/null || break; sleep 0.1; done
@@ -28,19 +29,24 @@ bus_call() {
         /org/freedesktop/DBus "org.freedesktop.DBus.$1" "string:$2" 2>/dev/null
 }
 
+# The pid of the process providing the Secret Service now, or nothing.
+keyring_owner() {
+    case $(bus_call NameHasOwner org.freedesktop.secrets) in
+        *true*) bus_call GetConnectionUnixProcessID org.freedesktop.secrets | awk '{ print $2 }' ;;
+    esac
+}
+
 # The Secret Service: a new login keyring under the throw-away XDG_DATA_HOME, unlocked with
-# a random password (tests that lock the keyring can unlock it again with it).
-SKILL_CATALOG_TEST_KEYRING_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+# the run's random password (tests that lock the keyring unlock it again with it). The
+# session bus starts gnome-keyring (scripts/test-keyring.sh) when asked for it, here first.
+SKILL_CATALOG_TEST_KEYRING_PASSWORD=$(cat "$scratch/keyring-password")
 export SKILL_CATALOG_TEST_KEYRING_PASSWORD
-printf %s "$SKILL_CATALOG_TEST_KEYRING_PASSWORD" \
-    | gnome-keyring-daemon --unlock --components=secrets >"$scratch/keyring.log" 2>&1
-for _ in $(seq 100); do
-    case $(bus_call NameHasOwner org.freedesktop.secrets) in *true*) break ;; esac
-    sleep 0.1
-done
-keyring_pid=$(bus_call GetConnectionUnixProcessID org.freedesktop.secrets | awk '{ print $2 }')
+dbus-send --session --print-reply=literal --reply-timeout=30000 --dest=org.freedesktop.DBus \
+    /org/freedesktop/DBus org.freedesktop.DBus.StartServiceByName \
+    string:org.freedesktop.secrets uint32:0 >/dev/null 2>"$scratch/keyring-start.log"
+keyring_pid=$(keyring_owner)
 if [ -z "$keyring_pid" ]; then
-    cat "$scratch/keyring.log" >&2
+    cat "$scratch/keyring-start.log" "$scratch/keyring.log" >&2 2>/dev/null
     say "gnome-keyring-daemon did not provide the Secret Service on the test D-Bus session"
     exit 1
 fi
@@ -66,10 +72,11 @@ export SKILL_CATALOG_TEST_SESSION=1
 say "Secret Service: gnome-keyring (pid $keyring_pid); Xvfb on $SKILL_CATALOG_TEST_DISPLAY"
 "$venv/bin/python" -m pytest "$@"
 rc=$?
-if ! kill -0 "$keyring_pid" 2>/dev/null; then
-    say "gnome-keyring-daemon (pid $keyring_pid) ended during the run; its output:"
+# gnome-keyring ending during the run is its own fault or a test's, never silent: the tests
+# that needed it then may have failed, and what it said explains why.
+if grep -q '^scripts/test-keyring: .* ended ' "$scratch/keyring.log" 2>/dev/null; then
+    say "gnome-keyring ended during the run (started again by the session bus when asked); its log:"
     cat "$scratch/keyring.log" >&2
-    keyring_pid=""
 fi
 stop_services
 

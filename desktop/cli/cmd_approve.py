@@ -15,7 +15,7 @@ from desktop.cli.cmd_approvals import describe_record, find_skill
 from desktop.cli.output import emit_json, err
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.approvals import ApprovalError
-from desktop.store.approvals_store import ApprovalStore
+from desktop.store.approvals_store import KEYRING_FAILURES, ApprovalStore
 
 NAME = "approve"
 HELP = "approve a skill's current files in the OS keyring (with explicit grants)"
@@ -53,12 +53,19 @@ def run(args: argparse.Namespace) -> int:
             err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
         return 1
     store = ApprovalStore()
-    store.states(catalog.skills)  # lists again approvals an index deleted by hand lost
+    # Also lists again approvals an index deleted by hand lost.
+    before = store.states(catalog.skills).get(skill.id)
     try:
         record = store.approve(skill, grant_tools=args.grant_tool, allow_scripts=args.allow_scripts)
     except ApprovalError as exc:
         err(f"skill-catalog approve: {exc.message}")
         return 1
+    if before is not None and before.problem and before.problem.code not in KEYRING_FAILURES:
+        # The record this approval replaces was damaged: say so, it is gone now.
+        err(
+            "skill-catalog approve: the stored approval this one replaces could not be used: "
+            + before.problem.message
+        )
     if args.json:
         shown = {**record.to_json(), "identity": record.key.shown_json()}  # secrets masked
         emit_json({"approved": shown, "service": store.service})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 
 from desktop.cli.cmd_approvals import describe_key, find_skill
 from desktop.cli.output import err
@@ -37,8 +38,13 @@ def run(args: argparse.Namespace) -> int:
             except ApprovalError:
                 key = None
     store = ApprovalStore()
+    damaged = _damaged_records(store)
+    gone = []
     try:
-        gone = store.revoke(args.id, key=key)
+        for target in _forms_of(args.id):
+            gone = store.revoke(target, key=key)
+            if gone:
+                break
     except ApprovalError as exc:
         err(f"skill-catalog revoke: {exc.message}")
         return 1
@@ -47,4 +53,27 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for entry in gone:
         print(f"Revoked {entry.skill_id or entry.name}: {describe_key(entry.key)}")
+        if entry.name in damaged:
+            print(f"  (its stored record could not be used: {damaged[entry.name]})")
     return 0
+
+
+def _forms_of(given: str) -> list[str]:
+    """``given``, and when it is a folder here, the absolute and the real path it may be
+    stored under: a local skill's approval is keyed by its folder's absolute path, and a
+    person may type it relative, with a trailing slash, or through a link."""
+    forms = [given]
+    if os.path.isdir(given):
+        for form in (os.path.abspath(given), os.path.realpath(given)):
+            if form not in forms:
+                forms.append(form)
+    return forms
+
+
+def _damaged_records(store: ApprovalStore) -> dict[str, str]:
+    """Storage name -> why its record cannot be used, for the records the index lists;
+    empty when they cannot be listed (revoking then says why, or works by key)."""
+    try:
+        return {a.entry.name: a.problem.message for a in store.records() if a.problem is not None}
+    except ApprovalError:
+        return {}

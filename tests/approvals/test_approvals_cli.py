@@ -14,8 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import keyring
 import pytest
 from approval_helpers import skill_md, unlock_keyring, write_skill
+
+from desktop.store.approvals_keyring import Deadline, KeyringBlobs
 
 pytestmark = [pytest.mark.keyring, pytest.mark.timeout(300)]
 
@@ -27,8 +30,10 @@ def cli(run_cli: Run, service_name: str, secret_service: Any) -> Callable[..., A
     """Run the program with this test's keyring service; returns the finished process."""
     env = {**os.environ, "SKILL_CATALOG_APPROVALS_SERVICE": service_name}
 
-    def run(*args: str | Path, extra_env: dict[str, str] | None = None) -> Any:
-        return run_cli(*args, env={**env, **(extra_env or {})})
+    def run(
+        *args: str | Path, extra_env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> Any:
+        return run_cli(*args, env={**env, **(extra_env or {})}, cwd=cwd)
 
     return run
 
@@ -217,3 +222,35 @@ def test_a_name_two_sources_share_is_ambiguous_not_missing(
     assert "'alpha' names 2 skills; give one id: a:alpha/SKILL.md, b:alpha/SKILL.md" in (
         proc.stderr
     )
+
+
+def test_a_damaged_record_is_named_when_replaced_and_a_folder_is_revoked_as_typed(
+    cli: Callable[..., Any], folder: Path, service_name: str
+) -> None:
+    """approve and revoke say that the record they replace or remove was damaged; revoke
+    takes a local skill's folder relative, with a trailing slash, as a person types it."""
+    src = ("--folder", f"team={folder}")
+    deploy = "team:deploy/SKILL.md"
+    blobs = KeyringBlobs(keyring.get_keyring(), service_name, Deadline(30))
+
+    def alter() -> None:
+        (stored,) = json.loads(cli("approvals", "--json").stdout)["approvals"]
+        data = blobs.read(stored["storage_name"])
+        data["files"][0]["digest"] = "sha256:" + "0" * 64
+        blobs.write(stored["storage_name"], data)
+
+    assert cli("approve", deploy, *src).returncode == 0
+    alter()
+    again = cli("approve", deploy, *src)
+    assert again.returncode == 0, again.stderr
+    assert "the stored approval this one replaces could not be used" in again.stderr
+    assert approvals_of(cli("list", "--json", *src))[deploy]["state"] == "approved"
+    plain = cli("approve", deploy, *src)  # a sound record replaced: nothing to say
+    assert plain.returncode == 0 and plain.stderr == ""
+
+    alter()
+    gone = cli("revoke", "deploy/", cwd=folder)
+    assert gone.returncode == 0, gone.stderr
+    assert f"local folder {folder / 'deploy'}" in gone.stdout
+    assert "its stored record could not be used" in gone.stdout
+    assert json.loads(cli("approvals", "--json").stdout)["approvals"] == []

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractItemModel,
     QModelIndex,
     Qt,
 )
@@ -144,8 +143,9 @@ class SkillTableModel(ReadOnlyTableModel):
         """Sort the rows in Python, once (the proxy keeps this order and only filters)."""
         if not (0 <= column < len(COLUMNS)) or not self.skills:
             return
-        hint = QAbstractItemModel.LayoutChangeHint.VerticalSortHint
-        self.layoutAboutToBeChanged.emit([], hint)
+        # Without arguments: PySide6 6.11 refuses the (parents, hint) form of these
+        # signals from Python, and the hint only spares views some work.
+        self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
         old_ids = [self.skills[i.row()].id if i.isValid() else "" for i in old]
         keyed = [(self.sort_key(s, column), s) for s in self.skills]
@@ -157,7 +157,7 @@ class SkillTableModel(ReadOnlyTableModel):
             for i, sid in zip(old, old_ids, strict=True)
         ]
         self.changePersistentIndexList(old, new)
-        self.layoutChanged.emit([], hint)
+        self.layoutChanged.emit()
 
     # -- Qt model interface --------------------------------------------------
 

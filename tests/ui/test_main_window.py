@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import SourceSpec
-from desktop.ui.skill_table_model import COL_ORIGIN
+from desktop.ui.skill_table_model import COL_NAME, COL_ORIGIN, COL_PRIORITY
 
 from .conftest import folder_spec, table_names, wait_idle, write_skill
 
@@ -177,3 +177,32 @@ def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
     assert alone.detail.title.text().startswith("No skills: gone could not be read")
     assert line.startswith("gone (stdio): error: could not connect")
     assert window.sources_widget.status_line.isVisibleTo(window)
+
+
+def test_clicking_a_column_header_sorts_the_table_and_keeps_the_selection(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    write_skill(
+        skills_folder, "delta-first", "# Delta\n", metadata={"nimblebrain": {"priority": 90}}
+    )
+    window = make_window([folder_spec(skills_folder)])
+    header = window.table.horizontalHeader()
+
+    def click(column: int) -> list[str]:
+        x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
+        qtbot.mouseClick(
+            header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2)
+        )
+        return table_names(window)
+
+    by_name = ["alpha-notes", "beta-tools", "delta-first", "gamma-release"]
+    assert table_names(window) == by_name
+    window.table.selectRow(by_name.index("beta-tools"))
+    assert click(COL_NAME) == by_name[::-1]  # the sorted column again: the other way
+    assert click(COL_NAME) == by_name
+    # Priority: none first, then by value (40, then 90).
+    assert click(COL_PRIORITY) == ["alpha-notes", "beta-tools", "gamma-release", "delta-first"]
+    assert click(COL_PRIORITY) == ["delta-first", "gamma-release", "beta-tools", "alpha-notes"]
+    current = window.table.currentIndex()
+    assert window.proxy.index(current.row(), 1).data() == "beta-tools"
+    assert [i.row() for i in window.table.selectionModel().selectedRows()] == [current.row()]

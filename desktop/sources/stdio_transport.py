@@ -227,14 +227,17 @@ async def stdio_transport(
 
 
 async def _stop(process: Process) -> None:
-    """Close stdin, give the server its grace period, then end its process group."""
+    """Close stdin, give the server its grace period, then end its process group.
+
+    The group is ended whether or not the server left on its own: a server that exits
+    when its stdin closes may leave children it started (in its group) running."""
     with contextlib.suppress(*_PIPE_ERRORS):
         if process.stdin is not None:
             await process.stdin.aclose()
-    if not await _exited(process, EXIT_GRACE):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            await terminate_posix_process_tree(process, KILL_GRACE)
-        await _exited(process, KILL_GRACE)
+    await _exited(process, EXIT_GRACE)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        await terminate_posix_process_tree(process, KILL_GRACE)
+    await _exited(process, KILL_GRACE)
     with contextlib.suppress(*_PIPE_ERRORS):
         if process.stdout is not None:
             await process.stdout.aclose()

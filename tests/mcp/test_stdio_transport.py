@@ -111,3 +111,43 @@ def test_a_server_logging_without_pause_is_read_at_a_bounded_pace(
     assert seen > 2**20  # it did write, and was read
     # The burst, then the pace for the time that passed, give or take one read.
     assert seen <= 2**20 + elapsed * 2**20 + 256 * 1024, (seen, elapsed)
+
+
+def test_a_child_the_server_left_running_is_ended_with_it(
+    tmp_path: Path, sample_skills_dir: Path
+) -> None:
+    """A server that exits when its stdin closes may leave a child it started: the
+    whole process group goes when the connection closes, not the server alone."""
+    import shlex
+    import sys
+
+    from desktop.core.model import SourceSpec
+
+    record = tmp_path / "child"
+    script = (
+        f"sleep 300 & echo $! > {shlex.quote(str(record))}; "
+        f"exec {shlex.quote(sys.executable)} -m desktop serve {shlex.quote(str(sample_skills_dir))}"
+    )
+    argv = ("sh", "-c", script)
+    spec = SourceSpec("kids", "mcp", "stdio", shlex.join(argv), command=argv)
+    status, skills = run(discover_server(spec, TEST_BUDGETS))
+    assert status.status == "ok", status.message and skills
+    pid = int(record.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        if _zombie(pid):
+            return  # ended; only its entry waits for a parent to collect it
+        time.sleep(0.05)
+    pytest.fail(f"the server's child {pid} is still running after the connection closed")
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return False

@@ -195,6 +195,7 @@ class PreviewWidget(QWidget):
             stale = vf.state in MISMATCHES and self.skill is not None and self.skill.kind == "mcp"
             self.refresh_button.setVisible(stale)
             return
+        self.refresh_button.setVisible(False)  # bytes that match need no refreshed entry
         data = result.data
         if vf.state == "dynamic":
             head = "Unverified (dynamic skill, no digest published): "

@@ -202,8 +202,8 @@ class SkillTableModel(ReadOnlyTableModel):
         return ""
 
     def tooltip(self, skill: Skill, col: int) -> str | None:
-        if col == COL_ORIGIN:
-            return skill.origin.describe()
+        if col == COL_ORIGIN:  # the cell's words too: a narrow column cuts them
+            return f"{origin_text(skill)}\n{skill.origin.describe()}"
         if col == COL_DESCRIPTION:
             return skill.description[:1200]
         if col == COL_NAME and skill.problems:

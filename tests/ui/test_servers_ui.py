@@ -318,6 +318,7 @@ def test_a_skill_opened_by_uri_is_asked_for_again_when_its_server_is_listed_agai
     assert skill.description == "Not in the listing, version 1"
     origin = window.table_model.index(window.table_model.row_of(skill.id), COL_ORIGIN)
     assert origin.data() == "h · stdio · third-party · opened by URI"
+    assert "opened by URI" in origin.data(Qt.ItemDataRole.ToolTipRole)  # when the cell is cut
     window.filter_bar.text.setText("opened by uri")
     qtbot.waitUntil(lambda: table_names(window) == ["h:hidden"])
     window.filter_bar.text.setText("")
@@ -481,6 +482,26 @@ def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
     assert preview.uri == guide
     assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
     assert "a newer guide" in preview.raw.toPlainText()
+    assert not preview.refresh_button.isVisibleTo(preview)
+
+
+def test_bytes_that_match_on_a_second_fetch_take_the_refresh_offer_away(
+    make_window: Any, qtbot: Any
+) -> None:
+    """The first read is tampered with, the second is not: once the bytes match, the
+    preview no longer offers to refresh the entry (nothing about it was stale)."""
+    window = make_window([hostile_spec("flip")])
+    c = window.controller
+    demo = next(s for s in c.catalog.skills if s.name == "demo")
+    window.select_skill(demo.id)
+    window._open_file(demo.id, "skill://demo/references/guide.md")
+    wait_idle(qtbot, window)
+    preview = window.preview
+    assert preview.status.text().startswith("Not shown: ")
+    assert preview.refresh_button.isVisibleTo(preview)
+    preview.fetch_button.click()
+    wait_idle(qtbot, window)
+    assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
     assert not preview.refresh_button.isVisibleTo(preview)
 
 

@@ -36,8 +36,9 @@ async def _show(args: argparse.Namespace) -> ReadResult:
     from desktop.sources.registry import discover
 
     specs = resolve_specs(args)
-    catalog = await discover(specs)
     async with ServerPool(specs) as pool:
+        # Listed on the connections the read then uses: each server starts once.
+        catalog = await discover(specs, pool=pool)
         skill, why = await find_skill(
             args.id, catalog, lambda label, uri: pool.handle(label).get_skill(uri)
         )

@@ -35,11 +35,12 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     from desktop.sources.registry import discover
 
     specs = resolve_specs(args)
-    catalog = await discover(specs)
-    skills: list[Skill | None] = list(catalog.skills) if args.all else []
     results: list[SkillVerification | None] = []
     missing: dict[int, str] = {}
     async with ServerPool(specs) as pool:
+        # Listed on the connections the reads then use: each server starts once.
+        catalog = await discover(specs, pool=pool)
+        skills: list[Skill | None] = list(catalog.skills) if args.all else []
         if not args.all:
             for i, sid in enumerate(args.ids):
                 skill, why = await find_skill(

@@ -40,15 +40,22 @@ async def discover(
     *,
     budgets: Any = None,
     on_source: SourceDone | None = None,
+    pool: Any = None,
 ) -> Catalog:
     """Read every enabled source concurrently and build the catalog.
 
     ``on_source`` is called as each source finishes (for progress in the window).
+    With ``pool`` (a :class:`desktop.sources.mcp.ServerPool` of these specs), each
+    server is listed on the pool's connection, which stays open for the reads that
+    follow; without it, each server's connection closes after its listing.
     """
     enabled = [s for s in specs if s.enabled]
 
     async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
-        result = await read_source(spec, budgets=budgets)
+        if pool is not None and spec.kind == "mcp":
+            result = await _on_pool(pool, spec)
+        else:
+            result = await read_source(spec, budgets=budgets)
         if on_source is not None:
             on_source(*result)
         return result
@@ -57,3 +64,11 @@ async def discover(
     statuses = [status for status, _ in results]
     skills = [skill for _, found in results for skill in found]
     return build_catalog(statuses, skills)
+
+
+async def _on_pool(pool: Any, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+    """One server listed on the pool's kept connection; never raises."""
+    try:
+        return await pool.handle(spec.label).discover(timeout=pool.budgets.server_timeout)
+    except Exception as exc:  # noqa: BLE001 - one bad server must not stop the others
+        return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BUDGETS, hostile_spec, run, server_option
+from conftest import TEST_BUDGETS, hostile_argv, hostile_spec, run, server_option
 
 from desktop.core.model import SourceSpec
 from desktop.sources.mcp import ServerPool
@@ -264,3 +265,19 @@ def test_cli_dir_marks_what_the_server_lists_against_the_held_entry(cli, tmp_pat
     assert refused.returncode == 1 and "does not declare directoryRead" in refused.stderr
     outside = cli("dir", "h:skill://demo/SKILL.md", "../x", "--server", server_option("directory"))
     assert outside.returncode == 2 and "inside the skill's folder" in outside.stderr
+
+
+def test_cli_show_and_verify_start_each_server_once(cli, tmp_path: Path) -> None:
+    """The listing's connection serves the reads after it: a stdio server is started
+    once per command, not once for the listing and again for the reads."""
+    starts = tmp_path / "starts"
+    wrapper = tmp_path / "server.sh"
+    wrapper.write_text(
+        f"#!/bin/sh\necho start >> {shlex.quote(str(starts))}\nexec {shlex.join(hostile_argv('ok'))}\n"
+    )
+    wrapper.chmod(0o755)
+    for args in (("show", "h:demo"), ("verify", "h:demo"), ("verify", "--all")):
+        starts.unlink(missing_ok=True)
+        proc = cli(*args, "--server", f"h={wrapper}")
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert starts.read_text().split() == ["start"], args

@@ -55,14 +55,7 @@ def test_a_server_deaf_to_its_stdin_closing_is_ended(tmp_path: Path) -> None:
     status, _ = run(discover_server(hostile_spec("flood", record=record), TEST_BUDGETS))
     assert status.status == "error"
     pid = int(record.read_text())
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    pytest.fail(f"the server process {pid} is still running after the connection closed")
+    assert _ended_within(pid, 10), f"the server {pid} is still running after the connection closed"
 
 
 def test_a_server_logging_more_than_a_pipe_holds_still_answers() -> None:
@@ -131,23 +124,27 @@ def test_a_child_the_server_left_running_is_ended_with_it(
     argv = ("sh", "-c", script)
     spec = SourceSpec("kids", "mcp", "stdio", shlex.join(argv), command=argv)
     status, skills = run(discover_server(spec, TEST_BUDGETS))
-    assert status.status == "ok", status.message and skills
+    assert status.status == "ok" and skills, status.message
     pid = int(record.read_text())
-    deadline = time.monotonic() + 10
+    assert _ended_within(pid, 10), (
+        f"the server's child {pid} still runs after the connection closed"
+    )
+
+
+def _ended_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` ended within ``seconds``: gone, or a zombie (ended, its
+    entry waiting for a parent to collect it)."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            return
-        if _zombie(pid):
-            return  # ended; only its entry waits for a parent to collect it
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            pass
         time.sleep(0.05)
-    pytest.fail(f"the server's child {pid} is still running after the connection closed")
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return False
+    return False

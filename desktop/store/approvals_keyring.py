@@ -24,7 +24,6 @@ import threading
 import time
 import zlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -55,8 +54,6 @@ OS_BACKENDS = frozenset(
     }
 )
 CHAINER = "keyring.backends.chainer.ChainerBackend"
-# Backends whose calls are independent (a connection each) and may overlap.
-PARALLEL_BACKENDS = {"keyring.backends.SecretService.Keyring": 4}
 
 WHERE = (
     "approvals are kept only in the OS keyring: Secret Service (GNOME Keyring, KWallet) "
@@ -205,18 +202,17 @@ class KeyringBlobs:
     service: str
     deadline: Deadline
 
-    @property
-    def workers(self) -> int:
-        """Calls in flight at once: the Secret Service backend opens a D-Bus connection
-        per call, so independent reads overlap well; other backends go one at a time."""
-        return PARALLEL_BACKENDS.get(backend_name(self.backend), 1)
-
     def map(self, fn: Callable[[Any], T], items: list[Any]) -> list[T]:
-        """``[fn(x) for x in items]``, overlapped where the backend allows it."""
-        if self.workers <= 1 or len(items) <= 1:
-            return [fn(x) for x in items]
-        with ThreadPoolExecutor(min(self.workers, len(items))) as pool:
-            return list(pool.map(fn, items))
+        """``[fn(x) for x in items]``: one keyring call at a time, for every backend.
+
+        The Secret Service backend opens a D-Bus connection per call, and the first
+        thing each asks is a collection property. gnome-keyring (42.1, and reports of
+        later versions) aborts on such a property asked for by a client it has not
+        finished registering, which calls overlapping on new connections make likely:
+        reading a 512-file approval on four connections at once brought it down within
+        a few rounds, one at a time never did.
+        """
+        return [fn(x) for x in items]
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         for pause in (*TRANSIENT_RETRIES, None):

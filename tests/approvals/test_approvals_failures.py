@@ -295,3 +295,30 @@ def test_other_failures_are_not_asked_again(secret_service: Any, service_name: s
     with pytest.raises(ApprovalError, match="failed"):
         blobs._set("probe", "value")
     assert flaky.calls == 1
+
+
+def test_keyring_calls_never_overlap(
+    store: ApprovalStore, secret_service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gnome-keyring aborts when new Secret Service connections overlap (see
+    ``KeyringBlobs.map``): a record of many chunks is read one value at a time."""
+    files = {f"refs/file-{i:03}.md": f"content {i}".encode() for i in range(200)}
+    skill = server_skill("docs", STDIO_A, server_entry("many", files))
+    store.approve(skill)
+    lock, in_flight, most = threading.Lock(), [0], [0]
+    real_get = secret_service.get_password
+
+    def get(service: str, username: str) -> str | None:
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        try:
+            time.sleep(0.005)  # a window two overlapping calls could not miss
+            return real_get(service, username)
+        finally:
+            with lock:
+                in_flight[0] -= 1
+
+    monkeypatch.setattr(secret_service, "get_password", get)
+    assert store.state(skill).state == APPROVED
+    assert most[0] == 1

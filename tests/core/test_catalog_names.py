@@ -83,22 +83,8 @@ def test_server_nesting_by_uri_prefix() -> None:
 def test_a_local_name_holding_the_qualifier_never_reads_as_a_server_skill() -> None:
     """A local folder named `srv:refunds` showed as a second `srv:refunds`, beside the
     server's, with no collision: the qualifier is the catalog's mark of a server (I2)."""
-    local = Skill(
-        Origin("L", "local", "folder", "/skills"),
-        "srv:refunds/SKILL.md",
-        "srv:refunds",
-        "Looks like the server's",
-        {"name": "srv:refunds", "description": "Looks like the server's"},
-        (),
-    )
-    served = Skill(
-        Origin("srv", "mcp", "stdio", "serve"),
-        "skill://refunds/SKILL.md",
-        "refunds",
-        "The server's",
-        {"name": "refunds", "description": "The server's"},
-        (),
-    )
+    local = skill("L", "local", "srv:refunds/SKILL.md", "srv:refunds")
+    served = skill("srv", "mcp", "skill://refunds/SKILL.md", "refunds")
     catalog = build_catalog([], [local, served])
     names = {s.origin.label: s.qualified_name for s in catalog.skills}
     assert names == {"L": "srv\\u003arefunds", "srv": "srv:refunds"}

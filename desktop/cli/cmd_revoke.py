@@ -38,11 +38,12 @@ def run(args: argparse.Namespace) -> int:
             except ApprovalError:
                 key = None
     store = ApprovalStore()
-    damaged = _damaged_records(store)
+    damaged: dict[str, str] = {}
     gone = []
     try:
-        for target in _forms_of(args.id):
-            gone = store.revoke(target, key=key)
+        # With a key the approval is found by it; without, by what was typed.
+        for target in [args.id] if key is not None else _forms_of(args.id):
+            gone = store.revoke(target, key=key, damaged=damaged)
             if gone:
                 break
     except ApprovalError as exc:
@@ -68,12 +69,3 @@ def _forms_of(given: str) -> list[str]:
             if form not in forms:
                 forms.append(form)
     return forms
-
-
-def _damaged_records(store: ApprovalStore) -> dict[str, str]:
-    """Storage name -> why its record cannot be used, for the records the index lists;
-    empty when they cannot be listed (revoking then says why, or works by key)."""
-    try:
-        return {a.entry.name: a.problem.message for a in store.records() if a.problem is not None}
-    except ApprovalError:
-        return {}

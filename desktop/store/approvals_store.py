@@ -244,11 +244,19 @@ class ApprovalStore:
 
         return self._run(work)
 
-    def revoke(self, target: str, *, key: ApprovalKey | None = None) -> list[IndexEntry]:
+    def revoke(
+        self,
+        target: str,
+        *,
+        key: ApprovalKey | None = None,
+        damaged: dict[str, str] | None = None,
+    ) -> list[IndexEntry]:
         """Remove the approvals matching ``target`` (a skill id, storage name or local path).
 
         With ``key`` (resolved from a catalog), that exact approval alone is removed, even
-        if the index lost track of it. Returns what was removed.
+        if the index lost track of it. Returns what was removed. ``damaged``, when given,
+        is filled with the storage name and the reason of each removed record the index
+        listed that could not be used (it is read once, just before it goes).
         """
 
         def work(blobs: KeyringBlobs) -> list[IndexEntry]:
@@ -264,11 +272,14 @@ class ApprovalStore:
                 # With a key (the sources were given) only that approval goes: the same
                 # label and URI approved at another endpoint is another approval.
                 gone = [e for e in entries if (e.key == key if key else e.matches(target))]
-                unlisted = key is not None and not any(e.key == key for e in gone)
-                if unlisted and key is not None and blobs.delete(key.storage_name):
-                    gone.append(IndexEntry(key.storage_name, key, target, "", ""))
                 for e in gone:
+                    if damaged is not None:
+                        _, problem = self._read_entry(blobs, e)
+                        if problem is not None:
+                            damaged[e.name] = problem.message
                     blobs.delete(e.name)
+                if key is not None and not gone and blobs.delete(key.storage_name):
+                    gone.append(IndexEntry(key.storage_name, key, target, "", ""))
                 if gone and index_ok:
                     names = {e.name for e in gone}
                     self._write_index(blobs, [e for e in entries if e.name not in names])
@@ -283,17 +294,22 @@ class ApprovalStore:
 
         def work(blobs: KeyringBlobs) -> list[StoredApproval]:
             entries = self._read_index(blobs) or []
-            read = blobs.map(lambda e: self._try_read(blobs, e.key), entries)
-            out = []
-            for entry, (record, problem) in zip(entries, read, strict=True):
-                if record is None and problem is None:
-                    problem = ApprovalError(
-                        "missing", "the index lists this approval but its record is gone"
-                    )
-                out.append(StoredApproval(entry, record, problem))
-            return out
+            read = blobs.map(lambda e: self._read_entry(blobs, e), entries)
+            return [StoredApproval(e, *found) for e, found in zip(entries, read, strict=True)]
 
         return self._run(work)
+
+    @classmethod
+    def _read_entry(
+        cls, blobs: KeyringBlobs, entry: IndexEntry
+    ) -> tuple[ApprovalRecord | None, ApprovalError | None]:
+        """The record an index entry names, or the problem with it (one gone is one)."""
+        record, problem = cls._try_read(blobs, entry.key)
+        if record is None and problem is None:
+            problem = ApprovalError(
+                "missing", "the index lists this approval but its record is gone"
+            )
+        return record, problem
 
     @classmethod
     def _try_read(

@@ -65,8 +65,8 @@ def resolve_link(
         # A skill URI is scoped to its server: the linking skill's own server first, and
         # another server's skill of that URI only when its own serves none (asked first).
         same = [s for s in catalog.skills if s.uri == href and s.origin.kind == "mcp"]
-        same.sort(key=lambda s: s.origin.label != skill.origin.label)
-        for other in same[:1]:
+        if same:
+            other = min(same, key=lambda s: s.origin.label != skill.origin.label)
             if other.id == skill.id:
                 return LinkTarget(FILE, href, uri=skill_md_uri(skill))
             leaves = other.origin.label != skill.origin.label

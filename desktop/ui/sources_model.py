@@ -33,6 +33,10 @@ class SourcesModel(ReadOnlyTableModel):
         self.origins: dict[str, str] = {}  # label -> saved | bundled | detected-folder | imported
         self.keys: dict[str, str] = {}  # label -> the key that switches a source off
 
+    def spec(self, label: str) -> SourceSpec | None:
+        """The source shown with this label, if any."""
+        return next((s for s in self.specs if s.label == label), None)
+
     def saved(self, spec: SourceSpec) -> bool:
         """Whether the source is one of the saved configuration's (so it can be edited or
         removed there), not found on its own (a detected folder, an imported server)."""

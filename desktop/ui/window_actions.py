@@ -133,7 +133,7 @@ class WindowActions:
         self._show(dialog)
 
     def edit_source(self, label: str) -> None:
-        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        spec = self.w.sources_model.spec(label)
         if spec is None or not self.w.sources_model.saved(spec):
             return
         dialog = SourceDialog(self.w, spec)
@@ -161,7 +161,7 @@ class WindowActions:
         await self.w.reload_sources()
 
     def remove_source(self, label: str) -> None:
-        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        spec = self.w.sources_model.spec(label)
         if spec is None or not self.w.sources_model.saved(spec):
             return
         what = (
@@ -174,7 +174,7 @@ class WindowActions:
         self.w.controller.spawn(self._remove(label), "removing the source")
 
     async def _remove(self, label: str) -> None:
-        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        spec = self.w.sources_model.spec(label)
         messages = await self.w.sources.remove(label)
         for m in messages:
             self.w.notifier.warning(m)
@@ -187,7 +187,7 @@ class WindowActions:
         await self.w.reload_sources()
 
     def toggle_source(self, label: str) -> None:
-        spec = next((s for s in self.w.sources_model.specs if s.label == label), None)
+        spec = self.w.sources_model.spec(label)
         if spec is None:
             return
         key = self.w.sources_model.keys.get(label, "")

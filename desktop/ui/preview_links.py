@@ -36,16 +36,46 @@ def _split(uri: str) -> tuple[str, str]:
     return (scheme, rest) if sep else ("", uri)
 
 
-def _join(root_uri: str, base_uri: str, href: str) -> str | None:
-    """Resolve ``href`` against ``base_uri``'s directory; None if it leaves the skill.
+def _dir(uri: str) -> str:
+    """The folder part of a URI without its scheme, percent-decoded."""
+    return unquote(_split(uri)[1]).rpartition("/")[0]
 
-    ``root_uri`` is the skill's ``SKILL.md`` URI: a result must stay in its directory.
+
+def _listed(skill: Skill, uri: str) -> str | None:
+    """The manifest URI naming ``uri``: the same string, or the same once percent-decoded
+    (a server writes ``a%20b.md`` where the link says ``a b.md`` or ``a%20b.md``)."""
+    if skill.file(uri) is not None:
+        return uri
+    wanted = unquote(uri)
+    return next((f.uri for f in skill.files if unquote(f.uri) == wanted), None)
+
+
+def _bases(skill: Skill, current_uri: str) -> list[str]:
+    """The folders a relative link in ``current_uri`` is resolved against, in order.
+
+    First the root of the skill the file belongs to, as the specification says: the
+    nearest folder at or above the file's own that holds a listed ``SKILL.md`` (a nested
+    skill's references resolve against its own root). Then the file's own folder, as
+    Markdown links are written, for a link the root does not resolve to a listed file.
     """
-    scheme, rest = _split(base_uri)
-    _, root_rest = _split(root_uri)
-    root = root_rest.rpartition("/")[0]
-    directory = rest.rpartition("/")[0]
-    joined = posixpath.normpath(posixpath.join(directory, href))
+    scheme = _split(current_uri)[0]
+    prefix = f"{scheme}://" if scheme else ""
+    root = _dir(skill_md_uri(skill))
+    own = folder = _dir(current_uri)
+    while folder != root and folder.startswith(root + "/" if root else ""):
+        if _listed(skill, f"{prefix}{folder}/SKILL.md") is not None:
+            break
+        folder = folder.rpartition("/")[0] if "/" in folder else root
+    else:
+        folder = root
+    return [folder] if folder == own else [folder, own]
+
+
+def _join(skill: Skill, base: str, path: str) -> str | None:
+    """``path`` resolved against the folder ``base``; None if it leaves the skill."""
+    scheme = _split(skill_md_uri(skill))[0]
+    root = _dir(skill_md_uri(skill))
+    joined = posixpath.normpath(posixpath.join(base, path))
     if joined in (".", "..") or joined.startswith(("../", "/")):
         return None
     if root and not joined.startswith(root + "/"):
@@ -82,10 +112,12 @@ def resolve_link(
             return LinkTarget(SHOWN, href, reason="an outside address: not opened by the preview")
         return LinkTarget(SHOWN, href, reason="not a file of this skill, nor a listed skill")
     path = unquote(parts.path)
-    root = skill_md_uri(skill)
-    joined = _join(root, current_uri or root, path)
-    if joined is None:
+    bases = _bases(skill, current_uri or skill_md_uri(skill))
+    joins = [_join(skill, base, path) for base in bases]
+    for joined in joins:
+        listed = _listed(skill, joined) if joined is not None else None
+        if listed is not None:
+            return LinkTarget(FILE, href, uri=listed)
+    if joins[0] is None:
         return LinkTarget(SHOWN, href, reason="points outside the skill's folder")
-    if skill.file(joined) is not None:
-        return LinkTarget(FILE, href, uri=joined)
-    return LinkTarget(SHOWN, href, reason=f"{joined} is not a listed file of this skill")
+    return LinkTarget(SHOWN, href, reason=f"{joins[0]} is not a listed file of this skill")

@@ -71,3 +71,50 @@ def test_a_skill_uri_served_by_two_servers_means_the_linking_skills_own() -> Non
     assert t.kind == SKILL and t.uri == other.id and t.other_server is None
     t = resolve_link(linky, "skill://linky/SKILL.md", cat)
     assert t.kind == FILE and t.uri == linky.uri
+
+
+def test_a_relative_link_resolves_against_the_skill_root_then_the_files_own_folder() -> None:
+    """The specification resolves a relative reference against the skill's root, so
+    ``scripts/x.py`` in ``references/a.md`` is the skill's ``scripts/x.py``; a link written
+    against the file's own folder still opens when the root names no listed file."""
+    a = server_skill("docs", "s", "references/a.md", "references/b.md", "scripts/x.py")
+    cat = catalog(a)
+    here = "skill://s/references/a.md"
+    t = resolve_link(a, "scripts/x.py", cat, here)
+    assert (t.kind, t.uri) == (FILE, "skill://s/scripts/x.py")
+    t = resolve_link(a, "../scripts/x.py", cat, here)
+    assert (t.kind, t.uri) == (FILE, "skill://s/scripts/x.py")
+    t = resolve_link(a, "b.md", cat, here)
+    assert (t.kind, t.uri) == (FILE, "skill://s/references/b.md")
+    t = resolve_link(a, "../../x/SKILL.md", cat, here)
+    assert t.kind == SHOWN and "outside" in t.reason
+
+
+def test_a_nested_skills_links_resolve_against_its_own_root() -> None:
+    outer = server_skill(
+        "docs", "s", "inner/SKILL.md", "inner/guide.md", "inner/notes/n.md", "guide.md"
+    )
+    cat = catalog(outer)
+    t = resolve_link(outer, "guide.md", cat, "skill://s/inner/SKILL.md")
+    assert (t.kind, t.uri) == (FILE, "skill://s/inner/guide.md")
+    t = resolve_link(outer, "guide.md", cat, "skill://s/inner/notes/n.md")
+    assert (t.kind, t.uri) == (FILE, "skill://s/inner/guide.md")
+    t = resolve_link(outer, "guide.md", cat, "skill://s/SKILL.md")
+    assert (t.kind, t.uri) == (FILE, "skill://s/guide.md")
+
+
+def test_a_link_opens_a_file_whose_listed_uri_is_percent_encoded() -> None:
+    a = server_skill("docs", "s", "templates/a%20b.md")
+    cat = catalog(a)
+    for href in ("templates/a%20b.md", "templates/a b.md"):
+        t = resolve_link(a, href, cat)
+        assert (t.kind, t.uri) == (FILE, "skill://s/templates/a%20b.md"), href
+
+
+def test_local_skill_links_resolve_the_same_way() -> None:
+    files = tuple(SkillFile(u, DIGEST, 1) for u in ("SKILL.md", "references/a.md", "scripts/x.py"))
+    local = Skill(Origin("mine", "local", "", "/skills"), "/skills/s", "s", "d", {}, files)
+    cat = catalog(local)
+    t = resolve_link(local, "scripts/x.py", cat, "references/a.md")
+    assert (t.kind, t.uri) == (FILE, "scripts/x.py")
+    assert resolve_link(local, "../etc/passwd", cat, "references/a.md").kind == SHOWN

@@ -80,10 +80,10 @@ async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
 async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
     spec = conn.spec
     fill_status(status, conn)
-    if not conn.modern:
+    if not conn.modern and conn.declares_extension is None:
         status.notes.append(
-            f"{conn.protocol_version} connection: the handshake cannot carry extensions, "
-            "so skills/list is asked once (D3)"
+            f"{conn.protocol_version} connection: the server declared no extensions (such a "
+            "handshake often cannot carry them), so skills/list is asked once (D3)"
         )
     if not conn.should_list_skills():
         status.status = "no-skills"

@@ -701,7 +701,15 @@ class McpConnection:
         return names, notes
 
     async def get_skill(self, uri: str) -> Any:
-        """``skills/get`` for one URI (D7); returns the raw ``skill`` value."""
+        """``skills/get`` for one URI (D7); returns the raw ``skill`` value.
+
+        Asked, like ``skills/list``, of a modern server only when it declares the
+        extension (D2); of a 2025-era one always (D3).
+        """
+        if not self.should_list_skills():
+            raise NoSkillsMethod(
+                f"the server does not declare {SKILLS_EXTENSION}: skills/get was not asked"
+            )
         try:
             result = await self.request("skills/get", {"uri": uri})
         except MCPError as exc:

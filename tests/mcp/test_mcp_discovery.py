@@ -255,6 +255,19 @@ def test_modern_server_not_declaring_is_never_asked(tmp_path: Path, mode: str) -
     assert "skills/list" not in methods(record)
 
 
+def test_a_skill_is_not_asked_by_uri_of_a_modern_server_not_declaring(tmp_path: Path) -> None:
+    """Clients issue skills/get, like skills/list, only after seeing the declaration."""
+    from desktop.sources.mcp import get_skill_once
+    from desktop.sources.mcp_session import SourceError
+
+    record = tmp_path / "methods"
+    spec = hostile_spec("modern-undeclared", record=record)
+    with pytest.raises(SourceError) as refused:
+        run(get_skill_once(spec, "skill://demo/SKILL.md", TEST_BUDGETS))
+    assert "does not declare io.modelcontextprotocol/skills" in str(refused.value)
+    assert "skills/get" not in methods(record)
+
+
 def test_pinned_modern_client_sees_the_declaration() -> None:
     status, skills = discover("ok", mode="2026-07-28")
     assert status.declares_extension is True

@@ -2,7 +2,8 @@
 
 Each skill directory becomes ``skill://<skill-path>/`` where ``<skill-path>`` is the
 directory's POSIX path relative to the served folder (a skill at the folder's root
-takes the folder's own name). Entries carry the frontmatter verbatim and the full
+takes the folder's own name, and then encloses the others, whose paths start with it).
+The first segment is written as a URI authority (a reg-name). Entries carry the frontmatter verbatim and the full
 manifest (``uri``, ``digest``, ``size``) the local scanner computed. Invalid skills
 (no usable name or description) are left out, each with a warning.
 """
@@ -25,20 +26,26 @@ SCHEME = "skill://"
 SKILL_MD = "SKILL.md"
 # RFC 3986 pchar minus '%': segment characters kept as they are.
 _SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
+# The first segment is the URI's authority, a reg-name: no ':' (a port) nor '@' (userinfo).
+_AUTHORITY_SAFE = "!$&'()*+,;=-._~"
 
 
-_PLAIN_PATH = re.compile(r"[A-Za-z0-9/!$&'()*+,;=:@._~-]*")
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9/!$&'()*+,;=._~-]*")
 
 
 def quote_path(posix_path: str) -> str:
-    """Percent-encode each segment of a POSIX path for use in a URI."""
+    """Percent-encode each segment of a POSIX path after ``skill://``: the first as a
+    reg-name (the URI's authority), the others as path segments."""
     if _PLAIN_PATH.fullmatch(posix_path):
         return posix_path
-    return "/".join(quote(part, safe=_SEGMENT_SAFE) for part in posix_path.split("/"))
+    first, *rest = posix_path.split("/")
+    return "/".join(
+        [quote(first, safe=_AUTHORITY_SAFE), *(quote(part, safe=_SEGMENT_SAFE) for part in rest)]
+    )
 
 
 def skill_file_uri(skill_path: str, file_path: str) -> str:
-    return f"{SCHEME}{quote_path(skill_path)}/{quote_path(file_path)}"
+    return f"{SCHEME}{quote_path(f'{skill_path}/{file_path}')}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,35 +97,19 @@ class Publication:
         return self._sorted_files
 
     def directory(self, uri: str) -> list[dict[str, Any]] | None:
-        """The direct children of a directory resource, or ``None`` if it is not one."""
+        """The direct children of a directory resource, or ``None`` if it is not one.
+
+        The directories served are those holding a served file, so that each appears in
+        its parent's listing: a folder on disk that holds none (empty, or only what is
+        not served, like ``.git``) is not part of any skill's namespace.
+        """
         if self._directories is None:
             self._directories = _directory_index(self._files.values())
         uri = uri.rstrip("/") if uri != SCHEME else uri
         found = self._directories.get(uri)
         if found is None:
-            uri = _requote(uri)
-            found = self._directories.get(uri)
-        if found is None and self._is_empty_directory(uri):
-            found = []
+            found = self._directories.get(_requote(uri))
         return found
-
-    def _is_empty_directory(self, uri: str) -> bool:
-        """Whether ``uri`` names a directory inside a served skill that holds no served file."""
-        rest = uri[len(SCHEME) :] if uri.startswith(SCHEME) else ""
-        parts = rest.split("/")
-        for depth in range(len(parts) - 1, 0, -1):
-            skill = self._by_uri.get(SCHEME + "/".join(parts[:depth]) + "/" + SKILL_MD)
-            if skill is None:
-                continue
-            inner = [unquote(part) for part in parts[depth:]]
-            if any(part in ("", ".", "..") or "/" in part for part in inner):
-                return False
-            path = os.path.join(skill.directory, *inner)
-            real, base = os.path.realpath(path), os.path.realpath(skill.directory)
-            # A folder the server may not read is not shown as an empty one.
-            readable = os.access(path, os.R_OK | os.X_OK)
-            return os.path.commonpath([real, base]) == base and os.path.isdir(path) and readable
-        return False
 
 
 def _requote(uri: str) -> str:
@@ -128,23 +119,35 @@ def _requote(uri: str) -> str:
     return SCHEME + quote_path(unquote(uri[len(SCHEME) :]))
 
 
-def skill_path_of(skill: Skill, root: Path) -> str:
-    """The ``<skill-path>`` of a local skill: its directory relative to the folder."""
+def skill_path_of(skill: Skill, root: Path, *, root_is_skill: bool = False) -> str:
+    """The ``<skill-path>`` of a local skill: its directory relative to the folder.
+
+    A skill at the folder's root takes the folder's name; when there is one, every other
+    skill lies inside it, and its path starts with that name too (the enclosing skill's
+    path is part of a nested skill's prefix, and the file has one URI).
+    """
     parent = skill.uri.rpartition("/")[0]
+    own = root.resolve().name or "skill"
     if parent in ("", "."):
-        return root.resolve().name or "skill"
-    return parent
+        return own
+    return f"{own}/{parent}" if root_is_skill else parent
+
+
+def _root_is_skill(skills: list[Skill]) -> bool:
+    return any(s.uri.rpartition("/")[0] in ("", ".") for s in skills)
 
 
 def publish(root: Path, skills: list[Skill]) -> Publication:
     """Build the publication for ``skills`` scanned from ``root``."""
     pub = Publication(root=root)
+    at_root = _root_is_skill(skills)
     for skill in sorted(skills, key=lambda s: s.uri):
-        reason = _unpublishable(skill, root)
+        skill_path = skill_path_of(skill, root, root_is_skill=at_root)
+        reason = _unpublishable(skill, skill_path)
         if reason is not None:
             pub.warnings.append(f"skipped {skill.uri}: {reason}")
             continue
-        published = _published_skill(root, skill)
+        published = _published_skill(root, skill, skill_path)
         if published.uri in pub._by_uri:
             pub.warnings.append(f"skipped {skill.uri}: its URI {published.uri} is already served")
             continue
@@ -161,7 +164,7 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
     return pub
 
 
-def _unpublishable(skill: Skill, root: Path) -> str | None:
+def _unpublishable(skill: Skill, skill_path: str) -> str | None:
     """Why a skill cannot be served as the Skills extension requires, or ``None``."""
     fm = skill.frontmatter
     if fm is None:
@@ -175,7 +178,6 @@ def _unpublishable(skill: Skill, root: Path) -> str | None:
         return "no file manifest"
     # A URI carries UTF-8 only: a name of other bytes (read as lone surrogates) could be
     # neither published nor left out of a manifest that must be complete.
-    skill_path = skill_path_of(skill, root)
     if not _utf8(skill_path):
         return f"its folder name {visible(skill_path)} is not UTF-8, which no URI can carry"
     for f in skill.files:
@@ -202,8 +204,7 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _published_skill(root: Path, skill: Skill) -> PublishedSkill:
-    skill_path = skill_path_of(skill, root)
+def _published_skill(root: Path, skill: Skill, skill_path: str) -> PublishedSkill:
     directory = skill.path or str(root)
     files = tuple(
         PublishedFile(

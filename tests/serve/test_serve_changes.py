@@ -100,10 +100,12 @@ async def test_changes_are_seen(mode: str, tmp_path: Path) -> None:
         assert "no longer a regular file" in caught.value.error.message
         (root / "one" / "notes.md").unlink()
 
-        # An empty directory inside a skill reads as empty; a link out is not a directory.
+        # A folder holding no served file is no directory resource (it could not appear
+        # in its parent's listing, which holds every child); a link out is none either.
         (root / "one" / "empty").mkdir()
-        empty = await call(client, "resources/directory/read", {"uri": "skill://one/empty"})
-        assert empty["resources"] == []
+        with pytest.raises(MCPError) as caught:
+            await call(client, "resources/directory/read", {"uri": "skill://one/empty"})
+        assert caught.value.error.code == -32602
         os.symlink(tmp_path, root / "one" / "out")
         with pytest.raises(MCPError) as caught:
             await call(client, "resources/directory/read", {"uri": "skill://one/out"})
@@ -151,3 +153,56 @@ async def test_links_leaving_the_folder_are_not_served(tmp_path: Path) -> None:
         with pytest.raises(MCPError) as caught:
             await client.read_resource("skill://linked/leak.txt")
         assert caught.value.error.code == -32602
+
+
+async def test_nested_skills_a_root_skill_and_directories_are_one_namespace(
+    tmp_path: Path,
+) -> None:
+    """A skill at the served folder's root encloses the others: their URIs start with its
+    path, so a nested file has one URI. Every directory read lists each child it has, and
+    a folder named like ``team:alpha`` is written as a reg-name in the authority."""
+    root = tmp_path / "kit"
+    write_skill(tmp_path, "kit", files={"notes.md": b"n\n"})
+    write_skill(root, "sub", files={"guide.md": b"g\n"})
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_bytes(b"ref\n")
+    (root / "sub" / "empty").mkdir()
+    odd = tmp_path / "odd"
+    write_skill(odd, "team:alpha/refunds")
+    async with Client(
+        serve_stdio_params(root), mode="2026-07-28", extensions=[advertise(EXTENSION)]
+    ) as client:
+        listed = {e["uri"]: e for e in (await call(client, "skills/list", {}))["skills"]}
+        assert sorted(listed) == ["skill://kit/SKILL.md", "skill://kit/sub/SKILL.md"]
+        outer = {r["uri"] for r in listed["skill://kit/SKILL.md"]["resources"]}
+        inner = {r["uri"] for r in listed["skill://kit/sub/SKILL.md"]["resources"]}
+        assert inner == {"skill://kit/sub/SKILL.md", "skill://kit/sub/guide.md"}
+        assert inner < outer
+        for uri in inner:
+            assert await read(client, uri)
+
+        async def children(uri: str) -> list[str]:
+            page = await call(client, "resources/directory/read", {"uri": uri})
+            return [r["uri"] for r in page["resources"]]
+
+        assert await children("skill://kit") == [
+            "skill://kit/SKILL.md",
+            "skill://kit/notes.md",
+            "skill://kit/sub",
+        ]
+        assert await children("skill://kit/sub") == [
+            "skill://kit/sub/SKILL.md",
+            "skill://kit/sub/guide.md",
+        ]
+        for hidden in ("skill://kit/.git", "skill://kit/sub/empty"):
+            with pytest.raises(MCPError) as caught:
+                await call(client, "resources/directory/read", {"uri": hidden})
+            assert caught.value.error.code == -32602
+    async with Client(
+        serve_stdio_params(odd), mode="2026-07-28", extensions=[advertise(EXTENSION)]
+    ) as client:
+        (entry,) = (await call(client, "skills/list", {}))["skills"]
+        assert entry["uri"] == "skill://team%3Aalpha/refunds/SKILL.md"
+        got = await call(client, "skills/get", {"uri": entry["uri"]})
+        assert got["skill"]["uri"] == entry["uri"]
+        assert await read(client, entry["uri"])

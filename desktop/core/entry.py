@@ -166,7 +166,7 @@ def _read_resources(
             )
         ]
     files_out: list[SkillFile] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     skill_md_count = 0
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
@@ -176,12 +176,15 @@ def _read_resources(
         if not isinstance(uri, str) or not uri:
             problems.append(_invalid("resource-uri", f"resources[{i}] has no string 'uri'"))
             continue
-        if uri in seen:
+        key = _uri_key(uri)
+        if key in seen:
+            first = seen[key]
+            same = "" if first == uri else f" (as {short(first)}: the same URI, spelt otherwise)"
             problems.append(
-                _invalid("resource-duplicate", f"{short(uri)} is listed more than once")
+                _invalid("resource-duplicate", f"{short(uri)} is listed more than once{same}")
             )
             continue
-        seen.add(uri)
+        seen[key] = uri
         if skill_uri is not None and uri == skill_uri:
             skill_md_count += 1
         if skill_dir is not None and skill_uri is not None:
@@ -196,6 +199,8 @@ def _read_resources(
                 )
             )
             digest = ""
+        if isinstance(size, float) and size.is_integer():
+            size = int(size)  # JSON has one number type: 5.0 is the integer 5
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
             problems.append(
                 _invalid(
@@ -210,6 +215,21 @@ def _read_resources(
             _invalid("skill-md-unlisted", f"the SKILL.md {short(skill_uri)} is not in resources")
         )
     return tuple(files_out), problems
+
+
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _uri_key(uri: str) -> str:
+    """A URI as RFC 3986 compares it: escapes of unreserved characters decoded, other
+    escapes in upper case (``%53KILL.md`` and ``SKILL.md`` are one file)."""
+
+    def one(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+    return _ESCAPE.sub(one, uri) if "%" in uri else uri
 
 
 def parse_entry(raw: Any, origin: Origin) -> Skill:

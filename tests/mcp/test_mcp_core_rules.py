@@ -126,6 +126,14 @@ def _with_resource(extra: dict[str, object]) -> dict[str, object]:
             {"uri": "skill://acme/demo/SKILL.md", "digest": "sha256:" + "a" * 64, "size": 1},
             "resource-duplicate",
         ),
+        (
+            {"uri": "skill://acme/demo/%53KILL.md", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-duplicate",
+        ),
+        (
+            {"uri": "skill://acme/demo/ref/guide%2Emd", "digest": "sha256:" + "a" * 64, "size": 1},
+            "resource-duplicate",
+        ),
         ("not an object", "resource-type"),
     ],
 )
@@ -293,3 +301,14 @@ def test_skill_uris_mentioned_in_instructions() -> None:
         "skill://docs/refunds/SKILL.md",
         "github://o/r/x/SKILL.md",
     ]
+
+
+def test_a_size_written_as_a_whole_float_is_that_integer() -> None:
+    """JSON has one number type: ``5.0`` is the integer 5 (a schema's int accepts it)."""
+    raw = _with_resource(
+        {"uri": "skill://acme/demo/x.md", "digest": "sha256:" + "a" * 64, "size": 5.0}
+    )
+    skill = parse_entry(raw, ORIGIN)
+    assert skill.state == "listed", codes(raw)
+    assert skill.file("skill://acme/demo/x.md").size == 5
+    assert type(skill.file("skill://acme/demo/x.md").size) is int

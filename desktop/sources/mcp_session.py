@@ -615,6 +615,8 @@ class McpConnection:
                     ttl = page.get("ttlMs")
                     if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0:
                         out.ttl_ms = ttl
+                    if self.modern:
+                        out.notes.extend(_cacheable_lapses(page, ttl_ok=out.ttl_ms is not None))
                 skills = page.get("skills")
                 if not isinstance(skills, list):
                     out.error = f"skills/list page {out.pages} has no 'skills' array"
@@ -862,6 +864,28 @@ class _HttpTransport:
             return await self._inner.__aexit__(*exc)
         finally:
             await self._http.__aexit__(None, None, None)
+
+
+def _cacheable_lapses(page: dict[str, Any], *, ttl_ok: bool) -> list[str]:
+    """What a 2026-07-28 listing lacks of the ``ttlMs`` and ``cacheScope`` it requires;
+    the listing is read all the same (they are freshness hints, not integrity)."""
+    lapses = [] if ttl_ok else [f"ttlMs {_shown(page.get('ttlMs'))}"]
+    if page.get("cacheScope") not in ("public", "private"):
+        lapses.append(f"cacheScope {_shown(page.get('cacheScope'))}")
+    if not lapses:
+        return []
+    note = (
+        f"the listing's {' and '.join(lapses)}: 2026-07-28 requires a non-negative "
+        "ttlMs and a cacheScope of public or private (read all the same; re-listing "
+        "follows its default)"
+    )
+    return [note]
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "is missing"
+    return f"is {json.dumps(value, ensure_ascii=True, default=str)[:40]}"
 
 
 def _timed_out(exc: BaseException) -> bool:

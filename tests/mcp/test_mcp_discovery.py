@@ -268,6 +268,16 @@ def test_a_skill_is_not_asked_by_uri_of_a_modern_server_not_declaring(tmp_path: 
     assert "skills/get" not in methods(record)
 
 
+def test_a_listing_without_ttl_or_cache_scope_is_read_with_a_note() -> None:
+    status, skills = discover("no-ttl")
+    assert status.status == "ok" and len(skills) == 1
+    assert status.ttl_ms is None
+    (note,) = [n for n in status.notes if "requires" in n]
+    assert 'ttlMs is missing and cacheScope is "everyone"' in note
+    status, _ = discover("ok")
+    assert not [n for n in status.notes if "requires" in n]
+
+
 def test_pinned_modern_client_sees_the_declaration() -> None:
     status, skills = discover("ok", mode="2026-07-28")
     assert status.declares_extension is True

@@ -269,6 +269,8 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
             if scenario == "exit-mid-listing" or index + 1 < len(cat.entries):
                 out["nextCursor"] = str(index + 1)
             return out
+        if scenario == "no-ttl":
+            return {"skills": copy.deepcopy(cat.entries), "cacheScope": "everyone"}
         ttl = 500 if scenario == "moving-hidden" else 30000
         return {"skills": copy.deepcopy(cat.entries), "ttlMs": ttl, "cacheScope": "public"}
 

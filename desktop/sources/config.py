@@ -365,6 +365,9 @@ def load_config(path: Path | None = None, environ: Mapping[str, str] | None = No
     cfg = Config(exists=True)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
+    except RecursionError:
+        cfg.problems.append(f"{p}: cannot read the saved sources (nested too deeply)")
+        return cfg
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         cfg.problems.append(f"{p}: cannot read the saved sources ({exc}); using none of them")
         return cfg

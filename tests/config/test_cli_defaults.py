@@ -222,6 +222,29 @@ def test_broken_detected_config_is_reported_and_the_rest_listed(
     assert f"{broken}: not valid JSON" in stderr
 
 
+def test_configs_nested_too_deeply_are_reported_and_the_rest_listed(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A cloned project's config nested 100,000 deep must not stop every command."""
+    no_first_run(tmp_home)
+    skill(tmp_home / ".claude" / "skills", "kept", "Still listed.")
+    deep_json = tmp_home / ".cursor" / "mcp.json"
+    deep_json.parent.mkdir(parents=True)
+    deep_json.write_text('{"mcpServers": ' + "[" * 100_000, encoding="utf-8")
+    deep_toml = tmp_home / ".codex" / "config.toml"
+    deep_toml.parent.mkdir(parents=True)
+    deep_toml.write_text("a = " + "[" * 100_000, encoding="utf-8")
+    saved = tmp_home / ".config" / "skill-catalog" / "sources.json"
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text('{"sources": ' + "[" * 100_000, encoding="utf-8")
+    data, stderr = list_json(run_cli, tmp_path)
+    assert [s["id"] for s in data["skills"]] == ["claude-user:kept/SKILL.md"]
+    assert "Traceback" not in stderr
+    assert f"{deep_json}: nested too deeply to read" in stderr
+    assert f"{deep_toml}: nested too deeply to read" in stderr
+    assert "nested too deeply" in stderr.split(str(saved), 1)[1]
+
+
 def test_two_config_files_with_the_same_server_name(tmp_path: Path, run_cli: RunCli) -> None:
     one = tmp_path / "a" / "claude_desktop_config.json"
     two = tmp_path / "b" / ".mcp.json"

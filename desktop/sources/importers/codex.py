@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop.sources.importers.base import ImportResult
 from desktop.sources.importers.common import (
+    TOO_DEEP,
     ConfigError,
     LabelAllocator,
     import_server_map,
@@ -35,6 +36,8 @@ def parse_toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(TOO_DEEP) from None
 
 
 def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> ImportResult:

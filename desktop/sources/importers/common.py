@@ -92,18 +92,26 @@ _STRING_RE = re.compile(r'("(?:[^"\\]|\\.)*")')
 _TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
 
 
+# A file nested deeper than the parser's recursion allows (a hostile project's config).
+TOO_DEEP = "nested too deeply to read"
+
+
 def parse_json(text: str) -> Any:
     """Parse JSON, allowing comments and trailing commas (VS Code's JSONC)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
+    except RecursionError:
+        raise ConfigError(TOO_DEEP) from None
     try:
         return json.loads(strip_jsonc(text))
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
+    except RecursionError:
+        raise ConfigError(TOO_DEEP) from None
 
 
 def load_json_file(path: Path) -> Any:

@@ -243,6 +243,10 @@ class ApprovalRecord:
         )
 
 
+# Problems of a local scan meaning files may be missing from the manifest (A2).
+MANIFEST_GAPS = frozenset({"file-unreadable", "folder-unreadable"})
+
+
 def unapprovable_reason(skill: Skill) -> str | None:
     """Why a skill cannot be approved against content, or ``None`` (A5, V5, D9)."""
     state = skill.state
@@ -259,6 +263,12 @@ def unapprovable_reason(skill: Skill) -> str | None:
         return f"the skill is over a limit ({why})" if why else "the skill is over a limit"
     if not skill.files:
         return "the entry lists no files"
+    unread = [p.message for p in skill.problems if p.code in MANIFEST_GAPS]
+    if unread:
+        return (
+            f"part of its folder could not be read ({'; '.join(unread)}), so its file "
+            "list may be missing files an approval would have to cover"
+        )
     return None
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
-from approval_helpers import HTTP_A, STDIO_A, STDIO_B, digest, server_entry, server_skill
+from approval_helpers import HTTP_A, STDIO_A, STDIO_B, digest, scan, server_entry, server_skill
 
 from desktop.core.approvals import (
     APPROVED,
@@ -172,3 +174,33 @@ def test_local_key_is_the_folder_path_whatever_the_label() -> None:
     relabelled = replace(local, origin=Origin("theirs", "local", "folder", "/data/skills"))
     assert ApprovalKey.for_skill(local) == ApprovalKey("local", "", "", "/data/skills/refunds")
     assert ApprovalKey.for_skill(local) == ApprovalKey.for_skill(relabelled)
+
+
+def test_a_local_skill_whose_folder_could_not_be_read_whole_is_unapprovable(
+    tmp_path: Path,
+) -> None:
+    """A file list the scan knows to be incomplete cannot carry an approval (A2): a file
+    the scan missed would lie outside the approved set. Here a folder lies beyond the
+    longest path the system opens (a file unreadable to the scanning user is the same)."""
+    root = tmp_path / "skills"
+    (root / "alpha").mkdir(parents=True)
+    (root / "alpha" / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\nBody\n")
+    fd = os.open(root / "alpha", os.O_RDONLY)
+    try:
+        for _ in range(22):
+            os.mkdir("d" * 200, dir_fd=fd)
+            inner = os.open("d" * 200, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        payload = os.open("payload.sh", os.O_WRONLY | os.O_CREAT, 0o755, dir_fd=fd)
+        os.write(payload, b"echo hidden\n")
+        os.close(payload)
+    finally:
+        os.close(fd)
+    skill = scan(root)["alpha/SKILL.md"]
+    assert any(p.code == "folder-unreadable" for p in skill.problems)
+    state = bind(skill, None)
+    assert state.state == UNAPPROVABLE and "could not be read" in state.reason
+    with pytest.raises(ApprovalError) as exc:
+        approve(skill)
+    assert exc.value.code == "unapprovable"

@@ -137,7 +137,11 @@ class SkillCache:
         if not marker.exists():
             self._write_atomic(
                 marker,
-                json.dumps({"label": origin.label, "endpoint": origin.endpoint}).encode("utf-8"),
+                # Its secrets masked, as wherever an endpoint is shown: a secret is never
+                # written to a file (the folder's name carries only a hash of it).
+                json.dumps({"label": origin.label, "endpoint": origin.shown_endpoint}).encode(
+                    "utf-8"
+                ),
             )
         fdir = self.file_dir(origin, uri)
         self._mkdir_private(fdir)

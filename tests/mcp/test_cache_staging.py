@@ -112,3 +112,23 @@ def test_a_fifo_in_place_of_a_cached_file_is_dropped_not_waited_on(tmp_path) -> 
     os.mkfifo(path)
     assert cache.get(skill.origin, URI, expected) is None
     assert not path.exists()
+
+
+def test_no_secret_of_a_servers_address_is_written_to_the_cache(tmp_path) -> None:
+    """The cache names its server's folder (label and address, for removal and for a
+    person looking); a token in the address is masked there as wherever it is shown."""
+    data = b"small and verified\n"
+    expected = SkillFile(URI, sha256_digest(data), len(data))
+    secrets = {
+        "http": "http://127.0.0.1:9/mcp?api_key=supersecret123",
+        "stdio": "demo-server --password hunter2secret",
+    }
+    for transport, endpoint in secrets.items():
+        skill = server_skill(expected)
+        skill.origin = Origin("srv", "mcp", transport, endpoint)
+        cache = SkillCache(tmp_path / transport)
+        assert asyncio.run(accept(skill, data, cache)).state == "verified"
+        written = b"".join(p.read_bytes() for p in cache.root.rglob("*") if p.is_file())
+        assert b"supersecret123" not in written and b"hunter2secret" not in written
+        assert cache.get(skill.origin, URI, expected) == data
+        assert cache.source_dirs("srv")

@@ -217,7 +217,19 @@ def secret_arg_spans(argv: Iterable[str]) -> list[tuple[int, int]]:
         literal = PLACEHOLDER_RE.sub("", arg)
         if secret_flag or _looks_like_token(literal):
             spans.append((i, 0))
+            continue
+        # A header passed as an argument (``-H "Authorization: Bearer X"``) or a variable
+        # (``env API_KEY=X``, ``docker -e GITHUB_TOKEN=X``): secret by its name or scheme.
+        named = _HEADER_ARG_RE.match(arg) or _VARIABLE_ARG_RE.match(arg)
+        if named is not None:
+            value = arg[named.end() :]
+            if value and not only_placeholders(value) and looks_secret(named.group(1), value):
+                spans.append((i, named.end()))
     return spans
+
+
+_HEADER_ARG_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):[ \t]*(?!//)")
+_VARIABLE_ARG_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
 
 _FLAG_RE = re.compile(r"^--?([A-Za-z][A-Za-z0-9_.-]*)(?:=(.*))?$", re.DOTALL)

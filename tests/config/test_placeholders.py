@@ -104,3 +104,32 @@ def test_resolve_spec_for_one_connection() -> None:
     http = SourceSpec("h", "mcp", "http", "https://x/${env:TENANT}/mcp")
     with pytest.raises(UnresolvedPlaceholder, match="TENANT"):
         resolve_spec(http, {})
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "secret", "kept"),
+    [
+        ('sh -c "exec x" --header "Authorization: Bearer hunter2pass"', "hunter2pass", "Bearer"),
+        ("npx mcp-remote http://x/mcp --header X-Api-Key:zzz-secret", "zzz-secret", "X-Api-Key:"),
+        ("env API_KEY=abc123secret node s.js", "abc123secret", "API_KEY="),
+        ("docker run -e GITHUB_TOKEN=ghp_abc -e MODE=fast img", "ghp_abc", "MODE=fast"),
+    ],
+)
+def test_headers_and_variables_passed_as_arguments_are_masked(
+    endpoint: str, secret: str, kept: str
+) -> None:
+    from desktop.core.placeholders import mask_endpoint
+
+    shown = mask_endpoint("stdio", endpoint)
+    assert secret not in shown and kept in shown
+
+
+def test_urls_paths_and_plain_variables_in_arguments_are_not_masked() -> None:
+    from desktop.core.placeholders import mask_endpoint
+
+    for endpoint in (
+        "node server.js --url http://a.example:8080/mcp",
+        "tool NAME=value PATH=/usr/bin",
+        "tool Authorization:${TOK}",
+    ):
+        assert mask_endpoint("stdio", endpoint) == endpoint

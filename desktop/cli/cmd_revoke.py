@@ -16,6 +16,8 @@ from desktop.cli.cmd_approvals import describe_key, find_skill
 from desktop.cli.output import err
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
+from desktop.core.model import SourceSpec
+from desktop.core.placeholders import expand_env
 from desktop.store.approvals_store import ApprovalStore
 
 NAME = "revoke"
@@ -29,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     key: ApprovalKey | None = None
-    if specs_from_args(args) is not None:
+    specs = specs_from_args(args)
+    if specs is not None:
         catalog = asyncio.run(load_catalog(args))
         skill = find_skill(catalog, args.id)
         if skill is not None:
@@ -37,6 +40,18 @@ def run(args: argparse.Namespace) -> int:
                 key = ApprovalKey.for_skill(skill)
             except ApprovalError:
                 key = None
+        else:
+            # The server may be down or no longer list it: the key is still known from
+            # the source given and the URI. Anything else would widen the revocation to
+            # every endpoint, which is what leaving the source options out asks for.
+            key = _key_from_id(args.id, specs)
+            if key is None:
+                err(
+                    f"skill-catalog revoke: {args.id!r} is no skill of the sources given; "
+                    "give LABEL:URI of one of them, or leave the source options out to "
+                    "revoke every approval matching it"
+                )
+                return 1
     store = ApprovalStore()
     damaged: dict[str, str] = {}
     gone = []
@@ -57,6 +72,17 @@ def run(args: argparse.Namespace) -> int:
         if entry.name in damaged:
             print(f"  (its stored record could not be used: {damaged[entry.name]})")
     return 0
+
+
+def _key_from_id(given: str, specs: list[SourceSpec]) -> ApprovalKey | None:
+    """The key of ``LABEL:URI`` when LABEL is one of the server sources given."""
+    label, sep, uri = given.partition(":")
+    if not sep or "://" not in uri:
+        return None
+    for spec in specs:
+        if spec.kind == "mcp" and spec.label == label:
+            return ApprovalKey("mcp", label, expand_env(spec.origin.endpoint, os.environ), uri)
+    return None
 
 
 def _forms_of(given: str) -> list[str]:

@@ -254,3 +254,25 @@ def test_a_damaged_record_is_named_when_replaced_and_a_folder_is_revoked_as_type
     assert f"local folder {folder / 'deploy'}" in gone.stdout
     assert "its stored record could not be used" in gone.stdout
     assert json.loads(cli("approvals", "--json").stdout)["approvals"] == []
+
+
+def test_revoke_with_a_server_that_cannot_be_listed_removes_its_approval_alone(
+    cli: Callable[..., Any], folder: Path, tmp_path: Path
+) -> None:
+    """With source options revoke removes the approval of that source's skill only, even
+    when the server is down: the same label and URI approved at another endpoint stays."""
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    skill_id = "docs:skill://deploy/SKILL.md"
+    here, there = serve_command(folder), serve_command(copy)
+    for command in (here, there):
+        assert cli("approve", skill_id, "--server", f"docs={command}").returncode == 0
+    shutil.move(folder, tmp_path / "gone")
+    gone = cli("revoke", skill_id, "--server", f"docs={here}")
+    assert gone.returncode == 0, gone.stderr
+    assert gone.stdout.count("Revoked") == 1 and here in gone.stdout
+    (left,) = json.loads(cli("approvals", "--json").stdout)["approvals"]
+    assert left["identity"]["endpoint"] == there
+    refused = cli("revoke", "docs:deploy", "--server", f"docs={here}")
+    assert refused.returncode == 1 and "no skill of the sources given" in refused.stderr
+    assert len(json.loads(cli("approvals", "--json").stdout)["approvals"]) == 1

@@ -12,7 +12,7 @@ import asyncio
 import os
 from typing import Any
 
-from desktop.cli.output import emit_json, err
+from desktop.cli.output import emit_json, err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
 from desktop.core.approvals import (
     ApprovalError,
@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         backend = store.backend_name()
         items = store.records()
+        say_notices(NAME, store.notices)
     except ApprovalError as exc:
         if args.json:
             emit_json({"service": store.service, "approvals": [], "error": exc.to_json()})

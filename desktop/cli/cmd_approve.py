@@ -12,7 +12,7 @@ import argparse
 import asyncio
 
 from desktop.cli.cmd_approvals import describe_record, find_skill
-from desktop.cli.output import emit_json, err
+from desktop.cli.output import emit_json, err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.approvals import ApprovalError
 from desktop.store.approvals_store import KEYRING_FAILURES, ApprovalStore
@@ -58,8 +58,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = store.approve(skill, grant_tools=args.grant_tool, allow_scripts=args.allow_scripts)
     except ApprovalError as exc:
+        say_notices(NAME, store.notices)
         err(f"skill-catalog approve: {exc.message}")
         return 1
+    say_notices(NAME, store.notices)
     if before is not None and before.problem and before.problem.code not in KEYRING_FAILURES:
         # The record this approval replaces was damaged: say so, it is gone now.
         err(

@@ -13,7 +13,7 @@ import asyncio
 import os
 
 from desktop.cli.cmd_approvals import describe_key, find_skill
-from desktop.cli.output import err
+from desktop.cli.output import err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
 from desktop.core.model import SourceSpec
@@ -62,8 +62,10 @@ def run(args: argparse.Namespace) -> int:
             if gone:
                 break
     except ApprovalError as exc:
+        say_notices(NAME, store.notices)
         err(f"skill-catalog revoke: {exc.message}")
         return 1
+    say_notices(NAME, store.notices)
     if not gone:
         err(f"skill-catalog revoke: no stored approval matches {args.id!r} (see `approvals`)")
         return 1

@@ -158,3 +158,10 @@ class VisibleText(io.TextIOBase):
 
     def writable(self) -> bool:
         return True
+
+
+def say_notices(command: str, notices: list[str]) -> None:
+    """What a store did beyond what was asked (an approvals index rebuilt), on stderr."""
+    for notice in notices:
+        err(f"skill-catalog {command}: {notice}")
+    notices.clear()

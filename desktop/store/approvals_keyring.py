@@ -54,6 +54,7 @@ OS_BACKENDS = frozenset(
     }
 )
 CHAINER = "keyring.backends.chainer.ChainerBackend"
+SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 
 WHERE = (
     "approvals are kept only in the OS keyring: Secret Service (GNOME Keyring, KWallet) "
@@ -244,6 +245,24 @@ class KeyringBlobs:
             return True
 
         return self._call(delete)
+
+    def names(self) -> list[str] | None:
+        """Every entry name of the service, where the backend can list them (the Secret
+        Service, by the attributes keyring gives its items); ``None`` elsewhere."""
+        if backend_name(self.backend) != SECRET_SERVICE:
+            return None
+
+        def listed() -> list[str]:
+            from contextlib import closing
+
+            scheme = self.backend.schemes[self.backend.scheme]
+            collection = self.backend.get_preferred_collection()
+            with closing(collection.connection):
+                items = collection.search_items({scheme["service"]: self.service})
+                found = {item.get_attributes().get(scheme["username"]) for item in items}
+            return sorted(n for n in found if isinstance(n, str))
+
+        return self._call(listed)
 
     def read_head(self, name: str) -> dict[str, Any] | None:
         raw = self._get(name)

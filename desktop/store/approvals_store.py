@@ -21,10 +21,12 @@ approves again or revokes it.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
+import hashlib
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -41,6 +43,7 @@ from desktop.core.approvals import (
     unapprovable_reason,
 )
 from desktop.core.model import Skill
+from desktop.core.words import count
 from desktop.store.approvals_keyring import (
     Deadline,
     KeyringBlobs,
@@ -60,8 +63,61 @@ KEYRING_FAILURES = frozenset(
 
 T = TypeVar("T")
 
-# Index read-modify-write within this process is serialized.
+# Index read-modify-write is serialized: between this process's threads by this lock,
+# between processes (two commands, a command and the window) by a lock file.
 _INDEX_LOCK = threading.Lock()
+_FILE_LOCKS: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def _writing(service: str, timeout: float) -> Iterator[None]:
+    """Hold the approvals of ``service`` for one read-modify-write.
+
+    The index lists every stored approval; two writers each reading it, adding their
+    own and writing it back would drop one of the two (and two writers of one chunked
+    record would interleave its chunks). Where no lock file can be made (a read-only
+    home), only this process's writers are serialized.
+    """
+    with _INDEX_LOCK:
+        lock = _file_lock(service)
+        if lock is None:
+            yield
+            return
+        import filelock
+
+        try:
+            lock.acquire(timeout=timeout)
+        except filelock.Timeout:
+            raise ApprovalError(
+                "busy",
+                f"another Skill Catalog has been changing approvals for {timeout:g} s "
+                f"(lock file {lock.lock_file}); nothing was changed",
+            ) from None
+        except OSError:  # the lock file cannot be opened: this process's lock only
+            yield
+            return
+        try:
+            yield
+        finally:
+            lock.release()
+
+
+def _file_lock(service: str) -> Any:
+    path = _FILE_LOCKS.get(service)
+    if path is not None:
+        return path
+    import filelock
+    import platformdirs
+
+    try:
+        folder = platformdirs.user_state_path("skill-catalog")
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        digest = hashlib.sha256(service.encode("utf-8")).hexdigest()[:16]
+        lock = filelock.FileLock(str(folder / f"approvals-{digest}.lock"), mode=0o600)
+    except (OSError, ValueError):
+        return None
+    _FILE_LOCKS[service] = lock
+    return lock
 
 
 def current_user() -> str:
@@ -161,6 +217,8 @@ class ApprovalStore:
         self.service = service or default_service()
         self._backend = backend
         self.timeout = timeout if timeout is not None else default_timeout()
+        # What the store did beyond what was asked (an index rebuilt), for the caller to say.
+        self.notices: list[str] = []
 
     # -- plumbing ---------------------------------------------------------
 
@@ -211,6 +269,71 @@ class ApprovalStore:
             )
         return record
 
+    def _index_for_writing(self, blobs: KeyringBlobs) -> list[IndexEntry]:
+        """The index, for a change to it (under :func:`_writing`). When it is missing or
+        cannot be read, it is first rebuilt from the records in the keyring where the
+        backend can list them; a new index holding only the change would hide every
+        other approval (A6). Elsewhere a missing index starts empty (the approvals of
+        skills listed later are found again by their keys), and an unreadable one is
+        left alone with a message saying how to start a new one."""
+        try:
+            entries = self._read_index(blobs)
+        except ApprovalError as exc:
+            if exc.code in KEYRING_FAILURES:
+                raise
+            rebuilt = self._rebuilt_index(blobs, force=True)
+            if rebuilt is None:
+                raise ApprovalError(
+                    exc.code,
+                    f"{exc.message}. To start a new index, delete the keyring entry "
+                    f"'{INDEX_NAME}' of service {self.service}: the approvals of the "
+                    "skills listed next are found again by their keys",
+                ) from exc
+            return rebuilt
+        if entries is not None:
+            return entries
+        return self._rebuilt_index(blobs) or []
+
+    def _rebuilt_index(
+        self, blobs: KeyringBlobs, *, force: bool = False
+    ) -> list[IndexEntry] | None:
+        """Rebuild the index from every record the backend can list, and store it;
+        ``None`` when it cannot list them. Under :func:`_writing`: another process may
+        have written an index meanwhile, which is then kept (unless ``force``: the one
+        there cannot be read)."""
+        if not force:
+            with contextlib.suppress(ApprovalError):
+                current = self._read_index(blobs)
+                if current is not None:
+                    return current
+        names = blobs.names()
+        if names is None:
+            return None
+        if not force and not any(n != INDEX_NAME for n in names):
+            return []  # nothing was ever approved here: no index to write yet
+        rebuilt: list[IndexEntry] = []
+        for name in names:
+            if name == INDEX_NAME or "." in name:  # the index, or a chunk of a record
+                continue
+            try:
+                value = blobs.read(name)
+                record = ApprovalRecord.from_json(value) if value is not None else None
+            except ApprovalError as exc:
+                if exc.code in KEYRING_FAILURES:
+                    raise
+                continue  # a damaged record names no key it could be listed under
+            if record is None or record.key.storage_name != name:
+                continue
+            rebuilt.append(
+                IndexEntry(name, record.key, record.skill_id, record.name, record.approved_at)
+            )
+        self._write_index(blobs, rebuilt)
+        self.notices.append(
+            f"the index of stored approvals was missing or could not be read; it was "
+            f"rebuilt from the {count(len(rebuilt), 'approval')} in the keyring"
+        )
+        return rebuilt
+
     # -- writing ----------------------------------------------------------
 
     def approve(
@@ -235,8 +358,8 @@ class ApprovalStore:
         )
 
         def work(blobs: KeyringBlobs) -> ApprovalRecord:
-            with _INDEX_LOCK:
-                entries = self._read_index(blobs) or []
+            with _writing(self.service, self.timeout):
+                entries = self._index_for_writing(blobs)
                 blobs.write(entry.name, record.to_json())
                 others = [e for e in entries if e.name != entry.name]
                 self._write_index(blobs, [*others, entry])
@@ -260,15 +383,14 @@ class ApprovalStore:
         """
 
         def work(blobs: KeyringBlobs) -> list[IndexEntry]:
-            with _INDEX_LOCK:
+            with _writing(self.service, self.timeout):
                 try:
-                    entries = self._read_index(blobs)
+                    entries = self._index_for_writing(blobs)
                     index_ok = True
-                except ApprovalError:
-                    if key is None:
+                except ApprovalError as exc:
+                    if key is None or exc.code in KEYRING_FAILURES:
                         raise
-                    entries, index_ok = None, False
-                entries = entries or []
+                    entries, index_ok = [], False
                 # With a key (the sources were given) only that approval goes: the same
                 # label and URI approved at another endpoint is another approval.
                 gone = [e for e in entries if (e.key == key if key else e.matches(target))]
@@ -293,7 +415,15 @@ class ApprovalStore:
         """Every stored approval, each with its record or the problem reading it."""
 
         def work(blobs: KeyringBlobs) -> list[StoredApproval]:
-            entries = self._read_index(blobs) or []
+            try:
+                entries = self._read_index(blobs)
+            except ApprovalError as exc:
+                if exc.code in KEYRING_FAILURES:
+                    raise
+                entries = None
+            if entries is None:
+                with _writing(self.service, self.timeout):
+                    entries = self._index_for_writing(blobs)
             read = blobs.map(lambda e: self._read_entry(blobs, e), entries)
             return [StoredApproval(e, *found) for e, found in zip(entries, read, strict=True)]
 
@@ -334,7 +464,7 @@ class ApprovalStore:
         ]
         if not healed:
             return
-        with _INDEX_LOCK:
+        with _writing(self.service, self.timeout):
             if self._read_index(blobs) is None:
                 self._write_index(blobs, healed)
 
@@ -355,6 +485,11 @@ class ApprovalStore:
                 if exc.code != "index-unreadable" and exc.code != "unparseable":
                     raise
                 entries, unreadable = None, True
+            if entries is None:
+                with _writing(self.service, self.timeout):
+                    rebuilt = self._rebuilt_index(blobs)
+                if rebuilt is not None:
+                    entries, unreadable = rebuilt, False
             stored = {e.key for e in entries} if entries is not None else None
             lookups: list[tuple[Skill, ApprovalKey, list[ApprovalKey]]] = []
             for skill in wanted:

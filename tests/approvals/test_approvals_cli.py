@@ -276,3 +276,53 @@ def test_revoke_with_a_server_that_cannot_be_listed_removes_its_approval_alone(
     refused = cli("revoke", "docs:deploy", "--server", f"docs={here}")
     assert refused.returncode == 1 and "no skill of the sources given" in refused.stderr
     assert len(json.loads(cli("approvals", "--json").stdout)["approvals"]) == 1
+
+
+def test_approvals_made_by_commands_running_at_once_are_all_kept(
+    cli: Callable[..., Any], service_name: str, tmp_path: Path
+) -> None:
+    """Each approval rewrites the index listing every stored approval: commands (or a
+    command and the window) doing so at once each wrote back what they read, and all
+    but one of the approvals dropped out of sight while every command said Approved."""
+    root = tmp_path / "many"
+    names = [f"s{i}" for i in range(6)]
+    for name in names:
+        write_skill(root, name, {"SKILL.md": skill_md(name)})
+    env = {**os.environ, "SKILL_CATALOG_APPROVALS_SERVICE": service_name}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "desktop", "approve", name, "--folder", str(root)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in names
+    ]
+    for proc in procs:
+        _out, errors = proc.communicate(timeout=120)
+        assert proc.returncode == 0, errors
+    states = approvals_of(cli("list", "--json", "--folder", str(root)))
+    assert sorted(s["state"] for s in states.values()) == ["approved"] * 6
+    assert len(json.loads(cli("approvals", "--json").stdout)["approvals"]) == 6
+
+
+def test_an_index_deleted_by_hand_loses_no_approval_of_skills_not_at_hand(
+    cli: Callable[..., Any], service_name: str, tmp_path: Path
+) -> None:
+    """With the index gone, the next approval rebuilt it from the skills of that command
+    only: an approval in another folder stayed in the keyring, counted nowhere."""
+    import keyring
+
+    for folder, name in (("a", "alpha"), ("b", "beta")):
+        write_skill(tmp_path / folder, name, {"SKILL.md": skill_md(name)})
+        done = cli("approve", name, "--folder", str(tmp_path / folder))
+        assert done.returncode == 0, done.stderr
+    keyring.get_keyring().delete_password(service_name, "index")
+    done = cli("approve", "alpha", "--folder", str(tmp_path / "a"))
+    assert done.returncode == 0, done.stderr
+    assert "rebuilt from the 2 approvals in the keyring" in done.stderr
+    listed = json.loads(cli("approvals", "--json").stdout)["approvals"]
+    assert sorted(r["name"] for r in listed) == ["alpha", "beta"]
+    states = approvals_of(cli("list", "--json", "--folder", str(tmp_path / "b")))
+    assert [s["state"] for s in states.values()] == ["approved"]

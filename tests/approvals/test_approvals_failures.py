@@ -150,18 +150,20 @@ def test_unparseable_record_and_index(
     assert state.problem.code == "unparseable"
     assert stored_secrets() == before
 
+    # An index that cannot be read is rebuilt from the records the Secret Service lists,
+    # so approving goes on (it was refused for good before), and the change is said.
     backend.set_password(service_name, INDEX_NAME, "garbage")
     new = server_skill("docs", STDIO_A, server_entry("other"))
-    with pytest.raises(ApprovalError) as exc:
-        store.approve(new)
-    assert exc.value.code == "unparseable" and INDEX_NAME in exc.value.message
-    assert stored_secrets() == {**before, INDEX_NAME: "garbage"}  # nothing written
-    assert store.state(skill).problem is not None  # states still read records directly
+    approved = store.approve(new)
+    assert any("rebuilt from the 0 approvals" in n for n in store.notices)
+    assert [r.entry.skill_id for r in store.records()] == [new.id]  # the damaged names no key
+    assert store.state(new).state == APPROVED
+    assert set(stored_secrets()) == {INDEX_NAME, record.key.storage_name, approved.key.storage_name}
 
-    # An explicit revoke by the resolved key removes the damaged record, index untouched.
+    # An explicit revoke by the resolved key removes the damaged record.
     gone = store.revoke(skill.id, key=record.key)
     assert [g.key for g in gone] == [record.key]
-    assert stored_secrets() == {INDEX_NAME: "garbage"}
+    assert set(stored_secrets()) == {INDEX_NAME, approved.key.storage_name}
 
 
 def test_a_keyring_that_does_not_answer_times_out_and_writes_nothing() -> None:

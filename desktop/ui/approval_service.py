@@ -40,6 +40,13 @@ class ApprovalService:
             self._store = await asyncio.to_thread(_default_store)
         return await asyncio.to_thread(fn, self._store)
 
+    def take_notices(self) -> list[str]:
+        """What the store did beyond what was asked (an index rebuilt), once each."""
+        if self._store is None:
+            return []
+        notices, self._store.notices = self._store.notices, []
+        return notices
+
     async def states(self, skills: Iterable[Skill]) -> dict[str, ApprovalState]:
         chosen = list(skills)
         return await self._run_with_store(lambda store: store.states(chosen))

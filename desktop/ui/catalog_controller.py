@@ -328,6 +328,8 @@ class CatalogController(QObject):
             return
         states = await self.approvals.states(chosen)
         self.approval_states.update(states)
+        for notice in self.approvals.take_notices():
+            self.notifier.info(f"approvals: {notice}")
         problems = {s.problem.message for s in states.values() if s.problem is not None}
         # Said once, not after every listing: until the keyring answers again.
         for message in sorted(problems - self._approval_problems)[:3]:
@@ -442,7 +444,7 @@ class CatalogController(QObject):
         except ApprovalError as exc:
             self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
             return 0
-        self.notifier.info(f"revoked {len(gone)} approval(s) of {skill.qualified_name}")
+        self.notifier.info(f"revoked {count(len(gone), 'approval')} of {skill.qualified_name}")
         await self.load_approvals([skill])
         return len(gone)
 

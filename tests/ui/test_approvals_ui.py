@@ -202,3 +202,20 @@ def test_the_queue_works_from_the_keyboard(
     assert isinstance(dialog, ApprovalDialog)
     assert second.qualified_name in dialog.body.toPlainText()
     dialog.reject()
+
+
+@pytest.mark.keyring
+def test_an_index_rebuilt_by_the_window_is_said(
+    secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any, approval_service: Any
+) -> None:
+    """The window rebuilds an approvals index deleted by hand, as a command does, and
+    says so once in the status bar; the approval it had lost counts again."""
+    window = make_window([folder_spec(skills_folder)])
+    skill = window.controller.catalog.get(BETA)
+    approval_service.store.approve(skill)
+    approval_service.store._run(lambda blobs: blobs.delete("index"))
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "approved"
+    shown = [n.text for n in window.notifier.notices]
+    assert any("rebuilt from the 1 approval in the keyring" in t for t in shown), shown

@@ -97,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
     count = len(publication.skills)
     plural = "" if count == 1 else "s"
 
+    if address is None and (sys.stdin is None or sys.__stdout__ is None):
+        fail_usage(
+            "standard input or output is closed: over stdio a client speaks to the server "
+            "through both (start it from an MCP client, or give --http)"
+        )
     try:
         if address is None:
             print(

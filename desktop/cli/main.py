@@ -9,10 +9,14 @@ command runs to its end with the cyclic garbage collector paused.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
+import os
 import pkgutil
 import sys
 from types import ModuleType
+from typing import Any
 
 import desktop
 from desktop.cli.output import CheckFailed, UsageError, VisibleText, err
@@ -74,11 +78,27 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Third-party text is printed by every command: none of it may steer the terminal.
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = VisibleText(stdout), VisibleText(stderr)
+    sys.stdout, sys.stderr = VisibleText(_usable(stdout)), VisibleText(_usable(stderr))
     try:
         return _main(argv)
     finally:
+        try:
+            sys.stdout.flush()
+        except OSError:
+            pass  # said already, or nobody to say it to
         sys.stdout, sys.stderr = stdout, stderr
+
+
+def _usable(stream: Any) -> Any:
+    """A standard stream a command can always write to: one closed at start (``>&-``)
+    writes nowhere, and a character its encoding lacks (``PYTHONIOENCODING=latin-1``)
+    is written as an escape instead of ending the command."""
+    if stream is None:
+        return open(os.devnull, "w", encoding="utf-8")
+    if isinstance(stream, io.TextIOWrapper):
+        with contextlib.suppress(ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
+    return stream
 
 
 def _main(argv: list[str]) -> int:
@@ -103,6 +123,12 @@ def _main(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # Output that cannot be written (a full disk, a closed terminal) or a file that
+        # cannot be: a message, not a traceback.
+        with contextlib.suppress(OSError):
+            err(f"skill-catalog {args.command}: {exc.strerror or exc}")
+        return 1
 
 
 if __name__ == "__main__":

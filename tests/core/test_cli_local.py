@@ -182,3 +182,55 @@ def test_verify_all_says_why_nothing_or_not_everything_was_verified(tmp_path: Pa
     data = json.loads(proc.stdout)
     assert [s["label"] for s in data["unread_sources"]] == ["x"]
     assert data["results"][0]["state"] == "verified"
+
+
+def test_output_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    """A terminal whose encoding lacks a character, a standard output closed at start or
+    on a full disk, and `serve` over stdio without its streams: each ends with a line
+    saying so (or writes what it can), never a traceback."""
+    folder = tmp_path / "sk" / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Ünïcode — “quoted”\n---\nBody\n", encoding="utf-8"
+    )
+    base = [sys.executable, "-m", "desktop"]
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0"}
+    ascii_run = subprocess.run(
+        [*base, "list", "--folder", str(folder.parent)],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert ascii_run.returncode == 0, ascii_run.stderr
+    assert b"\\u201cquoted\\u201d" in ascii_run.stdout
+    cases = {
+        "closed": ([*base, "list", "--folder", str(folder.parent)], {"stdout": None}, 0),
+        "full": ([*base, "list", "--json", "--folder", str(folder.parent)], {}, 1),
+        "serve": ([*base, "serve", str(folder.parent)], {"stdin": None}, 2),
+    }
+    for name, (argv, closed, code) in cases.items():
+        script = (
+            "import os, subprocess, sys\n"
+            f"argv = {argv!r}\n"
+            "kw = {'stdin': subprocess.DEVNULL, 'stderr': subprocess.PIPE}\n"
+            f"if {name!r} == 'full': kw['stdout'] = open('/dev/full', 'wb')\n"
+            f"if {name!r} == 'closed': os.close(1)\n"
+            f"if {name!r} == 'serve': os.close(0); del kw['stdin']\n"
+            "p = subprocess.run(argv, timeout=60, **kw)\n"
+            "sys.stderr.write(str(p.returncode) + '\\n' + p.stderr.decode())\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        rc, _, said = done.stderr.partition("\n")
+        assert int(rc) == code, (name, said)
+        assert "Traceback" not in said, (name, said)
+        if name == "full":
+            assert "No space left on device" in said
+        if name == "serve":
+            assert "standard input or output is closed" in said

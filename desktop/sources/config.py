@@ -487,7 +487,9 @@ def collect_sources(
     here = Path(cwd) if cwd is not None else Path.cwd()
     cfg = config if config is not None else load_config(environ=env)
     out = Sources(first_run=not cfg.exists)
-    out.problems += [(str(config_path(env)), m) for m in cfg.problems]
+    saved_at = str(config_path(env))
+    # Each problem is paired with its file: the message names it already.
+    out.problems += [(saved_at, m.removeprefix(f"{saved_at}: ")) for m in cfg.problems]
     base = cfg.sources if cfg.exists else first_run_config().sources
     labels = LabelAllocator()
     folder_paths: set[str] = set()

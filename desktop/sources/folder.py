@@ -163,7 +163,10 @@ def _cache_real_path() -> str | None:
 def folder_label(path: str | os.PathLike[str]) -> str:
     """A label for a folder the user names on the command line: its base name."""
     name = Path(path).resolve().name or "folder"
-    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in name).strip("-._")
+    # Labels are ASCII (LABEL_RE): other letters become dashes like spaces do.
+    cleaned = "".join(
+        c if (c.isascii() and c.isalnum()) or c in "._-" else "-" for c in name
+    ).strip("-._")
     return (cleaned or "folder")[:64]
 
 

@@ -243,6 +243,7 @@ def test_configs_nested_too_deeply_are_reported_and_the_rest_listed(
     assert f"{deep_json}: nested too deeply to read" in stderr
     assert f"{deep_toml}: nested too deeply to read" in stderr
     assert "nested too deeply" in stderr.split(str(saved), 1)[1]
+    assert stderr.count(str(saved)) == 1  # the file is named once, not twice
 
 
 def test_two_config_files_with_the_same_server_name(tmp_path: Path, run_cli: RunCli) -> None:

@@ -234,3 +234,12 @@ def test_output_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path: Pa
             assert "No space left on device" in said
         if name == "serve":
             assert "standard input or output is closed" in said
+
+
+def test_a_folder_named_with_other_letters_gets_an_ascii_label(tmp_path: Path) -> None:
+    folder = tmp_path / "my sk ü" / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n")
+    proc = cli("list", "--json", "--folder", str(folder.parent))
+    assert proc.returncode == 0, proc.stderr
+    assert [s["id"] for s in json.loads(proc.stdout)["skills"]] == ["my-sk:alpha/SKILL.md"]

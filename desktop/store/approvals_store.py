@@ -42,7 +42,7 @@ from desktop.core.approvals import (
     make_record,
     unapprovable_reason,
 )
-from desktop.core.model import Skill
+from desktop.core.model import QUALIFIER, Skill
 from desktop.core.words import count
 from desktop.store.approvals_keyring import (
     Deadline,
@@ -140,6 +140,11 @@ class IndexEntry:
     skill_id: str
     skill_name: str
     approved_at: str
+
+    def named(self, target: str) -> bool:
+        """Whether ``target`` is the qualified name (label, then name) ``list`` showed."""
+        label = self.skill_id.partition(":")[0]
+        return bool(self.skill_name) and target == f"{label}{QUALIFIER}{self.skill_name}"
 
     def matches(self, target: str) -> bool:
         if target in (self.name, self.skill_id):
@@ -394,6 +399,15 @@ class ApprovalStore:
                 # With a key (the sources were given) only that approval goes: the same
                 # label and URI approved at another endpoint is another approval.
                 gone = [e for e in entries if (e.key == key if key else e.matches(target))]
+                if not gone and key is None:
+                    gone = [e for e in entries if e.named(target)]
+                    skills = sorted({e.skill_id for e in gone})
+                    if len(skills) > 1:
+                        raise ApprovalError(
+                            "ambiguous",
+                            f"{target!r} names {len(skills)} approved skills; give one id: "
+                            + ", ".join(skills[:5]),
+                        )
                 for e in gone:
                     if damaged is not None:
                         _, problem = self._read_entry(blobs, e)

@@ -326,3 +326,23 @@ def test_an_index_deleted_by_hand_loses_no_approval_of_skills_not_at_hand(
     assert sorted(r["name"] for r in listed) == ["alpha", "beta"]
     states = approvals_of(cli("list", "--json", "--folder", str(tmp_path / "b")))
     assert [s["state"] for s in states.values()] == ["approved"]
+
+
+def test_revoke_takes_the_qualified_name_list_shows_unless_it_names_two(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    for label in ("a", "b"):
+        write_skill(tmp_path / label, "alpha", {"SKILL.md": skill_md("alpha")})
+        write_skill(tmp_path / label / "team", "alpha", {"SKILL.md": skill_md("alpha")})
+    write_skill(tmp_path / "a", "beta", {"SKILL.md": skill_md("beta")})
+    a = ("--folder", f"a={tmp_path / 'a'}")
+    for skill_id in ("a:beta/SKILL.md", "a:alpha/SKILL.md", "a:team/alpha/SKILL.md"):
+        assert cli("approve", skill_id, *a).returncode == 0
+    gone = cli("revoke", "a:beta")
+    assert gone.returncode == 0 and "Revoked a:beta/SKILL.md" in gone.stdout, gone.stderr
+    two = cli("revoke", "a:alpha")
+    assert two.returncode == 1
+    assert "names 2 approved skills; give one id: a:alpha/SKILL.md, a:team/alpha/SKILL.md" in (
+        two.stderr
+    )
+    assert len(json.loads(cli("approvals", "--json").stdout)["approvals"]) == 2

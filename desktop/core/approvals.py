@@ -126,6 +126,24 @@ def file_set_hash(files: tuple[SkillFile, ...] | list[SkillFile]) -> str:
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def frontmatter_hash(frontmatter: dict[str, Any] | None) -> str:
+    """``sha256:<hex>`` of a listed frontmatter as canonical JSON ("" when none)."""
+    if frontmatter is None:
+        return ""
+
+    def plain(value: Any) -> Any:  # YAML keys may be numbers or dates: sorted as text
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+
+    blob = json.dumps(
+        plain(frontmatter), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class Grants:
     """What an approval grants beyond reading: named tools, and running bundled scripts."""
@@ -152,6 +170,9 @@ class ApprovalRecord:
     approved_at: str
     approved_by: str
     format: int = FORMAT_VERSION
+    # The frontmatter listed when approved (its name, description, requests): the entry
+    # a reviewer was shown. "" in records made before it was kept.
+    frontmatter_hash: str = ""
 
     @property
     def file_count(self) -> int:
@@ -177,6 +198,8 @@ class ApprovalRecord:
             "approved_at": self.approved_at,
             "approved_by": self.approved_by,
         }
+        if self.frontmatter_hash:
+            out["frontmatter_hash"] = self.frontmatter_hash
         if with_files:
             out["files"] = [f.to_json() for f in self.files]
         return out
@@ -229,6 +252,9 @@ class ApprovalRecord:
         requested = data.get("requested_tools", [])
         if not isinstance(requested, list) or not all(isinstance(t, str) for t in requested):
             raise ValueError("requested_tools must be a list of strings")
+        listed = data.get("frontmatter_hash", "")
+        if not isinstance(listed, str):
+            raise TypeError("frontmatter_hash must be a string")
         return cls(
             key=ApprovalKey.from_json(data["identity"]),
             skill_id=strings["skill_id"],
@@ -240,6 +266,7 @@ class ApprovalRecord:
             requested_tools=tuple(requested),
             approved_at=strings["approved_at"],
             approved_by=strings["approved_by"],
+            frontmatter_hash=listed,
         )
 
 
@@ -309,6 +336,7 @@ def make_record(
         requested_tools=requested,
         approved_at=approved_at,
         approved_by=approved_by,
+        frontmatter_hash=frontmatter_hash(skill.frontmatter),
     )
 
 
@@ -410,6 +438,8 @@ class ApprovalState:
         if self.problem is not None:
             return self.problem.message
         if self.state == CHANGED and self.diff is not None:
+            if not self.diff and self.reason:
+                return f"changed since approval: {self.reason}"
             return f"changed since approval: {self.diff.summary()}"
         if self.reason:
             return self.reason
@@ -464,5 +494,16 @@ def bind(
         return ApprovalState(NOT_APPROVED, problem=err)
     current = tuple(sorted(skill.files, key=lambda f: f.uri))
     if file_set_hash(current) == record.set_hash:
+        listed = frontmatter_hash(skill.frontmatter)
+        if record.frontmatter_hash and record.frontmatter_hash != listed:
+            # Same files, other words: the entry no longer describes the SKILL.md whose
+            # digest was approved (a read would fail its frontmatter check, V3).
+            return ApprovalState(
+                CHANGED,
+                reason="the listed frontmatter is not the one approved, while the files "
+                "are: the entry no longer matches its SKILL.md",
+                record=record,
+                diff=SetDiff(),
+            )
         return ApprovalState(APPROVED, record=record)
     return ApprovalState(CHANGED, record=record, diff=diff_sets(record.files, current))

@@ -204,3 +204,28 @@ def test_a_local_skill_whose_folder_could_not_be_read_whole_is_unapprovable(
     with pytest.raises(ApprovalError) as exc:
         approve(skill)
     assert exc.value.code == "unapprovable"
+
+
+def test_a_listed_frontmatter_changed_under_the_same_files_voids_the_approval() -> None:
+    """The reviewer approved a skill as listed: its description, its requests. A server
+    listing other frontmatter for the same files no longer describes the SKILL.md that
+    was approved, and the approval says so instead of standing."""
+    skill = server_skill("docs", STDIO_A, server_entry("deploy", allowed_tools="Read"))
+    record = approve(skill)
+    assert bind(skill, record).state == APPROVED
+    reworded = replace(
+        skill,
+        description="Something the file does not say",
+        frontmatter={**skill.frontmatter, "description": "Something the file does not say"},
+    )
+    state = bind(reworded, record)
+    assert state.state == CHANGED and not state.approved
+    assert "frontmatter is not the one approved" in state.message()
+    assert not state.tool_granted("Read")
+    # A record made before the frontmatter was kept binds the files alone, as it did.
+    older = replace(record, frontmatter_hash="")
+    assert ApprovalRecord.from_json(json.loads(json.dumps(older.to_json()))) == older
+    assert bind(reworded, older).state == APPROVED
+    # Keys YAML reads as numbers or dates hash as text, in any order.
+    odd = replace(skill, frontmatter={**skill.frontmatter, 1: "one", "z": {2: "two"}})
+    assert bind(odd, approve(odd)).state == APPROVED

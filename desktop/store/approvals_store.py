@@ -103,9 +103,10 @@ def _writing(service: str, timeout: float) -> Iterator[None]:
 
 
 def _file_lock(service: str) -> Any:
-    path = _FILE_LOCKS.get(service)
-    if path is not None:
-        return path
+    """The lock file of ``service``'s approvals (one per service), or ``None``."""
+    known = _FILE_LOCKS.get(service)
+    if known is not None:
+        return known
     import filelock
     import platformdirs
 

@@ -9,9 +9,67 @@ on the first preview, not when the window opens.
 from __future__ import annotations
 
 import html
+import re
 import xml.etree.ElementTree as ET
 from functools import cache
 from typing import Any
+
+from desktop.core.manifest import format_size
+from desktop.core.visible import visible
+
+# Budgets keeping a render to a fraction of a second (markdown and Qt's layout both
+# grow faster than the text on some shapes): beyond them the raw text alone is shown.
+MAX_RENDER_BYTES = 128 * 1024
+MAX_BRACKET_DEPTH = 256  # nested [ ... ]: markdown's link search is quadratic in it
+MAX_TABLE_ROWS = 2000
+# An unbroken run this long is wrapped anywhere: wrapping at word boundaries searches
+# for one, which takes seconds on a long enough run (13 s for 200,000 characters).
+LONG_RUN = 2000
+_LONG_RUN_RE = re.compile(rf"\S{{{LONG_RUN}}}")
+_REFERENCE_RE = re.compile(r"&(?:#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+class NotRendered(Exception):
+    """A body the preview shows as raw text only; the message says why."""
+
+
+def render_problem(body: str) -> str | None:
+    """Why ``body`` is not rendered (over a budget), or ``None``."""
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > MAX_RENDER_BYTES:
+        return f"{format_size(size)} is more than the {format_size(MAX_RENDER_BYTES)} rendered"
+    depth = deepest = 0
+    for char in body:
+        if char == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "]" and depth:
+            depth -= 1
+    if deepest > MAX_BRACKET_DEPTH:
+        return f"brackets nested {deepest:,} deep (more than {MAX_BRACKET_DEPTH} are not rendered)"
+    rows = sum(1 for line in body.splitlines() if line.lstrip().startswith("|"))
+    if rows > MAX_TABLE_ROWS:
+        return f"{rows:,} table rows (more than {MAX_TABLE_ROWS:,} are not rendered)"
+    return None
+
+
+def has_long_run(text: str) -> bool:
+    """Whether ``text`` holds an unbroken run the view should wrap anywhere."""
+    return _LONG_RUN_RE.search(text) is not None
+
+
+def _visible_reference(match: re.Match[str]) -> str:
+    """A character reference to a control or bidirectional formatting character, as its
+    code: Qt decodes references after :func:`visible` has looked at the text."""
+    ref = match.group(0)
+    if ref.startswith("&#"):  # decoded as Qt does: html.unescape drops some controls
+        number = ref[3:-1] if ref[2] in "xX" else ref[2:-1]
+        code = int(number, 16 if ref[2] in "xX" else 10)
+        char = chr(code) if code <= 0x10FFFF else "\ufffd"
+    else:
+        char = html.unescape(ref)
+    shown = visible(char)
+    return ref if shown == char else html.escape(shown)
 
 
 def _images_as_text(root: ET.Element) -> None:
@@ -44,6 +102,10 @@ def _extensions() -> tuple[Any, Any]:
     class ImagesAsText(Treeprocessor):
         def run(self, root: ET.Element) -> None:
             _images_as_text(root)
+            # A title becomes a rich-text tooltip, which Qt renders (and loads images
+            # for) past the view's own refusal: titles are dropped.
+            for element in root.iter():
+                element.attrib.pop("title", None)
 
     class ImagesExtension(Extension):
         def extendMarkdown(self, md: Any) -> None:
@@ -53,14 +115,23 @@ def _extensions() -> tuple[Any, Any]:
 
 
 def render_markdown(body: str) -> str:
-    """HTML for a skill body. Raw HTML is escaped; images are not loaded."""
+    """HTML for a skill body. Raw HTML is escaped; images are not loaded; character
+    references to control or bidirectional characters are written as their codes.
+    Raises :class:`NotRendered` for a body over a budget or nested too deeply."""
     import markdown
 
+    problem = render_problem(body)
+    if problem is not None:
+        raise NotRendered(problem)
     escape_html, images = _extensions()
     md = markdown.Markdown(
         extensions=[escape_html(), images(), "fenced_code", "tables"], output_format="html"
     )
-    return str(md.convert(body))
+    try:
+        out = str(md.convert(body))
+    except RecursionError:
+        raise NotRendered("nested too deeply to render") from None
+    return _REFERENCE_RE.sub(_visible_reference, out) if "&" in out else out
 
 
 def escape(text: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QPlainTextEdit,
@@ -30,7 +31,13 @@ from desktop.core.verify import MISMATCHES
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.content_reader import ReadResult
-from desktop.ui.markdown_render import escape, render_markdown
+from desktop.ui.markdown_render import (
+    NotRendered,
+    escape,
+    has_long_run,
+    render_markdown,
+    render_problem,
+)
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.preview_links import FILE, SKILL, resolve_link
 from desktop.ui.safe_browser import SafeTextBrowser
@@ -209,12 +216,22 @@ class PreviewWidget(QWidget):
             return
         text = data[:TEXT_LIMIT].decode("utf-8", "replace")
         self.raw.setPlainText(visible(text))
-        if result.parsed is not None:
-            self.rendered.setHtml(visible(render_markdown(result.parsed.body)))
-        elif vf.uri.lower().endswith((".md", ".markdown")):
-            self.rendered.setHtml(visible(render_markdown(text)))
-        else:
-            self.rendered.setHtml(f"<pre>{escape(visible(text))}</pre>")
+        wrap = QTextOption.WrapMode
+        long_run = has_long_run(text)
+        self.rendered.setWordWrapMode(
+            wrap.WrapAnywhere if long_run else wrap.WrapAtWordBoundaryOrAnywhere
+        )
+        source = result.parsed.body if result.parsed is not None else text
+        try:
+            if result.parsed is not None or vf.uri.lower().endswith((".md", ".markdown")):
+                html = render_markdown(source)
+            elif (problem := render_problem(text)) is not None:
+                raise NotRendered(problem)
+            else:
+                html = f"<pre>{escape(text)}</pre>"
+        except NotRendered as exc:
+            html = f"<p><i>Not rendered: {escape(str(exc))}. The raw text is beside.</i></p>"
+        self.rendered.setHtml(visible(html))
 
     # -- links ------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QTextDocument, QTextOption
 
 from desktop.ui.markdown_render import render_markdown
 from desktop.ui.safe_browser import SafeTextBrowser
@@ -111,3 +111,55 @@ def test_markdown_escapes_raw_html() -> None:
     html = render_markdown('<iframe src="https://e.com"></iframe>\n\n<img src=x onerror=y>')
     assert "<iframe" not in html and "&lt;iframe" in html
     assert "<img" not in html
+
+
+def test_markdown_drops_titles_and_shows_referenced_controls_as_codes() -> None:
+    """A link title becomes a rich-text tooltip Qt renders (loading images); a character
+    reference reaches Qt as the character itself, after the escaping of bidi controls."""
+    html = render_markdown(
+        "[hover](http://e.com \"<img src='file:///x.png'> <b>BIG</b>\") "
+        "&#x202E;gnp.exe &#27;[31m &rlm;x &amp; &lt;b&gt; &eacute;"
+    )
+    assert "title" not in html and "BIG" not in html
+    assert "\\u202egnp.exe" in html and "\\u001b[31m" in html and "\\u200fx" in html
+    assert "&amp; &lt;b&gt; &eacute;" in html
+
+
+def _preview_text(make_window: Any, qtbot: Any, folder: Path, body: str) -> Any:
+    skill = folder / "hostile"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: hostile\ndescription: Hostile body.\n---\n{body}", encoding="utf-8"
+    )
+    window = make_window([folder_spec(folder)])
+    assert window.select_skill("local:hostile/SKILL.md")
+    window.tabs.setCurrentWidget(window.preview)
+    qtbot.mouseClick(window.preview.fetch_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    return window.preview
+
+
+def test_bodies_too_costly_to_render_show_their_raw_text_at_once(
+    make_window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    """A 12 KB body of nested brackets held the window for 14 s, a 5 MB line for ever,
+    300 nested lists gave an empty pane and an error: each shows the raw text with the
+    reason, and a long unbroken run is wrapped anywhere (word-boundary wrapping of a
+    long run takes seconds)."""
+    cases = {
+        "brackets": ("[" * 6000 + "x" + "]" * 6000, "brackets nested 6,000 deep"),
+        "lists": ("".join("\t" * i + "- x\n" for i in range(300)), "nested too deeply"),
+        "table": ("| a | b |\n|---|---|\n" + "| x | y |\n" * 3000, "3,002 table rows"),
+        "large": ("words and more words\n" * 8000, "164.1 KiB is more than the 128.0 KiB"),
+    }
+    for name, (body, reason) in cases.items():
+        preview = _preview_text(make_window, qtbot, tmp_path / name, body)
+        assert "Bytes match the manifest" in preview.status.text()
+        assert f"Not rendered: {reason}" in preview.rendered.toPlainText(), name
+        assert body[:200] in preview.raw.toPlainText(), name
+    preview = _preview_text(make_window, qtbot, tmp_path / "run", "A" * 300_000 + "\n")
+    assert preview.rendered.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
+    assert "Not rendered" in preview.rendered.toPlainText()  # 293 KiB: over the budget
+    preview = _preview_text(make_window, qtbot, tmp_path / "short-run", "B" * 5000 + "\n")
+    assert preview.rendered.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
+    assert "B" * 5000 in preview.rendered.toPlainText()

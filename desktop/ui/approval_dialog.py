@@ -64,7 +64,7 @@ class ApprovalDialog(QDialog):
         self, skill: Skill, state: ApprovalState | None, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Review approval: {skill.qualified_name}")
+        self.setWindowTitle(visible(f"Review approval: {skill.qualified_name}"))
         self.resize(640, 560)
         self.skill = skill
         self.decision = 0

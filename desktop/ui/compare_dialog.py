@@ -39,7 +39,7 @@ class CompareDialog(QDialog):
         self.right.setAccessibleName("Second skill")
         for combo in (self.left, self.right):
             for s in controller.catalog.skills:
-                combo.addItem(f"{s.qualified_name} — {s.origin.label}", s.id)
+                combo.addItem(visible(f"{s.qualified_name} — {s.origin.label}"), s.id)
         ids = [s.id for s in chosen]
         if ids:
             self.left.setCurrentIndex(max(self.left.findData(ids[0]), 0))

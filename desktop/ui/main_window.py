@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import Skill
+from desktop.core.visible import visible
 from desktop.ui import window_state
 from desktop.ui.approval_queue_widget import ApprovalQueueWidget
 from desktop.ui.catalog_controller import CatalogController
@@ -310,8 +311,17 @@ class MainWindow(QMainWindow):
             self.preview.fetch()
 
     def _ask(self, question: str) -> bool:
-        answer = QMessageBox.question(self, "Skill Catalog", question)
-        return answer == QMessageBox.StandardButton.Yes
+        """A yes/no question as plain text: it names skills and servers third parties
+        chose, which Qt would otherwise take for rich text when they look like it."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Skill Catalog",
+            visible(question),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     # -- state kept between runs -------------------------------------------------
 

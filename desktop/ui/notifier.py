@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.core.visible import visible
+
 LEVELS = ("error", "warning", "info")
 
 
@@ -38,7 +40,10 @@ class Notifier(QObject):
         self._keep = keep
 
     def notify(self, level: str, text: str) -> Notice:
-        notice = Notice(level if level in LEVELS else "info", " ".join(text.split()), time.time())
+        # Notices quote servers and skills: their control and bidirectional characters
+        # show as codes in the status bar and the Messages panel.
+        text = visible(" ".join(text.split()))
+        notice = Notice(level if level in LEVELS else "info", text, time.time())
         self.notices.append(notice)
         del self.notices[: -self._keep]
         self.noticed.emit(notice)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from desktop.core.model import SourceSpec
 from desktop.ui.item_views import on_open
 from desktop.ui.plain_label import PlainLabel
+from desktop.ui.read_only_table_model import plain_tooltip
 from desktop.ui.sources_model import SourcesModel
 
 
@@ -132,4 +133,5 @@ class SourcesWidget(QWidget):
         self.status_line.setText(
             "Select a source to read its status." if spec is None else self.model.status_line(spec)
         )
-        self.status_line.setToolTip("" if spec is None else self.model.tooltip(spec, 4) or "")
+        tip = None if spec is None else plain_tooltip(self.model.tooltip(spec, 4))
+        self.status_line.setToolTip(tip or "")

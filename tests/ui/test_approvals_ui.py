@@ -219,3 +219,53 @@ def test_an_index_rebuilt_by_the_window_is_said(
     assert _approval_cell(window, BETA) == "approved"
     shown = [n.text for n in window.notifier.notices]
     assert any("rebuilt from the 1 approval in the keyring" in t for t in shown), shown
+
+
+def test_third_party_words_in_plain_places_show_controls_as_codes(
+    make_window: Any, skills_folder: Path, qtbot: Any, monkeypatch: Any
+) -> None:
+    """Notices (status bar, Messages), the yes/no question and dialog titles quote names
+    servers and authors chose: a right-to-left override or markup in them shows as
+    written, never reversing or restyling what follows."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop.ui.compare_dialog import CompareDialog
+
+    window = make_window([folder_spec(skills_folder)])
+    window.notifier.error("evil\u202egnp.exe failed \x1b[31m")
+    assert window.notifier.last("error").text == "evil\\u202egnp.exe failed \\u001b[31m"
+    assert "\u202e" not in window.statusBar().currentMessage()
+    assert "\u202e" not in window.messages.toPlainText()
+
+    seen: list[tuple[str, Any]] = []
+
+    def answer(box: QMessageBox) -> int:
+        seen.append((box.text(), box.textFormat()))
+        return QMessageBox.StandardButton.No
+
+    monkeypatch.setattr(QMessageBox, "exec", answer)
+    assert window._ask("Fetch <font color=white>hidden\u202e from evB?") is False
+    ((text, fmt),) = seen
+    assert fmt == Qt.TextFormat.PlainText
+    assert text == "Fetch <font color=white>hidden\\u202e from evB?"
+
+    skill = window.controller.catalog.get(BETA)
+    skill.qualified_name = "evil\u202egnp.exe"
+    dialog = ApprovalDialog(skill, None)
+    qtbot.addWidget(dialog)
+    assert dialog.windowTitle() == "Review approval: evil\\u202egnp.exe"
+    compare = CompareDialog(window.controller, [skill])
+    qtbot.addWidget(compare)
+    items = [compare.left.itemText(i) for i in range(compare.left.count())]
+    assert "evil\\u202egnp.exe — local" in items
+
+
+def test_a_sources_status_tooltip_is_plain_text(make_window: Any, skills_folder: Path) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    model = window.sources_widget.model
+    label = model.specs[0].label
+    model.statuses[label].message = "banner <img src=x> \u202eevil"
+    window.sources_widget.select_label(label)
+    window.sources_widget._update_buttons()
+    tip = window.sources_widget.status_line.toolTip()
+    assert "<img" not in tip and "&lt;img src=x&gt;" in tip and "\\u202eevil" in tip

@@ -35,10 +35,19 @@ async def find_skill(
     named = catalog.named(skill_id)
     if len(named) == 1:
         return named[0], ""
+    if len(named) > 1:
+        ids = ", ".join(sorted(s.id for s in named)[:5])
+        return None, f"{skill_id!r} names {len(named)} skills; give one id: {ids}"
     ident = parse_id(skill_id)
     status = catalog.source(ident.label)
     if status is None or status.origin.kind != "mcp" or status.status == "error":
         return None, no_such_skill(skill_id, status)
+    if "://" not in ident.uri or not ident.uri.endswith("/SKILL.md"):
+        # Only a SKILL.md URI can be asked for with skills/get; a name is not one.
+        return None, (
+            f"{no_such_skill(skill_id, status, 'its listing')} (a skill its server does not "
+            "list is asked for by the URI of its SKILL.md: LABEL:URI)"
+        )
     from desktop.sources.mcp_session import SourceError
 
     try:

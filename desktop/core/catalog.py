@@ -96,19 +96,27 @@ def _assign_names(skills: list[Skill]) -> None:
         by_source[skill.origin.label][skill.name].append(skill)
     for named in by_source.values():
         for name, group in named.items():
-            for skill in group:
+            paths = [(skill_dir_of(s.uri) or s.uri).split("://", 1)[-1] for s in group]
+            for skill, path in zip(group, paths, strict=True):
                 if len(group) == 1:
-                    key = name
-                else:  # in-listing duplicates are told apart by their paths (I3)
-                    path = skill_dir_of(skill.uri) or skill.uri
-                    key = path.split("://", 1)[-1]
-                if skill.origin.kind == "mcp":
-                    skill.qualified_name = f"{skill.origin.label}{QUALIFIER}{key}"
-                else:
-                    # The qualifier marks a server's skill (I2): a local name holding it
-                    # (which breaks the name rules anyway) shows it as its code, so it can
-                    # never read as, or sort beside, a server skill's qualified name.
-                    skill.qualified_name = key.replace(QUALIFIER, f"\\u{ord(QUALIFIER):04x}")
+                    # A "/" in a name (which breaks the name rules) shows as its code: the
+                    # name could otherwise read as the path of another skill.
+                    key = name.replace("/", "\\u002f")
+                elif paths.count(path) == 1:  # in-listing duplicates, told apart by path (I3)
+                    key = path
+                else:  # the same path under two schemes: the whole URI tells them apart
+                    key = skill_dir_of(skill.uri) or skill.uri
+                _qualify(skill, key)
+
+
+def _qualify(skill: Skill, key: str) -> None:
+    if skill.origin.kind == "mcp":
+        skill.qualified_name = f"{skill.origin.label}{QUALIFIER}{key}"
+    else:
+        # The qualifier marks a server's skill (I2): a local name holding it (which
+        # breaks the name rules anyway) shows it as its code, so it can never read as,
+        # or sort beside, a server skill's qualified name.
+        skill.qualified_name = key.replace(QUALIFIER, f"\\u{ord(QUALIFIER):04x}")
 
 
 def _nest_server_skills(skills: list[Skill]) -> None:

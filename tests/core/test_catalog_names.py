@@ -88,3 +88,31 @@ def test_a_local_name_holding_the_qualifier_never_reads_as_a_server_skill() -> N
     catalog = build_catalog([], [local, served])
     names = {s.origin.label: s.qualified_name for s in catalog.skills}
     assert names == {"L": "srv\\u003arefunds", "srv": "srv:refunds"}
+
+
+def test_no_two_skills_share_a_qualified_name() -> None:
+    """The same path under two schemes, or a local name holding a "/" that reads as a
+    path, gave two different skills one shown name in the table, queue and CLI."""
+    served = [
+        skill("srv", "mcp", "skill://a/payments/SKILL.md", "payments"),
+        skill("srv", "mcp", "skill://b/payments/SKILL.md", "payments"),
+        skill("srv", "mcp", "evil://a/payments/SKILL.md", "payments"),
+    ]
+    local = [
+        skill("h10", "local", "a/payments/SKILL.md", "payments"),
+        skill("h10", "local", "b/payments/SKILL.md", "payments"),
+        skill("h10", "local", "zz/SKILL.md", "a/payments"),
+    ]
+    cat = build_catalog([SourceStatus(s.origin) for s in (served[0], local[0])], served + local)
+    names = [s.qualified_name for s in cat.skills]
+    assert len(set(names)) == len(names), names
+    assert sorted(names) == sorted(
+        [
+            "srv:skill://a/payments",
+            "srv:b/payments",
+            "srv:evil://a/payments",
+            "a/payments",
+            "b/payments",
+            "a\\u002fpayments",
+        ]
+    )

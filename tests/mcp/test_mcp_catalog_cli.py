@@ -281,3 +281,13 @@ def test_cli_show_and_verify_start_each_server_once(cli, tmp_path: Path) -> None
         proc = cli(*args, "--server", f"h={wrapper}")
         assert proc.returncode == 0, (args, proc.stderr)
         assert starts.read_text().split() == ["start"], args
+
+
+def test_cli_show_of_a_name_no_listing_carries_asks_no_server(cli, tmp_path: Path) -> None:
+    """Only a SKILL.md URI can be confirmed with skills/get: a name was sent as one."""
+    record = tmp_path / "methods"
+    unknown = cli("show", "h:nothing", "--server", server_option("ok", record=record))
+    assert unknown.returncode == 1
+    said = unknown.stderr + unknown.stdout
+    assert "is asked for by the URI of its SKILL.md" in said and "Traceback" not in said
+    assert "skills/get" not in record.read_text().split()

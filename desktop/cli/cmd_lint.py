@@ -9,7 +9,7 @@ from desktop.cli.output import emit_json, fail_usage
 from desktop.core.catalog import build_catalog, skill_json
 from desktop.core.manifest import format_size
 from desktop.core.model import SourceSpec
-from desktop.core.visible import visible
+from desktop.core.visible import one_line, visible
 from desktop.sources.folder import folder_label, scan_folder
 
 NAME = "lint"
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {status.message}", *notes, sep="\n")
         return 1
     for skill in skills:
-        print(visible(f"{skill.name}  ({skill.path})  {skill.state}"))
+        print(f"{one_line(skill.name)}  ({one_line(skill.path or '')})  {skill.state}")
         if skill.nested_in:
             print(f"  nested in {skill.nested_in}")
         shown = [p for p in skill.problems]

@@ -8,6 +8,7 @@ import asyncio
 from desktop.cli.output import emit_json, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
+from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.known_folders import annotate_collisions, collision_views
 from desktop.store.approvals_store import add_approval_field
@@ -94,7 +95,9 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
         for skill in flagged:
             for p in skill.problems:
                 if p.severity != "info":
-                    lines.append(f"  {skill.qualified_name} [{p.severity}] {p.code}: {p.message}")
+                    lines.append(
+                        f"  {one_line(skill.qualified_name)} [{p.severity}] {p.code}: {p.message}"
+                    )
     notes = sum(1 for s in catalog.skills for p in s.problems if p.severity == "info")
     if notes:
         lines.append("")

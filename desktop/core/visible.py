@@ -34,6 +34,15 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_code, text) if _UNSAFE.search(text) else text
 
 
+def one_line(text: str) -> str:
+    """``text`` for a place that is one line (a name in a list): :func:`visible`, and
+    its line ends and tabs as codes too, so it cannot start a line of its own."""
+    shown = visible(text)
+    if "\n" in shown or "\t" in shown or "\r" in shown:
+        shown = shown.translate({10: "\\u000a", 9: "\\u0009", 13: "\\u000d"})
+    return shown
+
+
 def quoted(text: str, limit: int = 300) -> str:
     """A third party's words inside a one-line message (an error a server sent, say):
     runs of whitespace as one space, at most ``limit`` characters of it, and how long

@@ -243,3 +243,17 @@ def test_a_folder_named_with_other_letters_gets_an_ascii_label(tmp_path: Path) -
     proc = cli("list", "--json", "--folder", str(folder.parent))
     assert proc.returncode == 0, proc.stderr
     assert [s["id"] for s in json.loads(proc.stdout)["skills"]] == ["my-sk:alpha/SKILL.md"]
+
+
+def test_a_name_holding_a_line_end_cannot_start_a_line_of_its_own(tmp_path: Path) -> None:
+    """A name with a line end printed raw in `lint` and `list` added a line that looked
+    like a verdict of the program's own."""
+    folder = tmp_path / "h" / "nl"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        '---\nname: "nl\\n[ok] fake: all good"\ndescription: x\n---\nBody\n'
+    )
+    for args in (("lint", str(folder.parent)), ("list", "--folder", str(folder.parent))):
+        proc = cli(*args)
+        assert not any(line.startswith("[ok] fake") for line in proc.stdout.splitlines())
+        assert "nl\\u000a[ok] fake" in proc.stdout, args

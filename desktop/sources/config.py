@@ -537,6 +537,10 @@ def collect_sources(
         detail = f"from {server.client}: {server.source_file}"
         if label != server.server_id:
             detail += f", where it is called {server.server_id!r}"
+            # Labels are part of a server's identity (approvals): never renamed silently.
+            out.problems.append(
+                (str(server.source_file), f"server {server.server_id!r} is labelled {label!r}")
+            )
         if server.notes:
             detail += " (" + "; ".join(server.notes) + ")"
         out.entries.append(SourceEntry(spec, "imported", server.key, detail))

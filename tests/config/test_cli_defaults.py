@@ -325,3 +325,22 @@ def test_a_secret_passed_through_a_placeholder_is_masked_whatever_its_name(
     assert "starting with ****" in out, out
     for secret in ("ddsecretvalue777", "sk_live_51HxYzAB", "ghp_TOKENINUSERNAME"):
         assert secret not in out
+
+
+def test_a_detected_server_given_another_label_is_reported(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Labels are part of a server's identity: one found under a name another file
+    already took is labelled otherwise, and the command says so, as --config does."""
+    no_first_run(tmp_home)
+    entry = {"mcpServers": {"docs": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}
+    first = tmp_home / ".cursor" / "mcp.json"
+    first.parent.mkdir(parents=True)
+    first.write_text(json.dumps(entry))
+    other = {"mcpServers": {"docs": {"type": "http", "url": "http://127.0.0.1:8/mcp"}}}
+    (tmp_path / ".mcp.json").write_text(json.dumps(other))
+    (tmp_path / ".git").mkdir()
+    data, stderr = list_json(run_cli, tmp_path)
+    labels = sorted(s["label"] for s in data["sources"] if s["kind"] == "mcp")
+    assert labels[0] == "docs" and labels[1].startswith("docs-"), labels
+    assert f"server 'docs' is labelled {labels[1]!r}" in stderr

@@ -216,11 +216,7 @@ class PreviewWidget(QWidget):
             return
         text = data[:TEXT_LIMIT].decode("utf-8", "replace")
         self.raw.setPlainText(visible(text))
-        wrap = QTextOption.WrapMode
         long_run = has_long_run(text)
-        self.rendered.setWordWrapMode(
-            wrap.WrapAnywhere if long_run else wrap.WrapAtWordBoundaryOrAnywhere
-        )
         source = result.parsed.body if result.parsed is not None else text
         try:
             if result.parsed is not None or vf.uri.lower().endswith((".md", ".markdown")):
@@ -231,6 +227,11 @@ class PreviewWidget(QWidget):
                 html = f"<pre>{escape(text)}</pre>"
         except NotRendered as exc:
             html = f"<p><i>Not rendered: {escape(str(exc))}. The raw text is beside.</i></p>"
+            long_run = False  # the pane holds this sentence only
+        wrap = QTextOption.WrapMode
+        self.rendered.setWordWrapMode(
+            wrap.WrapAnywhere if long_run else wrap.WrapAtWordBoundaryOrAnywhere
+        )
         self.rendered.setHtml(visible(html))
 
     # -- links ------------------------------------------------------------------

@@ -212,34 +212,40 @@ def test_secrets_and_missing_variables(tmp_home: Path, tmp_path: Path, run_cli: 
 def test_broken_detected_config_is_reported_and_the_rest_listed(
     tmp_home: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:
+    broken = tmp_home / ".cursor" / "mcp.json"
+    stderr = _list_beside_configs(tmp_home, tmp_path, run_cli, {broken: '{"mcpServers": {"x": '})
+    assert f"{broken}: not valid JSON" in stderr
+
+
+def _list_beside_configs(
+    tmp_home: Path, tmp_path: Path, run_cli: RunCli, files: dict[Path, str]
+) -> str:
+    """`list --json` with these config files written beside a kept local skill, which
+    must still be listed; returns what was said on stderr."""
     no_first_run(tmp_home)
     skill(tmp_home / ".claude" / "skills", "kept", "Still listed.")
-    broken = tmp_home / ".cursor" / "mcp.json"
-    broken.parent.mkdir(parents=True)
-    broken.write_text('{"mcpServers": {"x": ', encoding="utf-8")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     data, stderr = list_json(run_cli, tmp_path)
     assert [s["id"] for s in data["skills"]] == ["claude-user:kept/SKILL.md"]
-    assert f"{broken}: not valid JSON" in stderr
+    assert "Traceback" not in stderr
+    return stderr
 
 
 def test_configs_nested_too_deeply_are_reported_and_the_rest_listed(
     tmp_home: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:
     """A cloned project's config nested 100,000 deep must not stop every command."""
-    no_first_run(tmp_home)
-    skill(tmp_home / ".claude" / "skills", "kept", "Still listed.")
     deep_json = tmp_home / ".cursor" / "mcp.json"
-    deep_json.parent.mkdir(parents=True)
-    deep_json.write_text('{"mcpServers": ' + "[" * 100_000, encoding="utf-8")
     deep_toml = tmp_home / ".codex" / "config.toml"
-    deep_toml.parent.mkdir(parents=True)
-    deep_toml.write_text("a = " + "[" * 100_000, encoding="utf-8")
     saved = tmp_home / ".config" / "skill-catalog" / "sources.json"
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    saved.write_text('{"sources": ' + "[" * 100_000, encoding="utf-8")
-    data, stderr = list_json(run_cli, tmp_path)
-    assert [s["id"] for s in data["skills"]] == ["claude-user:kept/SKILL.md"]
-    assert "Traceback" not in stderr
+    deep = {
+        deep_json: '{"mcpServers": ' + "[" * 100_000,
+        deep_toml: "a = " + "[" * 100_000,
+        saved: '{"sources": ' + "[" * 100_000,
+    }
+    stderr = _list_beside_configs(tmp_home, tmp_path, run_cli, deep)
     assert f"{deep_json}: nested too deeply to read" in stderr
     assert f"{deep_toml}: nested too deeply to read" in stderr
     assert "nested too deeply" in stderr.split(str(saved), 1)[1]

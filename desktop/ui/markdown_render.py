@@ -22,6 +22,10 @@ from desktop.core.visible import visible
 MAX_RENDER_BYTES = 128 * 1024
 MAX_BRACKET_DEPTH = 256  # nested [ ... ]: markdown's link search is quadratic in it
 MAX_TABLE_ROWS = 2000
+MAX_TABLE_CELLS = 10_000  # Qt lays out a wide table in time growing with its cells
+# What the budgets above cannot foresee (markdown is quadratic on some flat shapes too,
+# "[a](b " repeated): a render running longer is stopped, and the raw text shown.
+RENDER_SECONDS = 2.0
 # An unbroken run this long is wrapped anywhere: wrapping at word boundaries searches
 # for one, which takes seconds on a long enough run (13 s for 200,000 characters).
 LONG_RUN = 2000
@@ -33,11 +37,14 @@ class NotRendered(Exception):
     """A body the preview shows as raw text only; the message says why."""
 
 
-def render_problem(body: str) -> str | None:
-    """Why ``body`` is not rendered (over a budget), or ``None``."""
+def render_problem(body: str, *, markdown: bool = True) -> str | None:
+    """Why ``body`` is not rendered (over a budget), or ``None``. Plain text (not
+    ``markdown``) has only the size budget: it is laid out as one block."""
     size = len(body.encode("utf-8", "surrogatepass"))
     if size > MAX_RENDER_BYTES:
         return f"{format_size(size)} is more than the {format_size(MAX_RENDER_BYTES)} rendered"
+    if not markdown:
+        return None
     depth = deepest = 0
     for char in body:
         if char == "[":
@@ -47,10 +54,66 @@ def render_problem(body: str) -> str | None:
             depth -= 1
     if deepest > MAX_BRACKET_DEPTH:
         return f"brackets nested {deepest:,} deep (more than {MAX_BRACKET_DEPTH} are not rendered)"
-    rows = sum(1 for line in body.splitlines() if line.lstrip().startswith("|"))
-    if rows > MAX_TABLE_ROWS:
-        return f"{rows:,} table rows (more than {MAX_TABLE_ROWS:,} are not rendered)"
+    table = [line for line in body.splitlines() if line.lstrip().startswith("|")]
+    if len(table) > MAX_TABLE_ROWS:
+        return f"{len(table):,} table rows (more than {MAX_TABLE_ROWS:,} are not rendered)"
+    cells = sum(line.count("|") for line in table)
+    if cells > MAX_TABLE_CELLS:
+        return f"tables of {cells:,} cells (more than {MAX_TABLE_CELLS:,} are not rendered)"
     return None
+
+
+class _Stopped(Exception):
+    """Raised inside a render that ran out of time."""
+
+
+async def render_markdown_bounded(body: str, seconds: float = RENDER_SECONDS) -> str:
+    """:func:`render_markdown` on a worker thread, stopped after ``seconds``: the window
+    goes on meanwhile, and a render that takes longer raises :class:`NotRendered`."""
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str] = loop.create_future()
+
+    def settle(value: str | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(value or "")
+
+    def work() -> None:
+        try:
+            html_out = render_markdown(body)
+        except _Stopped:
+            return
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting task
+            loop.call_soon_threadsafe(settle, None, exc)
+            return
+        loop.call_soon_threadsafe(settle, html_out, None)
+
+    worker = threading.Thread(target=work, name="markdown-render", daemon=True)
+    worker.start()
+    try:
+        return await asyncio.wait_for(asyncio.shield(done), seconds)
+    except TimeoutError:
+        _stop(worker)
+        raise NotRendered(f"it took more than {seconds:g} s to render") from None
+
+
+def _stop(worker: Any) -> None:
+    """End a render thread at its next Python instruction (CPython; elsewhere the thread
+    finishes in its own time, its result unused)."""
+    import ctypes
+
+    try:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(worker.ident), ctypes.py_object(_Stopped)
+        )
+    except (AttributeError, TypeError, ValueError):
+        pass
 
 
 def has_long_run(text: str) -> bool:

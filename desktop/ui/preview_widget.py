@@ -35,7 +35,7 @@ from desktop.ui.markdown_render import (
     NotRendered,
     escape,
     has_long_run,
-    render_markdown,
+    render_markdown_bounded,
     render_problem,
 )
 from desktop.ui.plain_label import PlainLabel
@@ -191,10 +191,10 @@ class PreviewWidget(QWidget):
         if listing_changes([skill], [self.skill]):
             return result  # read against an entry since replaced
         self.result = result
-        self._show_result(result)
+        await self._show_result(result)
         return result
 
-    def _show_result(self, result: ReadResult) -> None:
+    async def _show_result(self, result: ReadResult) -> None:
         vf = result.verification
         if result.data is None or not vf.usable:
             self._clear()
@@ -220,8 +220,11 @@ class PreviewWidget(QWidget):
         source = result.parsed.body if result.parsed is not None else text
         try:
             if result.parsed is not None or vf.uri.lower().endswith((".md", ".markdown")):
-                html = render_markdown(source)
-            elif (problem := render_problem(text)) is not None:
+                self.rendered.setHtml("<p><i>Rendering…</i></p>")
+                html = await render_markdown_bounded(source)
+                if self.result is not result:
+                    return  # another file was asked for meanwhile
+            elif (problem := render_problem(text, markdown=False)) is not None:
                 raise NotRendered(problem)
             else:
                 html = f"<pre>{escape(text)}</pre>"

@@ -151,6 +151,9 @@ def test_bodies_too_costly_to_render_show_their_raw_text_at_once(
         "lists": ("".join("\t" * i + "- x\n" for i in range(300)), "nested too deeply"),
         "table": ("| a | b |\n|---|---|\n" + "| x | y |\n" * 3000, "3,002 table rows"),
         "large": ("words and more words\n" * 8000, "164.1 KiB is more than the 128.0 KiB"),
+        "wide": (("|" + " x |" * 400 + "\n") * 30, "tables of 12,030 cells"),
+        # Inside every budget, and quadratic for markdown: stopped after its 2 s.
+        "flat-links": ("[a](b " * 20_000, "it took more than 2 s to render"),
     }
     for name, (body, reason) in cases.items():
         preview = _preview_text(make_window, qtbot, tmp_path / name, body)

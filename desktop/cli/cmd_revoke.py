@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
             # the source given and the URI. Anything else would widen the revocation to
             # every endpoint, which is what leaving the source options out asks for.
             key = _key_from_id(args.id, specs)
-            if key is None:
+            if key is None and _names_a_server(args.id, specs):
                 err(
                     f"skill-catalog revoke: {args.id!r} is no skill of the sources given; "
                     "give LABEL:URI of one of them, or leave the source options out to "
@@ -85,6 +85,13 @@ def _key_from_id(given: str, specs: list[SourceSpec]) -> ApprovalKey | None:
         if spec.kind == "mcp" and spec.label == label:
             return ApprovalKey("mcp", label, expand_env(spec.origin.endpoint, os.environ), uri)
     return None
+
+
+def _names_a_server(given: str, specs: list[SourceSpec]) -> bool:
+    """Whether ``given`` starts with the label of a server source given: a local skill's
+    folder or id is revoked as typed (its key holds the folder alone, no endpoint)."""
+    label = given.partition(":")[0]
+    return any(spec.kind == "mcp" and spec.label == label for spec in specs)
 
 
 def _forms_of(given: str) -> list[str]:

@@ -58,7 +58,7 @@ INDEX_NAME = "index"
 INDEX_KIND = "skill-approval-index"
 # Errors of the keyring as a whole (as opposed to one damaged record).
 KEYRING_FAILURES = frozenset(
-    {"no-backend", "refused-backend", "locked", "timeout", "keyring-error"}
+    {"no-backend", "refused-backend", "locked", "timeout", "keyring-error", "busy"}
 )
 
 T = TypeVar("T")
@@ -78,7 +78,12 @@ def _writing(service: str, timeout: float) -> Iterator[None]:
     record would interleave its chunks). Where no lock file can be made (a read-only
     home), only this process's writers are serialized.
     """
-    with _INDEX_LOCK:
+    # Half the keyring's deadline: a wait for another writer ends, and says so, before
+    # the whole operation is given up as a keyring that did not answer.
+    wait = timeout / 2
+    if not _INDEX_LOCK.acquire(timeout=wait):
+        raise _busy(wait, "another task of this program")
+    try:
         lock = _file_lock(service)
         if lock is None:
             yield
@@ -86,13 +91,9 @@ def _writing(service: str, timeout: float) -> Iterator[None]:
         import filelock
 
         try:
-            lock.acquire(timeout=timeout)
+            lock.acquire(timeout=wait)
         except filelock.Timeout:
-            raise ApprovalError(
-                "busy",
-                f"another Skill Catalog has been changing approvals for {timeout:g} s "
-                f"(lock file {lock.lock_file}); nothing was changed",
-            ) from None
+            raise _busy(wait, f"another Skill Catalog (lock file {lock.lock_file})") from None
         except OSError:  # the lock file cannot be opened: this process's lock only
             yield
             return
@@ -100,6 +101,14 @@ def _writing(service: str, timeout: float) -> Iterator[None]:
             yield
         finally:
             lock.release()
+    finally:
+        _INDEX_LOCK.release()
+
+
+def _busy(waited: float, who: str) -> ApprovalError:
+    return ApprovalError(
+        "busy", f"{who} has been changing approvals for {waited:g} s; nothing was changed"
+    )
 
 
 def _file_lock(service: str) -> Any:

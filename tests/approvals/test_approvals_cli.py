@@ -346,3 +346,43 @@ def test_revoke_takes_the_qualified_name_list_shows_unless_it_names_two(
         two.stderr
     )
     assert len(json.loads(cli("approvals", "--json").stdout)["approvals"]) == 2
+
+
+def test_an_approval_waiting_for_another_writer_says_so(
+    cli: Callable[..., Any], service_name: str, folder: Path
+) -> None:
+    """A command waiting for another one's change gives up with that reason, not with
+    advice about an unlock prompt the keyring never showed."""
+    import filelock
+
+    from desktop.store.approvals_store import _file_lock
+
+    lock = _file_lock(service_name)
+    assert lock is not None
+    held = filelock.FileLock(lock.lock_file)
+    with held:
+        proc = cli(
+            "approve",
+            "deploy",
+            "--folder",
+            str(folder),
+            extra_env={"SKILL_CATALOG_KEYRING_TIMEOUT": "4"},
+        )
+    assert proc.returncode == 1
+    assert "another Skill Catalog (lock file" in proc.stderr, proc.stderr
+    assert "has been changing approvals for 2 s; nothing was changed" in proc.stderr
+    assert "did not answer" not in proc.stderr
+    assert cli("approve", "deploy", "--folder", str(folder)).returncode == 0
+
+
+def test_revoke_with_a_folder_source_takes_the_folder_or_id_as_typed(
+    cli: Callable[..., Any], folder: Path, tmp_path: Path
+) -> None:
+    src = ("--folder", f"sk={folder}")
+    assert cli("approve", "sk:deploy/SKILL.md", *src).returncode == 0
+    gone = cli("revoke", str(folder / "deploy"), *src)
+    assert gone.returncode == 0 and "Revoked" in gone.stdout, gone.stderr
+    assert cli("approve", "sk:deploy/SKILL.md", *src).returncode == 0
+    shutil.move(folder, tmp_path / "elsewhere")  # the folder went: revoked by its id
+    gone = cli("revoke", "sk:deploy/SKILL.md", *src)
+    assert gone.returncode == 0 and "Revoked" in gone.stdout, gone.stderr

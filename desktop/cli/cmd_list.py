@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from desktop.cli.output import emit_json, table
+from desktop.cli.output import emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.known_folders import annotate_collisions, collision_views
-from desktop.store.approvals_store import add_approval_field
+from desktop.store.approvals_store import ApprovalStore, add_approval_field
 
 NAME = "list"
 HELP = "list every skill from every source"
@@ -35,7 +35,9 @@ def run(args: argparse.Namespace) -> int:
             source["agents"] = agents[source["label"]]
     annotate_collisions(data.get("collisions", []), [s.origin for s in catalog.sources])
     if args.json:
-        add_approval_field(data, catalog)
+        store = ApprovalStore()
+        add_approval_field(data, catalog, store)
+        say_notices(NAME, store.notices)
         emit_json(data)
     else:
         print(render(catalog, agents))

@@ -205,6 +205,24 @@ class StoredApproval:
         return out
 
 
+def _entry_of(name: str, value: Any) -> IndexEntry | None:
+    """The index entry of a stored record found by listing the keyring. A damaged record
+    (altered, or of a format not known) is listed too when it names its key, so that it
+    keeps showing with its problem (A6); ``None`` when it names none, or another."""
+    try:
+        record = ApprovalRecord.from_json(value)
+        key, fields = record.key, (record.skill_id, record.name, record.approved_at)
+    except ApprovalError:
+        try:
+            key = ApprovalKey.from_json(value.get("identity"))
+        except (AttributeError, TypeError, ValueError):
+            return None
+        fields = tuple(str(value.get(k) or "") for k in ("skill_id", "name", "approved_at"))
+    if key.storage_name != name:
+        return None
+    return IndexEntry(name, key, *fields)
+
+
 def _parse_index(value: Any) -> list[IndexEntry]:
     try:
         if not isinstance(value, dict) or value.get("kind") != INDEX_KIND:
@@ -332,16 +350,13 @@ class ApprovalStore:
                 continue
             try:
                 value = blobs.read(name)
-                record = ApprovalRecord.from_json(value) if value is not None else None
             except ApprovalError as exc:
                 if exc.code in KEYRING_FAILURES:
                     raise
-                continue  # a damaged record names no key it could be listed under
-            if record is None or record.key.storage_name != name:
-                continue
-            rebuilt.append(
-                IndexEntry(name, record.key, record.skill_id, record.name, record.approved_at)
-            )
+                continue  # not even readable: it names no key to list it under
+            entry = _entry_of(name, value) if value is not None else None
+            if entry is not None:
+                rebuilt.append(entry)
         self._write_index(blobs, rebuilt)
         self.notices.append(
             f"the index of stored approvals was missing or could not be read; it was "

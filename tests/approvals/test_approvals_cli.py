@@ -319,6 +319,9 @@ def test_an_index_deleted_by_hand_loses_no_approval_of_skills_not_at_hand(
         done = cli("approve", name, "--folder", str(tmp_path / folder))
         assert done.returncode == 0, done.stderr
     keyring.get_keyring().delete_password(service_name, "index")
+    listed = cli("list", "--json", "--folder", str(tmp_path / "a"))  # rebuilds, and says so
+    assert "rebuilt from the 2 approvals in the keyring" in listed.stderr
+    keyring.get_keyring().delete_password(service_name, "index")
     done = cli("approve", "alpha", "--folder", str(tmp_path / "a"))
     assert done.returncode == 0, done.stderr
     assert "rebuilt from the 2 approvals in the keyring" in done.stderr

@@ -126,6 +126,13 @@ def test_altered_record_is_refused_and_left_as_is(
     assert item.record is None and item.problem is not None and item.problem.code == "tampered"
     assert stored_secrets() == before  # reading changed nothing
 
+    # An index rebuilt (deleted by hand) still lists the altered record with its problem.
+    blobs.delete(INDEX_NAME)
+    (item,) = store.records()
+    assert item.entry.skill_id == skill.id and item.problem.code == "tampered"
+    assert any("rebuilt from the 1 approval" in n for n in store.notices)
+    before = stored_secrets()
+
     # A record copied under another skill's name is refused too (approvals never move).
     other = server_skill("docs", "python -m elsewhere", server_entry("refunds"))
     store.approve(other)

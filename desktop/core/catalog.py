@@ -107,6 +107,16 @@ def _assign_names(skills: list[Skill]) -> None:
                 else:  # the same path under two schemes: the whole URI tells them apart
                     key = skill_dir_of(skill.uri) or skill.uri
                 _qualify(skill, key)
+        # A name and a path, or names and paths of broken entries, can still meet (a
+        # skill named "x" at "y/" beside one named "y"): those show their whole URI.
+        shown: dict[str, list[Skill]] = defaultdict(list)
+        for group in named.values():
+            for skill in group:
+                shown[skill.qualified_name].append(skill)
+        for same in shown.values():
+            if len(same) > 1:
+                for skill in same:
+                    _qualify(skill, skill.uri)
 
 
 def _qualify(skill: Skill, key: str) -> None:

@@ -116,3 +116,19 @@ def test_no_two_skills_share_a_qualified_name() -> None:
             "a\\u002fpayments",
         ]
     )
+
+
+def test_a_broken_entry_named_like_another_skills_path_does_not_take_its_name() -> None:
+    """One invalid entry (at y/, named x, beside another x) took the shown name of the
+    valid skill named y, which no command could then name alone."""
+    entries = [
+        skill("docs", "mcp", "skill://y/SKILL.md", "x"),
+        skill("docs", "mcp", "skill://x/SKILL.md", "x"),
+        skill("docs", "mcp", "skill://z/y/SKILL.md", "y"),
+        skill("docs", "mcp", "skill://a/b/SKILL.md", "a/b"),
+        skill("docs", "mcp", "skill://c/SKILL.md", "a\\u002fb"),
+    ]
+    cat = build_catalog([SourceStatus(entries[0].origin)], entries)
+    names = [s.qualified_name for s in cat.skills]
+    assert len(set(names)) == len(names), names
+    assert all(len(cat.named(n)) == 1 for n in names)

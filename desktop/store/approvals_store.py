@@ -150,9 +150,13 @@ class IndexEntry:
     skill_id: str
     skill_name: str
     approved_at: str
+    qualified_name: str = ""  # as `list` showed it when approved ("" in older entries)
 
     def named(self, target: str) -> bool:
-        """Whether ``target`` is the qualified name (label, then name) ``list`` showed."""
+        """Whether ``target`` is the name ``list`` showed: the qualified name recorded
+        at approval, or the label and the skill's name."""
+        if self.qualified_name and target == self.qualified_name:
+            return True
         label = self.skill_id.partition(":")[0]
         return bool(self.skill_name) and target == f"{label}{QUALIFIER}{self.skill_name}"
 
@@ -164,13 +168,16 @@ class IndexEntry:
         return target == f"{self.key.label}:{self.key.uri}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "identity": self.key.to_json(),
             "skill_id": self.skill_id,
             "skill_name": self.skill_name,
             "approved_at": self.approved_at,
         }
+        if self.qualified_name:
+            out["qualified_name"] = self.qualified_name
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> IndexEntry:
@@ -180,7 +187,10 @@ class IndexEntry:
         fields = [data.get(k) for k in ("name", "skill_id", "skill_name", "approved_at")]
         if not all(isinstance(f, str) for f in fields):
             raise ValueError("index entry fields must be strings")
-        return cls(fields[0], key, fields[1], fields[2], fields[3])  # type: ignore[arg-type]
+        shown = data.get("qualified_name", "")
+        if not isinstance(shown, str):
+            raise TypeError("index entry fields must be strings")
+        return cls(fields[0], key, fields[1], fields[2], fields[3], shown)  # type: ignore[arg-type]
 
 
 @dataclass(slots=True)
@@ -384,7 +394,12 @@ class ApprovalStore:
             approved_by=who or current_user(),
         )
         entry = IndexEntry(
-            record.key.storage_name, record.key, record.skill_id, record.name, record.approved_at
+            record.key.storage_name,
+            record.key,
+            record.skill_id,
+            record.name,
+            record.approved_at,
+            skill.qualified_name,
         )
 
         def work(blobs: KeyringBlobs) -> ApprovalRecord:

@@ -343,6 +343,10 @@ def test_revoke_takes_the_qualified_name_list_shows_unless_it_names_two(
         assert cli("approve", skill_id, *a).returncode == 0
     gone = cli("revoke", "a:beta")
     assert gone.returncode == 0 and "Revoked a:beta/SKILL.md" in gone.stdout, gone.stderr
+    # The name `list` shows for a local skill has no label: it is taken too.
+    assert cli("approve", "a:beta/SKILL.md", *a).returncode == 0
+    shown = cli("revoke", "beta")
+    assert shown.returncode == 0 and "Revoked a:beta/SKILL.md" in shown.stdout, shown.stderr
     two = cli("revoke", "a:alpha")
     assert two.returncode == 1
     assert "names 2 approved skills; give one id: a:alpha/SKILL.md, a:team/alpha/SKILL.md" in (

@@ -134,15 +134,17 @@ class SkillCache:
         src = self.source_dir(origin)
         self._mkdir_private(src)
         marker = src / "source.json"
-        if not marker.exists():
-            self._write_atomic(
-                marker,
-                # Its secrets masked, as wherever an endpoint is shown: a secret is never
-                # written to a file (the folder's name carries only a hash of it).
-                json.dumps({"label": origin.label, "endpoint": origin.shown_endpoint}).encode(
-                    "utf-8"
-                ),
-            )
+        # Its secrets masked, as wherever an endpoint is shown: a secret is never written
+        # to a file (the folder's name carries only a hash of it). One written in clear
+        # by an earlier version is written again.
+        recorded = json.dumps({"label": origin.label, "endpoint": origin.shown_endpoint})
+        try:  # a regular file only: whatever else is there is replaced, never waited on
+            plain = marker.is_file() and not marker.is_symlink()
+            current = marker.read_bytes() if plain else None
+        except OSError:
+            current = None
+        if current != recorded.encode("utf-8"):
+            self._write_atomic(marker, recorded.encode("utf-8"))
         fdir = self.file_dir(origin, uri)
         self._mkdir_private(fdir)
         uri_file = fdir / "uri"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 
@@ -132,3 +133,10 @@ def test_no_secret_of_a_servers_address_is_written_to_the_cache(tmp_path) -> Non
         assert b"supersecret123" not in written and b"hunter2secret" not in written
         assert cache.get(skill.origin, URI, expected) == data
         assert cache.source_dirs("srv")
+        # A record an earlier version wrote in clear is written again, masked.
+        (marker,) = cache.root.glob("*/source.json")
+        marker.write_text(json.dumps({"label": "srv", "endpoint": endpoint}))
+        other = SkillFile(URI + ".2", sha256_digest(b"2"), 1)
+        cache.put(skill.origin, other.uri, other, b"2")
+        assert b"supersecret123" not in marker.read_bytes()
+        assert b"hunter2secret" not in marker.read_bytes()

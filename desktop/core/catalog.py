@@ -99,16 +99,15 @@ def _assign_names(skills: list[Skill]) -> None:
             paths = [(skill_dir_of(s.uri) or s.uri).split("://", 1)[-1] for s in group]
             for skill, path in zip(group, paths, strict=True):
                 if len(group) == 1:
-                    # A "/" in a name (which breaks the name rules) shows as its code: the
-                    # name could otherwise read as the path of another skill.
-                    key = name.replace("/", "\\u002f")
+                    key = name
                 elif paths.count(path) == 1:  # in-listing duplicates, told apart by path (I3)
                     key = path
                 else:  # the same path under two schemes: the whole URI tells them apart
                     key = skill_dir_of(skill.uri) or skill.uri
                 _qualify(skill, key)
-        # A name and a path, or names and paths of broken entries, can still meet (a
-        # skill named "x" at "y/" beside one named "y"): those show their whole URI.
+        # A name and a path can still meet (a name holding a "/", which breaks the name
+        # rules; a broken entry named "x" at "y/" beside one named "y"): those show their
+        # whole URIs.
         shown: dict[str, list[Skill]] = defaultdict(list)
         for group in named.values():
             for skill in group:

@@ -91,8 +91,9 @@ def test_a_local_name_holding_the_qualifier_never_reads_as_a_server_skill() -> N
 
 
 def test_no_two_skills_share_a_qualified_name() -> None:
-    """The same path under two schemes, or a local name holding a "/" that reads as a
-    path, gave two different skills one shown name in the table, queue and CLI."""
+    """The same path under two schemes, or a local name holding a "/" that reads as
+    another's path, gave two different skills one shown name in the table, queue and
+    CLI. A name stays as written (the detail pane shows it so) unless it meets another."""
     served = [
         skill("srv", "mcp", "skill://a/payments/SKILL.md", "payments"),
         skill("srv", "mcp", "skill://b/payments/SKILL.md", "payments"),
@@ -111,9 +112,9 @@ def test_no_two_skills_share_a_qualified_name() -> None:
             "srv:skill://a/payments",
             "srv:b/payments",
             "srv:evil://a/payments",
-            "a/payments",
+            "a/payments/SKILL.md",
             "b/payments",
-            "a\\u002fpayments",
+            "zz/SKILL.md",
         ]
     )
 

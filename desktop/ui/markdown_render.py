@@ -84,15 +84,21 @@ async def render_markdown_bounded(body: str, seconds: float = RENDER_SECONDS) ->
         else:
             done.set_result(value or "")
 
+    def hand_over(value: str | None, error: BaseException | None) -> None:
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:
+            pass  # the window closed meanwhile: nobody waits for this render
+
     def work() -> None:
         try:
             html_out = render_markdown(body)
         except _Stopped:
             return
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting task
-            loop.call_soon_threadsafe(settle, None, exc)
+            hand_over(None, exc)
             return
-        loop.call_soon_threadsafe(settle, html_out, None)
+        hand_over(html_out, None)
 
     worker = threading.Thread(target=work, name="markdown-render", daemon=True)
     worker.start()

@@ -166,3 +166,34 @@ def test_bodies_too_costly_to_render_show_their_raw_text_at_once(
     preview = _preview_text(make_window, qtbot, tmp_path / "short-run", "B" * 5000 + "\n")
     assert preview.rendered.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
     assert "B" * 5000 in preview.rendered.toPlainText()
+
+
+def test_a_render_outliving_its_window_ends_quietly() -> None:
+    """The window closed while a body was rendering: the render's result has nowhere to
+    go, and must not end in an exception of its thread."""
+    import asyncio
+    import threading
+
+    from desktop.ui.markdown_render import render_markdown_bounded
+
+    failures: list[Any] = []
+    before = threading.excepthook
+    threading.excepthook = failures.append
+    try:
+
+        async def start() -> asyncio.Task[str]:
+            task = asyncio.ensure_future(render_markdown_bounded("# T\n\n" + "word " * 20_000))
+            await asyncio.sleep(0)
+            return task
+
+        loop = asyncio.new_event_loop()
+        task = loop.run_until_complete(start())
+        task.cancel()  # as the window's tasks are when it closes
+        loop.run_until_complete(asyncio.sleep(0))
+        loop.close()
+        for thread in threading.enumerate():
+            if thread.name == "markdown-render":
+                thread.join(30)
+    finally:
+        threading.excepthook = before
+    assert failures == []

@@ -75,6 +75,8 @@ async def render_markdown_bounded(body: str, seconds: float = RENDER_SECONDS) ->
 
     loop = asyncio.get_running_loop()
     done: asyncio.Future[str] = loop.create_future()
+    # A waiter gone (the user moved on) leaves the outcome unread: it is read here.
+    done.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     def settle(value: str | None, error: BaseException | None) -> None:
         if done.done():
@@ -101,12 +103,21 @@ async def render_markdown_bounded(body: str, seconds: float = RENDER_SECONDS) ->
         hand_over(html_out, None)
 
     worker = threading.Thread(target=work, name="markdown-render", daemon=True)
+    # One preview is shown at a time: a render still running for an earlier one (the
+    # user moved on) is stopped, not left to share the processor with this one.
+    earlier = _running[0] if _running else None
+    if earlier is not None and earlier.is_alive():
+        _stop(earlier)
+    _running[:] = [worker]
     worker.start()
     try:
         return await asyncio.wait_for(asyncio.shield(done), seconds)
     except TimeoutError:
         _stop(worker)
         raise NotRendered(f"it took more than {seconds:g} s to render") from None
+
+
+_running: list[Any] = []  # the render thread started last
 
 
 def _stop(worker: Any) -> None:

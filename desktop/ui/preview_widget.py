@@ -222,8 +222,6 @@ class PreviewWidget(QWidget):
             if result.parsed is not None or vf.uri.lower().endswith((".md", ".markdown")):
                 self.rendered.setHtml("<p><i>Rendering…</i></p>")
                 html = await render_markdown_bounded(source)
-                if self.result is not result:
-                    return  # another file was asked for meanwhile
             elif (problem := render_problem(text, markdown=False)) is not None:
                 raise NotRendered(problem)
             else:
@@ -231,6 +229,8 @@ class PreviewWidget(QWidget):
         except NotRendered as exc:
             html = f"<p><i>Not rendered: {escape(str(exc))}. The raw text is beside.</i></p>"
             long_run = False  # the pane holds this sentence only
+        if self.result is not result:
+            return  # another file was asked for while this one rendered
         wrap = QTextOption.WrapMode
         self.rendered.setWordWrapMode(
             wrap.WrapAnywhere if long_run else wrap.WrapAtWordBoundaryOrAnywhere

@@ -197,3 +197,26 @@ def test_a_render_outliving_its_window_ends_quietly() -> None:
     finally:
         threading.excepthook = before
     assert failures == []
+
+
+def test_a_slow_render_of_a_file_left_behind_does_not_overwrite_the_next(
+    make_window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    """The user previews a body that renders slowly, then another skill: the first
+    render's end (stopped, or finished) must not replace what the second shows."""
+    folder = tmp_path / "skills"
+    for name, body in (("slow", "[a](b " * 20_000), ("quick", "# Quick\n\nShown.\n")):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {name}.\n---\n{body}\n", encoding="utf-8"
+        )
+    window = make_window([folder_spec(folder)])
+    for name in ("slow", "quick"):
+        assert window.select_skill(f"local:{name}/SKILL.md")
+        window.actions_.preview_current()
+        qtbot.wait(200)
+    wait_idle(qtbot, window)
+    qtbot.wait(2500)  # past the slow render's 2 s
+    assert window.preview.skill.name == "quick"
+    assert "Shown." in window.preview.rendered.toPlainText()
+    assert "Not rendered" not in window.preview.rendered.toPlainText()

@@ -17,7 +17,6 @@ from desktop.cli.output import err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import expand_env
 from desktop.store.approvals_store import ApprovalStore
 
 NAME = "revoke"
@@ -44,8 +43,11 @@ def run(args: argparse.Namespace) -> int:
             # The server may be down or no longer list it: the key is still known from
             # the source given and the URI. Anything else would widen the revocation to
             # every endpoint, which is what leaving the source options out asks for.
-            key = _key_from_id(args.id, specs)
-            if key is None and _names_a_server(args.id, specs):
+            server = _server_named(args.id, specs)
+            label, _, uri = args.id.partition(":")
+            if server is not None and "://" in uri:
+                key = ApprovalKey.for_server(label, server.origin.endpoint, uri)
+            elif server is not None:
                 err(
                     f"skill-catalog revoke: {args.id!r} is no skill of the sources given; "
                     "give LABEL:URI of one of them, or leave the source options out to "
@@ -76,22 +78,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _key_from_id(given: str, specs: list[SourceSpec]) -> ApprovalKey | None:
-    """The key of ``LABEL:URI`` when LABEL is one of the server sources given."""
-    label, sep, uri = given.partition(":")
-    if not sep or "://" not in uri:
-        return None
-    for spec in specs:
-        if spec.kind == "mcp" and spec.label == label:
-            return ApprovalKey("mcp", label, expand_env(spec.origin.endpoint, os.environ), uri)
-    return None
-
-
-def _names_a_server(given: str, specs: list[SourceSpec]) -> bool:
-    """Whether ``given`` starts with the label of a server source given: a local skill's
+def _server_named(given: str, specs: list[SourceSpec]) -> SourceSpec | None:
+    """The server source given whose label ``given`` starts with, if any: a local skill's
     folder or id is revoked as typed (its key holds the folder alone, no endpoint)."""
     label = given.partition(":")[0]
-    return any(spec.kind == "mcp" and spec.label == label for spec in specs)
+    return next((s for s in specs if s.kind == "mcp" and s.label == label), None)
 
 
 def _forms_of(given: str) -> list[str]:

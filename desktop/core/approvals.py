@@ -71,10 +71,18 @@ class ApprovalKey:
             if not skill.path:
                 raise ApprovalError("no-path", f"{skill.id}: a local skill without a folder path")
             return cls("local", "", "", skill.path)
+        return cls.for_server(skill.origin.label, skill.origin.endpoint, skill.uri, environ)
+
+    @classmethod
+    def for_server(
+        cls, label: str, endpoint: str, uri: str, environ: Mapping[str, str] | None = None
+    ) -> ApprovalKey:
+        """The key of the skill at ``uri`` on the server ``label`` reaches at ``endpoint``
+        (as written in its source; placeholders filled in as for :meth:`for_skill`)."""
         from desktop.core.placeholders import expand_env
 
-        endpoint = expand_env(skill.origin.endpoint, os.environ if environ is None else environ)
-        return cls("mcp", skill.origin.label, endpoint, skill.uri)
+        filled = expand_env(endpoint, os.environ if environ is None else environ)
+        return cls("mcp", label, filled, uri)
 
     @property
     def storage_name(self) -> str:

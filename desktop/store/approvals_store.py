@@ -152,6 +152,18 @@ class IndexEntry:
     approved_at: str
     qualified_name: str = ""  # as `list` showed it when approved ("" in older entries)
 
+    @classmethod
+    def of(cls, record: ApprovalRecord, qualified_name: str = "") -> IndexEntry:
+        """The entry listing ``record``."""
+        return cls(
+            record.key.storage_name,
+            record.key,
+            record.skill_id,
+            record.name,
+            record.approved_at,
+            qualified_name,
+        )
+
     def named(self, target: str) -> bool:
         """Whether ``target`` is the name ``list`` showed: the qualified name recorded
         at approval, or the label and the skill's name."""
@@ -220,17 +232,15 @@ def _entry_of(name: str, value: Any) -> IndexEntry | None:
     (altered, or of a format not known) is listed too when it names its key, so that it
     keeps showing with its problem (A6); ``None`` when it names none, or another."""
     try:
-        record = ApprovalRecord.from_json(value)
-        key, fields = record.key, (record.skill_id, record.name, record.approved_at)
+        entry = IndexEntry.of(ApprovalRecord.from_json(value))
     except ApprovalError:
         try:
             key = ApprovalKey.from_json(value.get("identity"))
         except (AttributeError, TypeError, ValueError):
             return None
-        fields = tuple(str(value.get(k) or "") for k in ("skill_id", "name", "approved_at"))
-    if key.storage_name != name:
-        return None
-    return IndexEntry(name, key, *fields)
+        fields = (str(value.get(k) or "") for k in ("skill_id", "name", "approved_at"))
+        entry = IndexEntry(key.storage_name, key, *fields)
+    return entry if entry.name == name else None
 
 
 def _parse_index(value: Any) -> list[IndexEntry]:
@@ -393,14 +403,7 @@ class ApprovalStore:
             approved_at=when or now_utc(),
             approved_by=who or current_user(),
         )
-        entry = IndexEntry(
-            record.key.storage_name,
-            record.key,
-            record.skill_id,
-            record.name,
-            record.approved_at,
-            skill.qualified_name,
-        )
+        entry = IndexEntry.of(record, skill.qualified_name)
 
         def work(blobs: KeyringBlobs) -> ApprovalRecord:
             with _writing(self.service, self.timeout):

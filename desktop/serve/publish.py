@@ -3,9 +3,10 @@
 Each skill directory becomes ``skill://<skill-path>/`` where ``<skill-path>`` is the
 directory's POSIX path relative to the served folder (a skill at the folder's root
 takes the folder's own name, and then encloses the others, whose paths start with it).
-The first segment is written as a URI authority (a reg-name). Entries carry the frontmatter verbatim and the full
-manifest (``uri``, ``digest``, ``size``) the local scanner computed. Invalid skills
-(no usable name or description) are left out, each with a warning.
+The first segment is written as a URI authority (a reg-name). Entries carry the
+frontmatter verbatim and the full manifest (``uri``, ``digest``, ``size``) the local
+scanner computed. Invalid skills (no usable name or description) are left out, each
+with a warning.
 """
 
 from __future__ import annotations

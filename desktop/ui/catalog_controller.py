@@ -144,6 +144,7 @@ class CatalogController(QObject):
         enabled = [s for s in self.specs if s.enabled]
         total = len(enabled)
         done = 0
+        before = list(self.catalog.skills)
         self.progress.emit(0, max(total, 1), f"reading {total} source(s)…")
 
         statuses: list[SourceStatus] = []
@@ -182,7 +183,10 @@ class CatalogController(QObject):
             raise
         catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
         self.catalog = catalog
-        ids = {s.id for s in catalog.skills}
+        # What was read against an entry that changed (or went) counts for nothing now:
+        # a file that matched the old manifest says nothing of the new one.
+        gone = set(listing_changes(before, catalog.skills).changed)
+        ids = {s.id for s in catalog.skills} - gone
         self.files = {k: v for k, v in self.files.items() if k in ids}
         for status in catalog.sources:
             if status.status == "error":
@@ -422,9 +426,31 @@ class CatalogController(QObject):
 
     # -- approvals -----------------------------------------------------------
 
+    def _current(self, skill: Skill, doing: str) -> Skill | None:
+        """The catalog's entry for ``skill`` if it is still the one the reviewer was
+        shown; otherwise ``None``, with a message. A review dialog stays open while the
+        catalog is read again, so the skill it shows may have changed meanwhile."""
+        current = self.catalog.get(skill.id)
+        if current is None:
+            self.notifier.error(
+                f"{doing} {skill.qualified_name}: it is no longer in the catalog; nothing done"
+            )
+            return None
+        if listing_changes([skill], [current]):
+            self.notifier.error(
+                f"{doing} {skill.qualified_name}: it changed since its review opened "
+                "(files or frontmatter); nothing done: review it again"
+            )
+            return None
+        return current
+
     async def approve(
         self, skill: Skill, *, grant_tools: Iterable[str] = (), allow_scripts: bool = False
     ) -> ApprovalRecord | None:
+        current = self._current(skill, "approve")
+        if current is None:
+            return None
+        skill = current
         try:
             record = await self.approvals.approve(
                 skill, grant_tools=grant_tools, allow_scripts=allow_scripts
@@ -445,7 +471,10 @@ class CatalogController(QObject):
             self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
             return 0
         self.notifier.info(f"revoked {count(len(gone), 'approval')} of {skill.qualified_name}")
-        await self.load_approvals([skill])
+        # Evaluated for the entry the catalog holds now, which a refresh may have renewed.
+        current = self.catalog.get(skill.id)
+        if current is not None:
+            await self.load_approvals([current])
         return len(gone)
 
     def needs_decision(self) -> list[Skill]:

@@ -220,3 +220,24 @@ def test_a_slow_render_of_a_file_left_behind_does_not_overwrite_the_next(
     assert window.preview.skill.name == "quick"
     assert "Shown." in window.preview.rendered.toPlainText()
     assert "Not rendered" not in window.preview.rendered.toPlainText()
+
+
+def test_a_file_verified_before_a_refresh_that_changed_it_is_not_fetched_again(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    """What matched the old manifest says nothing of the new one: after F5 finds the
+    file changed, its verification (and the preview of the old bytes) are gone."""
+    window = make_window([folder_spec(skills_folder)])
+    _open_alpha(window)
+    window.preview.fetch()
+    wait_idle(qtbot, window)
+    assert _verification_cell(window, ALPHA) == "bytes match (1/3)"
+    skill_md = skills_folder / "alpha-notes" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nA line added after the preview.\n")
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert _verification_cell(window, ALPHA) == "not fetched"
+    window.select_skill(ALPHA)
+    assert "bytes match the manifest" not in window.detail.text()
+    p = window.preview
+    assert "Bytes match the manifest" not in p.status.text()

@@ -148,6 +148,13 @@ class ApprovalDialog(QDialog):
         self.revoke_button.setEnabled(bool(state and state.record is not None) and not problem)
         self.revoke_button.clicked.connect(lambda: self._done(REVOKE))
         self.buttons.rejected.connect(self.reject)
+        # Enter never decides: only a deliberate press of Approve or Revoke does.
+        for button in self.buttons.buttons():
+            if isinstance(button, QPushButton):
+                button.setAutoDefault(False)
+                button.setDefault(False)
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setDefault(True)
         layout.addWidget(self.buttons)
 
     def granted_tools(self) -> list[str]:

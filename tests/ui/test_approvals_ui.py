@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from keyring.backends.fail import Keyring as NoKeyring
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.model import Origin, Skill
@@ -269,3 +270,37 @@ def test_a_sources_status_tooltip_is_plain_text(make_window: Any, skills_folder:
     window.sources_widget._update_buttons()
     tip = window.sources_widget.status_line.toolTip()
     assert "<img" not in tip and "&lt;img src=x&gt;" in tip and "\\u202eevil" in tip
+
+
+@pytest.mark.keyring
+def test_a_review_left_open_across_a_change_does_not_approve_the_new_files(
+    secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    """The review dialog stays open while the catalog is read again: approving from it
+    after the skill's files changed is refused, and Enter never approves."""
+    window = make_window([folder_spec(skills_folder)])
+    window.actions_.review(BETA)
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, ApprovalDialog)
+    # Enter presses the default button: Cancel, never Approve or Revoke.
+    cancel = dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert cancel.isDefault()
+    for button in (dialog.approve_button, dialog.revoke_button):
+        assert not button.isDefault() and not button.autoDefault()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "not-approved"
+
+    window.actions_.review(BETA)
+    dialog = window.actions_.dialog
+    (skills_folder / "beta-tools" / "run.sh").write_text("#!/bin/sh\necho added\n")
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert dialog.isVisible()
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert _approval_cell(window, BETA) == "not-approved"
+    assert "changed since its review opened" in window.notifier.last("error").text
+    window.select_skill(BETA)
+    assert "approved |" not in window.detail.text()
+    assert window.controller.approvals.store.records() == []

@@ -184,6 +184,12 @@ class Config:
     switched_off: set[str] = field(default_factory=set)
     exists: bool = False
     problems: list[str] = field(default_factory=list)
+    # Saved entries this version could not use, written back as they were, so that
+    # saving never loses what it did not understand.
+    left_out: list[Any] = field(default_factory=list)
+    # Why the file must not be written at all (it could not be read, or a newer
+    # version wrote it): saving it would replace what it holds.
+    unwritable: str | None = None
 
     def labels(self) -> list[str]:
         return [s.spec.label for s in self.sources]
@@ -307,6 +313,15 @@ def _move_secrets(spec: SourceSpec, old_label: str, store: SecretStore) -> Sourc
     )
 
 
+class SavedSourcesUnwritable(Exception):
+    """The saved-sources file is not written: it could not be read whole, or a newer
+    version wrote it. The message says which file and why."""
+
+
+def _shown_value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, default=str)[:40]
+
+
 class SavedSourceError(ValueError):
     """One saved source cannot be understood; it is left out with this message."""
 
@@ -367,24 +382,36 @@ def load_config(path: Path | None = None, environ: Mapping[str, str] | None = No
         data = json.loads(p.read_text(encoding="utf-8"))
     except RecursionError:
         cfg.problems.append(f"{p}: cannot read the saved sources (nested too deeply)")
+        cfg.unwritable = "it could not be read (nested too deeply)"
         return cfg
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         cfg.problems.append(f"{p}: cannot read the saved sources ({exc}); using none of them")
+        cfg.unwritable = f"it could not be read ({exc})"
         return cfg
     if not isinstance(data, dict) or not isinstance(data.get("sources", []), list):
         cfg.problems.append(f"{p}: not a saved-sources file; using none of it")
+        cfg.unwritable = "it is not a saved-sources file"
         return cfg
+    version = data.get("version", FORMAT_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
+        cfg.problems.append(
+            f"{p}: written in format {_shown_value(version)}, newer than this version's "
+            f"{FORMAT_VERSION}; read as far as understood, and not changed"
+        )
+        cfg.unwritable = f"a newer version wrote it (format {_shown_value(version)})"
     seen: set[str] = set()
     for raw in data.get("sources", []):
         try:
             saved = _spec_from_json(raw)
         except SavedSourceError as exc:
             cfg.problems.append(f"{p}: {exc}; that source is left out")
+            cfg.left_out.append(raw)
             continue
         if saved.spec.label.casefold() in seen:
             cfg.problems.append(
                 f"{p}: the label {saved.spec.label!r} is used twice; the second is left out"
             )
+            cfg.left_out.append(raw)
             continue
         seen.add(saved.spec.label.casefold())
         cfg.sources.append(saved)
@@ -406,9 +433,14 @@ def save_config(
     a source whose secret cannot go there is left out of the file (and said so).
     """
     p = path or config_path(environ)
+    if cfg.unwritable is not None:
+        raise SavedSourcesUnwritable(
+            f"{p} was not changed: {cfg.unwritable}. Mend the file or move it aside; "
+            "nothing was saved"
+        )
     store = secrets or KeyringSecrets()
     messages: list[str] = []
-    kept: list[dict[str, Any]] = []
+    kept: list[Any] = []
     for i, saved in enumerate(cfg.sources):
         if saved.bundled:
             kept.append(saved.to_json())
@@ -419,6 +451,7 @@ def save_config(
             continue
         cfg.sources[i] = SavedSource(secured, saved.bundled, saved.imported_from)
         kept.append(cfg.sources[i].to_json())
+    kept += cfg.left_out  # as they were: a later version may understand them
     data = {"version": FORMAT_VERSION, "sources": kept, "switched_off": sorted(cfg.switched_off)}
     p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = p.with_name(p.name + ".tmp")

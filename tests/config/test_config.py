@@ -378,3 +378,46 @@ def test_editing_a_source_keeps_what_the_dialog_does_not_show(tmp_home: Path) ->
     cfg = config.load_config()
     cfg.remove("web2", secrets=secrets)
     assert not [k for k in secrets.entries if k.startswith("source/web2/")]
+
+
+def test_saving_never_loses_saved_sources_it_could_not_read(tmp_home: Path) -> None:
+    """A change made in the window rewrites the saved sources: entries this version
+    cannot use are written back as they were, and a file that could not be read, or
+    that a newer version wrote, is not written at all."""
+    import asyncio
+
+    from desktop.ui.sources_service import SourcesService
+
+    path = config.config_path()
+    path.parent.mkdir(parents=True)
+    future = {"label": "ws", "kind": "mcp", "transport": "websocket", "endpoint": "ws://x"}
+    path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "sources": [
+                    {"label": "work", "kind": "local", "transport": "folder", "endpoint": "/w"},
+                    future,
+                ],
+            }
+        )
+    )
+    service = SourcesService(detect=False)
+    asyncio.run(service.set_enabled("work", "saved:work", False))
+    written = json.loads(path.read_text())
+    assert [s["label"] for s in written["sources"]] == ["work", "ws"]
+    assert future in written["sources"]
+
+    # A hand edit left a trailing comma: the file is read as none, and never replaced.
+    damaged = path.read_text().replace('"switched_off"', '"extra": 1,, "switched_off"')
+    path.write_text(damaged)
+    with pytest.raises(config.SavedSourcesUnwritable, match="was not changed: it could not"):
+        asyncio.run(service.set_enabled("work", "saved:work", True))
+    assert path.read_text() == damaged
+
+    newer = json.dumps({"version": 2, "sources": [future], "switched_off": []})
+    path.write_text(newer)
+    assert "newer than this version" in config.load_config().problems[0]
+    with pytest.raises(config.SavedSourcesUnwritable, match="a newer version wrote it"):
+        asyncio.run(service.add(SourceSpec("more", "local", "folder", "/m")))
+    assert path.read_text() == newer

@@ -10,6 +10,7 @@ servers; anything else is shown, not opened.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -184,8 +185,15 @@ class PreviewWidget(QWidget):
         self.status.setText(f"Fetching {uri} from {skill.origin.describe()}…")
         try:
             result = await self.controller.read(skill, uri)
+        except asyncio.CancelledError:
+            if self.skill is not None and self.skill.id == skill.id and self.uri == uri:
+                self.status.setText(
+                    f"Cancelled: nothing fetched of {uri}. Press Fetch and verify to try again."
+                )
+            raise
         finally:
-            self.fetch_button.setEnabled(True)
+            current = self.skill
+            self.fetch_button.setEnabled(current is not None and current.loadable)
         if self.skill is None or self.skill.id != skill.id or self.uri != uri:
             return result  # the user moved on; the result is kept in the controller
         if listing_changes([skill], [self.skill]):

@@ -569,3 +569,20 @@ def test_cancelling_while_servers_start_leaves_no_stray_error(
     gc.collect()
     qtbot.wait(50)
     assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+
+
+def test_cancelling_a_preview_says_so_and_nothing_is_shown(make_window: Any, qtbot: Any) -> None:
+    """Esc while a file is being fetched from a server that never answers the read: the
+    preview says it was cancelled (not "Fetching…" for good) and Fetch can be pressed."""
+    window = make_window([hostile_spec("hang-read", "stuck")])
+    skill = next(s for s in window.controller.catalog.skills if s.origin.label == "stuck")
+    window.select_skill(skill.id)
+    window.actions_.preview_current()
+    p = window.preview
+    qtbot.waitUntil(lambda: p.status.text().startswith("Fetching"))
+    qtbot.wait(200)
+    window.actions_.cancel_action.trigger()
+    wait_idle(qtbot, window)
+    assert p.status.text().startswith("Cancelled: nothing fetched of ")
+    assert p.raw.toPlainText() == "" and p.rendered.toPlainText() == ""
+    assert p.fetch_button.isEnabled()

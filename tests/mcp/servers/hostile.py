@@ -310,6 +310,8 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         state["reads"] += 1
+        if scenario == "hang-read":
+            await anyio.sleep_forever()
         if scenario == "huge-text":
             from mcp import MCPError
 

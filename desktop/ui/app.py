@@ -91,6 +91,20 @@ def build_window(
     return MainWindow(controller, sources, settings)
 
 
+def size_first_run(window: MainWindow) -> None:
+    """Give a window with no saved geometry its first size, within the screen; a saved
+    one keeps the size and place the user left it at."""
+    if window.settings.contains("geometry"):
+        return
+    width, height = 1400, 860
+    screen = window.screen()
+    if screen is not None:
+        room = screen.availableGeometry()
+        width = min(width, room.width() * 9 // 10)
+        height = min(height, room.height() * 9 // 10)
+    window.resize(width, height)
+
+
 async def _capture(window: MainWindow, args: argparse.Namespace) -> None:
     c = window.controller
     await asyncio.sleep(0.2)
@@ -123,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window = build_window(specs)
-    window.resize(1400, 860)
+    size_first_run(window)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     app.setQuitOnLastWindowClosed(True)

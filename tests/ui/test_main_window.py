@@ -206,3 +206,20 @@ def test_clicking_a_column_header_sorts_the_table_and_keeps_the_selection(
     current = window.table.currentIndex()
     assert window.proxy.index(current.row(), 1).data() == "beta-tools"
     assert [i.row() for i in window.table.selectionModel().selectedRows()] == [current.row()]
+
+
+def test_the_window_opens_at_the_size_it_was_left(qtbot: Any, tmp_path: Path) -> None:
+    from desktop.ui.app import build_window, size_first_run
+
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    first = build_window([], settings=settings)
+    qtbot.addWidget(first)
+    size_first_run(first)  # nothing saved: the first size, within the screen
+    room = first.screen().availableGeometry()
+    assert 0 < first.width() <= room.width() and 0 < first.height() <= room.height()
+    first.resize(610, 430)
+    first.save_state()
+    again = build_window([], settings=settings)
+    qtbot.addWidget(again)
+    size_first_run(again)
+    assert (again.width(), again.height()) == (610, 430)

@@ -11,7 +11,8 @@ from typing import Any
 
 from desktop.core.model import Problem
 
-NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# \Z, not $: $ also matches before a final line feed, and "pdf\n" would pass.
+NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
@@ -53,7 +54,7 @@ def check_name(name: Any) -> list[Problem]:
         problems.append(
             Problem("name-too-long", f"name is {len(name)} characters; at most {NAME_MAX}")
         )
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         problems.append(
             Problem(
                 "name-pattern",

@@ -191,7 +191,7 @@ def _read_resources(
             why = resource_problem(skill_dir, uri, skill_uri)
             if why:
                 problems.append(_invalid("resource-outside", why))
-        if not isinstance(digest, str) or not DIGEST_RE.match(digest):
+        if not isinstance(digest, str) or not DIGEST_RE.fullmatch(digest):
             problems.append(
                 _invalid(
                     "resource-digest",

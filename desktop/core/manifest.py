@@ -10,7 +10,7 @@ from desktop.core.model import Problem, SkillFile
 
 MAX_FILES = 512
 MAX_BYTES = 16 * 1024 * 1024  # 16 MiB
-DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}\Z")  # \Z: $ would allow a final line feed
 
 
 def sha256_digest(data: bytes) -> str:

@@ -29,7 +29,8 @@ OPENED_BY_URI = "opened-by-uri"  # the code of the note on a skill opened by URI
 
 # A source label: what the host calls a source. It never contains ':' so that
 # "label:uri" ids and "label:name" qualified names split on the first ':'.
-LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# Anchored with \Z (not $, which matches before a final line feed) for any match call.
+LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 # Joins a server label and a skill name in a qualified name (I2). The Agent Skills
 # name pattern forbids it, so a qualified name can only have been built by the host.
@@ -115,7 +116,7 @@ class Identity:
     @classmethod
     def parse(cls, skill_id: str) -> Identity:
         label, sep, uri = skill_id.partition(QUALIFIER)
-        if not sep or not LABEL_RE.match(label) or not uri:
+        if not sep or not LABEL_RE.fullmatch(label) or not uri:
             raise ValueError(f"not a skill id (expected LABEL:URI): {skill_id!r}")
         return cls(label, uri)
 

@@ -240,3 +240,21 @@ def test_a_name_yaml_reads_as_another_type_is_named_as_such() -> None:
 def test_an_empty_compatibility_is_a_problem() -> None:
     problems = check_frontmatter({"name": "x", "description": "d", "compatibility": ""}, "x")
     assert [p.code for p in problems] == ["compatibility-empty"]
+
+
+@pytest.mark.parametrize("name", ["pdf\n", "pdf-forms\n"])
+def test_a_name_ending_in_a_line_feed_breaks_the_pattern(name: str) -> None:
+    """``$`` matches before a final line feed: such a name read as ``pdf`` in a list."""
+    problems = check_frontmatter({"name": name, "description": "d"}, name)
+    assert "name-pattern" in codes(problems)
+
+
+def test_labels_ids_and_digests_ending_in_a_line_feed_are_refused() -> None:
+    from desktop.core.manifest import DIGEST_RE
+    from desktop.core.model import LABEL_RE, Identity
+
+    assert LABEL_RE.match("docs") and not LABEL_RE.match("docs\n")
+    digest = "sha256:" + "0" * 64
+    assert DIGEST_RE.match(digest) and not DIGEST_RE.match(digest + "\n")
+    with pytest.raises(ValueError):
+        Identity.parse("docs\n:alpha/SKILL.md")

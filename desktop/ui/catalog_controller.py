@@ -63,6 +63,9 @@ class CatalogController(QObject):
         # were judged against (a new entry makes them stale).
         self._directories: dict[str, tuple[Skill, dict[str, list[Any]]]] = {}
         self.approval_states: dict[str, ApprovalState] = {}
+        # True while a partial catalog is announced: the sources still reading may hold
+        # skills it lacks.
+        self.interim = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
         self._busy = 0
@@ -164,7 +167,11 @@ class CatalogController(QObject):
                 # collisions come with the full catalog.
                 shown_at[0] = now
                 self.catalog = Catalog(sources=list(statuses), skills=list(found))
-                self.catalogChanged.emit()
+                self.interim = True
+                try:
+                    self.catalogChanged.emit()
+                finally:
+                    self.interim = False
 
         async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
             if spec.kind == "mcp":

@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
             controller.notifier.setParent(controller)
         self.sources = sources
         self.settings = settings
+        self._wanted_skill: str | None = None  # selected, and awaited in a partial catalog
         self.confirm = confirm or self._ask
         self.notifier = controller.notifier
 
@@ -194,7 +195,10 @@ class MainWindow(QMainWindow):
     # -- reacting --------------------------------------------------------------
 
     def _on_catalog(self) -> None:
-        current = self.current_skill()
+        # The id the table shows as current: the new catalog may not hold that skill yet.
+        index = self.table.currentIndex()
+        shown = self.proxy.data(index, SKILL_ID_ROLE) if index.isValid() else None
+        wanted = self._wanted_skill or shown or None
         self.table_model.set_skills(
             self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
         )
@@ -207,7 +211,13 @@ class MainWindow(QMainWindow):
         for status in self.controller.catalog.sources:
             self.sources_model.set_status(status)
         self._update_count()
-        if current is not None and self.select_skill(current.id):
+        if wanted is not None and self.select_skill(wanted):
+            self._wanted_skill = None
+            return
+        # A partial catalog, while the sources still reading may hold the selected skill:
+        # it is selected again when it arrives, rather than the first row.
+        self._wanted_skill = wanted if self.controller.interim else None
+        if self._wanted_skill is not None:
             return
         if self.proxy.rowCount() and not self.table.currentIndex().isValid():
             self.table.selectRow(0)
@@ -236,6 +246,8 @@ class MainWindow(QMainWindow):
     def _on_query(self, query: object) -> None:
         self.proxy.set_query(query)  # type: ignore[arg-type]
         self._update_count()
+        if self._wanted_skill is not None:
+            return  # a skill awaited from a source still reading
         if self.proxy.rowCount() and not self.table.selectionModel().hasSelection():
             self.table.selectRow(0)
 

@@ -586,3 +586,19 @@ def test_cancelling_a_preview_says_so_and_nothing_is_shown(make_window: Any, qtb
     assert p.status.text().startswith("Cancelled: nothing fetched of ")
     assert p.raw.toPlainText() == "" and p.rendered.toPlainText() == ""
     assert p.fetch_button.isEnabled()
+
+
+def test_refresh_keeps_a_skill_of_a_slower_source_selected(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    """F5 shows the folder's skills before the slower server answers: the server skill
+    that was selected is selected again when it arrives, not the first row."""
+    window = make_window([folder_spec(skills_folder), hostile_spec("slow", "late")])
+    skill = next(s for s in window.controller.catalog.skills if s.origin.label == "late")
+    first = window.proxy.index(0, 0)
+    assert window.select_skill(skill.id) and window.table.currentIndex() != first
+    for _ in range(2):
+        window.actions_.refresh()
+        wait_idle(qtbot, window)
+        assert window.current_skill() is not None
+        assert window.current_skill().id == skill.id

@@ -59,6 +59,8 @@ class PublishedFile:
     size: int
     mime: str
     name: str
+    # The folder it must still lie in when read: that of the innermost skill listing it.
+    base: str = ""
 
 
 @dataclass(slots=True)
@@ -155,7 +157,11 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
         pub._by_uri[published.uri] = published
         pub.skills.append(published)
         for f in published.files:
-            pub._files.setdefault(f.uri, f)
+            # A nested skill's file is listed by each skill enclosing it too: it is bound
+            # by the innermost one, as the scan that listed it was.
+            known = pub._files.get(f.uri)
+            if known is None or len(f.base) > len(known.base):
+                pub._files[f.uri] = f
         errors = [p.message for p in skill.problems if p.severity == "error"]
         if errors:
             pub.warnings.append(
@@ -215,6 +221,7 @@ def _published_skill(root: Path, skill: Skill, skill_path: str) -> PublishedSkil
             size=f.size,
             mime=MARKDOWN if f.uri == SKILL_MD else mime_type(f.uri),
             name=f.uri.rpartition("/")[2],
+            base=directory,
         )
         for f in skill.files
     )

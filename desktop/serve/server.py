@@ -189,10 +189,11 @@ class SkillsHandlers:
         )
 
     def _read_bytes(self, published: PublishedFile) -> bytes:
-        root = os.path.realpath(self.folder.root)
+        # The rule of the scan that listed it: no link out of the skill's own folder.
+        base = os.path.realpath(published.base or self.folder.root)
         real = os.path.realpath(published.path)
-        if os.path.commonpath([root, real]) != root:
-            raise invalid_params(f"{published.uri} now points outside the served folder")
+        if os.path.commonpath([base, real]) != base:
+            raise invalid_params(f"{published.uri} now points outside its skill's folder")
         try:
             # Non-blocking open, then only a regular file is read: a listed file swapped
             # for a FIFO would otherwise hold the read (and the server's exit) for ever.

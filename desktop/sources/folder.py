@@ -1,11 +1,15 @@
 """Local folders as a source (F1, F2).
 
 A folder is walked for skill directories (a directory holding ``SKILL.md``), nested
-ones included. Symlinks are never followed out of the folder: a linked directory is
-not entered, and a linked file counts only when it resolves inside the folder. Each
-skill gets the manifest a server would publish: every file below its directory (its
-nested skills' files too, as the Skills extension requires), with byte size and
-``sha256:`` digest of the raw bytes.
+ones included. Each skill gets the manifest a server would publish: every file below
+its directory (its nested skills' files too, as the Skills extension requires), with
+byte size and ``sha256:`` digest of the raw bytes.
+
+Symlinks are never followed out of a skill: a linked directory is not entered, and a
+linked file counts only when it resolves inside the folder of the innermost skill
+holding the link (the link's own folder for a ``SKILL.md``; the scanned folder for a
+link in no skill). So a skill's manifest is the same whichever folder is scanned, and
+every file in it reads back through :func:`read_local_file`, which checks the same.
 """
 
 from __future__ import annotations
@@ -46,12 +50,15 @@ class _Tree:
         if skip_real and skip_real.startswith(self.real_root + os.sep):
             self.skip_rel = PurePosixPath(Path(skip_real[len(self.real_root) + 1 :])).as_posix()
         self.files: dict[str, list[str]] = {}  # rel dir ("" for root) -> file names
-        self.outside: dict[str, list[str]] = {}  # rel dir -> links leaving the folder
+        # rel dir -> (name, the rel dir it leaves, whether it leaves the scanned folder)
+        self.outside: dict[str, list[tuple[str, str, bool]]] = {}
         self.linked_dirs: dict[str, list[str]] = {}  # rel dir -> links to folders inside
         self.errors: list[str] = []
         self.unread: list[tuple[str, str]] = []  # (rel path, why) of what could not be read
+        self._links: dict[str, list[tuple[str, str]]] = {}  # rel dir -> (name, real target)
         self._dirs: list[str] | None = None
         self._walk()
+        self._place_links()
 
     def _walk(self) -> None:
         """Walk with ``os.scandir``: entry types come with the listing, no extra stat."""
@@ -75,23 +82,44 @@ class _Tree:
                         if name not in SKIPPED_DIRS:
                             subdirs.append(name)
                     elif entry.is_symlink():
-                        target = os.path.realpath(entry.path)
-                        inside = os.path.commonpath([target, self.real_root]) == self.real_root
-                        if inside and os.path.isfile(target):
-                            kept.append(name)
-                        elif not inside:
-                            self.outside.setdefault(rel, []).append(name)
-                        elif os.path.isdir(target):
-                            # never entered (a loop, or the same files twice): noted
-                            self.linked_dirs.setdefault(rel, []).append(name)
+                        # placed once the skills are known: its bound is the skill it is in
+                        self._links.setdefault(rel, []).append((name, os.path.realpath(entry.path)))
                 except OSError as exc:
                     self._onerror(exc, f"{rel}/{name}" if rel else name)
-            kept.sort()
             self.files[rel] = kept
             for name in sorted(subdirs, reverse=True):
                 sub_rel = f"{rel}/{name}" if rel else name
                 if sub_rel != self.skip_rel:
                     pending.append((entry_path(full_dir, name), sub_rel))
+
+    def _real(self, rel_dir: str) -> str:
+        """The real path of a walked directory (no link is entered, so no resolving)."""
+        return self.real_root + os.sep + rel_dir.replace("/", os.sep) if rel_dir else self.real_root
+
+    def _place_links(self) -> None:
+        """Keep each link to a file inside the folder of the innermost skill holding it;
+        note the others. A ``SKILL.md`` link is bound by its own folder, which it would
+        make a skill: so the skills are known before any other link is placed."""
+        skills = {d for d, names in self.files.items() if SKILL_MD in names}
+        for rel, links in self._links.items():
+            for name, target in links:
+                if name == SKILL_MD and _inside(target, self._real(rel)) and os.path.isfile(target):
+                    skills.add(rel)
+        for rel, links in self._links.items():
+            bound = next((d for d in (rel, *reversed(_ancestors(rel))) if d in skills), None)
+            for name, target in links:
+                own = rel if name == SKILL_MD else bound
+                real_bound = self.real_root if own is None else self._real(own)
+                if not _inside(target, real_bound):
+                    leaves_root = not _inside(target, self.real_root)
+                    self.outside.setdefault(rel, []).append((name, own or "", leaves_root))
+                elif os.path.isfile(target):
+                    self.files[rel].append(name)
+                elif os.path.isdir(target):
+                    # never entered (a loop, or the same files twice): noted
+                    self.linked_dirs.setdefault(rel, []).append(name)
+        for names in self.files.values():
+            names.sort()
 
     def _onerror(self, exc: OSError, rel: str) -> None:
         self.errors.append(f"{exc.filename}: {exc.strerror}")
@@ -222,6 +250,14 @@ def _ancestors(rel_dir: str) -> list[str]:
     return ["", *("/".join(parts[:i]) for i in range(1, len(parts)))]
 
 
+def _inside(real: str, real_dir: str) -> bool:
+    """Whether the real path ``real`` is ``real_dir`` or lies below it."""
+    try:
+        return os.path.commonpath([real, real_dir]) == real_dir
+    except ValueError:  # another drive
+        return False
+
+
 def _hash_or_error(path: str, keep: bool) -> HashResult:
     try:
         return _hash_file(path, keep)
@@ -249,14 +285,15 @@ def _collect(spec, root, tree, skill_dirs, digest_of, status):
         status.message = f"no skill folders (a folder holding {SKILL_MD}) under {root}"
     if tree.errors:
         status.notes.extend(f"could not read {e}" for e in tree.errors[:20])
-    # Links leaving the folder are not followed (F1). Inside a skill its problems say so;
+    # Links leaving their skill are not followed (F1). Inside a skill its problems say so;
     # elsewhere (a skill folder, or a SKILL.md, that is such a link) a note does.
-    for d, names in sorted(tree.outside.items()):
+    for d, links in sorted(tree.outside.items()):
         if any(_within(d, s) for s in skill_dirs):
             continue
-        for name in names[:20]:
+        for name, bound, leaves_root in links[:20]:
             shown = f"{d}/{name}" if d else name
-            status.notes.append(f"{shown} is a link leaving the folder; it was not followed")
+            left = "the folder" if leaves_root or not bound else bound
+            status.notes.append(f"{shown} is a link leaving {left}; it was not followed")
     return status, skills
 
 
@@ -300,21 +337,29 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
                 )
             )
     # Links the walk did not follow, each a warning of the skill they are in (F1).
-    for links, code, what in (
-        (
-            tree.linked_dirs,
-            "symlink-directory",
-            (
-                "is a link to a folder; it was not followed, so no file under it is part of "
-                "the manifest"
-            ),
-        ),
-        (tree.outside, "symlink-outside", "is a link leaving the folder; it was not followed"),
-    ):
-        for d in tree.dirs_under(rel_dir) if links else ():
-            for n in links.get(d, ()):
-                shown = f"{d}/{n}"[prefix_len:] if d else n
-                problems.append(Problem(code, f"{shown} {what}", "warning"))
+    for d in tree.dirs_under(rel_dir) if tree.linked_dirs else ():
+        for n in tree.linked_dirs.get(d, ()):
+            shown = f"{d}/{n}"[prefix_len:] if d else n
+            problems.append(
+                Problem(
+                    "symlink-directory",
+                    f"{shown} is a link to a folder; it was not followed, so no file under it "
+                    "is part of the manifest",
+                    "warning",
+                )
+            )
+    for d in tree.dirs_under(rel_dir) if tree.outside else ():
+        for n, bound, _leaves_root in tree.outside.get(d, ()):
+            shown = f"{d}/{n}"[prefix_len:] if d else n
+            # the folder it leaves: this skill's, or a nested one's (or a SKILL.md's own)
+            left = "the skill's folder" if bound == rel_dir else bound[prefix_len:]
+            problems.append(
+                Problem(
+                    "symlink-outside",
+                    f"{shown} is a link leaving {left}; it was not followed",
+                    "warning",
+                )
+            )
     if skill_md_bytes is None and md_error is None:
         try:
             skill_md_bytes = Path(root, skill_md_rel).read_bytes()

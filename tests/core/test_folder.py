@@ -242,3 +242,61 @@ def test_a_link_to_a_folder_inside_is_noted_not_followed(tmp_path: Path) -> None
     assert [f.uri for f in skill.files] == ["SKILL.md", "sub/real.txt"]
     (note,) = [p for p in skill.problems if p.code == "symlink-directory"]
     assert note.message.startswith("alias is a link to a folder; it was not followed")
+
+
+def test_a_link_to_a_sibling_skill_is_not_followed_whichever_folder_is_scanned(
+    tmp_path: Path,
+) -> None:
+    """The rule is the skill's own folder, as a read of the file checks it: a link from
+    one skill into another is not part of its manifest, scanned from the parent or not."""
+    a = write_skill(tmp_path, "a")
+    b = write_skill(tmp_path, "b")
+    (b / "secret.txt").write_text("b's own")
+    (a / "link.txt").symlink_to(Path("..", "b", "secret.txt"))
+    (a / "mine.txt").write_text("a's own")
+    (a / "alias.txt").symlink_to("mine.txt")
+    for root in (tmp_path, a):
+        _status, skills = scan(root)
+        skill = next(s for s in skills if s.name == "a")
+        assert [f.uri for f in skill.files] == ["SKILL.md", "alias.txt", "mine.txt"], root
+        (warning,) = [p for p in skill.problems if p.code == "symlink-outside"]
+        assert warning.severity == "warning"
+        assert warning.message == (
+            "link.txt is a link leaving the skill's folder; it was not followed"
+        )
+        for f in skill.files:
+            read_local_file(skill, f.uri)  # every listed file reads back
+
+
+def test_a_link_leaving_a_nested_skill_is_in_neither_manifest(tmp_path: Path) -> None:
+    """A file is listed by the skill it is in and by those enclosing it: the same bytes,
+    so the rule is the innermost skill's folder for all of them."""
+    outer = write_skill(tmp_path, "outer")
+    inner = write_skill(outer, "inner")
+    (outer / "shared.txt").write_text("outer's")
+    (inner / "up.txt").symlink_to(Path("..", "shared.txt"))
+    (outer / "down.txt").symlink_to(Path("inner", "SKILL.md"))
+    _status, skills = scan(tmp_path)
+    by_name = {s.name: s for s in skills}
+    assert [f.uri for f in by_name["inner"].files] == ["SKILL.md"]
+    assert [f.uri for f in by_name["outer"].files] == [
+        "SKILL.md",
+        "down.txt",
+        "inner/SKILL.md",
+        "shared.txt",
+    ]
+    assert [p.message for p in by_name["inner"].problems] == [
+        "up.txt is a link leaving the skill's folder; it was not followed"
+    ]
+    assert [p.message for p in by_name["outer"].problems] == [
+        "inner/up.txt is a link leaving inner; it was not followed"
+    ]
+
+
+def test_a_skill_md_linking_out_of_its_own_folder_makes_no_skill(tmp_path: Path) -> None:
+    write_skill(tmp_path, "real")
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / "SKILL.md").symlink_to(Path("..", "real", "SKILL.md"))
+    status, skills = scan(tmp_path)
+    assert [s.uri for s in skills] == ["real/SKILL.md"]
+    assert "copy/SKILL.md is a link leaving copy; it was not followed" in status.notes

@@ -206,3 +206,30 @@ async def test_nested_skills_a_root_skill_and_directories_are_one_namespace(
         got = await call(client, "skills/get", {"uri": entry["uri"]})
         assert got["skill"]["uri"] == entry["uri"]
         assert await read(client, entry["uri"])
+
+
+async def test_links_leaving_their_skill_are_not_served(tmp_path: Path) -> None:
+    """A link from one skill into another is not part of its manifest, and a listed file
+    swapped for such a link is refused: the bound is the skill's folder, not the served
+    one."""
+    root = tmp_path / "skills"
+    write_skill(root, "a", files={"notes.md": b"a's notes\n"})
+    write_skill(root, "b", files={"secret.txt": b"b's own\n"})
+    os.symlink(Path("..", "b", "secret.txt"), root / "a" / "link.txt")
+    params = serve_stdio_params(root)
+    async with Client(params, mode="legacy", extensions=[advertise(EXTENSION)]) as client:
+        entry = (await call(client, "skills/get", {"uri": "skill://a/SKILL.md"}))["skill"]
+        assert [r["uri"] for r in entry["resources"]] == [
+            "skill://a/SKILL.md",
+            "skill://a/notes.md",
+        ]
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://a/link.txt")
+        assert caught.value.error.code == -32602
+
+        assert await read(client, "skill://a/notes.md") == b"a's notes\n"
+        (root / "a" / "notes.md").unlink()
+        os.symlink(Path("..", "b", "secret.txt"), root / "a" / "notes.md")
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://a/notes.md")
+        assert caught.value.error.code == -32602

@@ -9,7 +9,7 @@ from desktop.cli.output import emit_json, fail_usage
 from desktop.core.catalog import build_catalog, skill_json
 from desktop.core.manifest import format_size
 from desktop.core.model import SourceSpec
-from desktop.core.visible import one_line, visible
+from desktop.core.visible import one_line
 from desktop.sources.folder import folder_label, scan_folder
 
 NAME = "lint"
@@ -42,22 +42,24 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 1 if failed else 0
-    notes = [f"note: {visible(n)}" for n in status.notes]
+    # Each line holds one thing: a name holding a line end (a file's, a link's, a
+    # folder's) shows it as a code, so it cannot print a line of its own.
+    notes = [f"note: {one_line(n)}" for n in status.notes]
     if not skills:
-        print(f"{path}: {status.message}", *notes, sep="\n")
+        print(one_line(f"{path}: {status.message}"), *notes, sep="\n")
         return 1
     for skill in skills:
         print(f"{one_line(skill.name)}  ({one_line(skill.path or '')})  {skill.state}")
         if skill.nested_in:
-            print(f"  nested in {skill.nested_in}")
+            print(f"  nested in {one_line(skill.nested_in)}")
         shown = [p for p in skill.problems]
         if not shown:
             print("  no problems")
         for p in shown:
-            print(visible(f"  [{p.severity}] {p.code}: {p.message}"))
+            print(f"  [{p.severity}] {p.code}: {one_line(p.message)}")
         print(f"  manifest ({len(skill.files)} files, {format_size(skill.total_size)}):")
         for f in skill.files:
-            print(visible(f"    {f.digest}  {f.size:>10}  {f.uri}"))
+            print(f"    {one_line(f.digest)}  {f.size:>10}  {one_line(f.uri)}")
         print()
     for note in notes:
         print(note)

@@ -48,13 +48,14 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
     lines: list[str] = ["Sources:"]
     for s in catalog.sources:
         extra = f" [{s.protocol_version}]" if s.protocol_version else ""
-        msg = f": {s.message}" if s.message else ""
+        msg = f": {one_line(s.message)}" if s.message else ""
         lines.append(
-            f"  {s.origin.describe()}{extra}  {s.status}, {count(s.skill_count, 'skill')}{msg}"
+            f"  {one_line(s.origin.describe())}{extra}  {s.status}, "
+            f"{count(s.skill_count, 'skill')}{msg}"
         )
         if agents and s.origin.label in agents:
             lines.append(f"    read by {agents[s.origin.label]}")
-        lines.extend(f"    note: {n}" for n in s.notes)
+        lines.extend(f"    note: {one_line(n)}" for n in s.notes)
     lines.append("")
     if not catalog.skills:
         lines.append("No skills.")
@@ -86,10 +87,12 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
         lines.append("")
         lines.append("Collisions:")
         for c in catalog.collisions:
-            lines.append(f"  {c.describe()}: {', '.join(c.ids)}")
+            lines.append(f"  {one_line(c.describe())}: {one_line(', '.join(c.ids))}")
             if c.kind == "same-name":  # precedence is an agent's rule for one name only
                 origins = [s.origin for s in catalog.sources]
-                lines.extend(f"    {v.describe()}" for v in collision_views(c.ids, origins))
+                lines.extend(
+                    f"    {one_line(v.describe())}" for v in collision_views(c.ids, origins)
+                )
     flagged = [s for s in catalog.skills if any(p.severity != "info" for p in s.problems)]
     if flagged:
         lines.append("")
@@ -98,7 +101,8 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
             for p in skill.problems:
                 if p.severity != "info":
                     lines.append(
-                        f"  {one_line(skill.qualified_name)} [{p.severity}] {p.code}: {p.message}"
+                        f"  {one_line(skill.qualified_name)} [{p.severity}] {p.code}: "
+                        f"{one_line(p.message)}"
                     )
     notes = sum(1 for s in catalog.skills for p in s.problems if p.severity == "info")
     if notes:

@@ -17,7 +17,7 @@ from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
 from desktop.core.verify import READ_ERROR, SkillVerification
-from desktop.core.visible import visible
+from desktop.core.visible import one_line
 from desktop.sources.mcp import ServerPool
 
 NAME = "verify"
@@ -87,12 +87,13 @@ def run(args: argparse.Namespace) -> int:
         emit_json(out)
     else:
         for r in results:
-            print(visible(f"{r.id}: {r.state}: {r.message}"))
+            # One line each: an id, a file name or a message may hold a line end.
+            print(f"{one_line(r.id)}: {r.state}: {one_line(r.message)}")
             for f in r.files:
                 if f.state != "verified":
-                    print(visible(f"  {f.uri}: {f.state}: {f.message}"))
+                    print(f"  {one_line(f.uri)}: {f.state}: {one_line(f.message)}")
         for s in unread:
-            print(visible(f"{s.origin.label}: not read: {s.message}"), file=sys.stderr)
+            print(one_line(f"{s.origin.label}: not read: {s.message}"), file=sys.stderr)
         if not results:
             print("no skills to verify", file=sys.stderr)
     passed = results and not unread and all(r.state == "verified" for r in results)

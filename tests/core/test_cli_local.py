@@ -257,3 +257,33 @@ def test_a_name_holding_a_line_end_cannot_start_a_line_of_its_own(tmp_path: Path
         proc = cli(*args)
         assert not any(line.startswith("[ok] fake") for line in proc.stdout.splitlines())
         assert "nl\\u000a[ok] fake" in proc.stdout, args
+
+
+def test_file_and_folder_names_holding_line_ends_cannot_forge_lines(tmp_path: Path) -> None:
+    """A file, a link or a folder named with a line feed printed raw in `lint`, `list` or
+    `verify` added a line that looked like a manifest row, a problem or a verdict."""
+    empty = "sha256:" + hashlib.sha256(b"").hexdigest()
+    root = tmp_path / "h"
+    alpha = root / "alpha"
+    alpha.mkdir(parents=True)
+    (alpha / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n")
+    (alpha / f"README.md\n    {empty}           0  LICENSE").write_bytes(b"")
+    (tmp_path / "out.txt").write_text("x")
+    (alpha / "a\n  [info] fake: all good").symlink_to(tmp_path / "out.txt")
+    (root / "outer-link\nnote: fake").symlink_to(tmp_path / "out.txt")
+    beta = root / "beta\nfake: verified: all good"
+    beta.mkdir()
+    (beta / "SKILL.md").write_text("---\nname: beta\ndescription: B.\n---\n")
+    runs = (
+        ("lint", str(root)),
+        ("list", "--folder", str(root)),
+        ("verify", "--all", "--folder", str(root)),
+    )
+    for args in runs:
+        proc = cli(*args)
+        for line in (proc.stdout + proc.stderr).splitlines():
+            forged = line.lstrip().startswith(("[info] fake", "fake", "note: fake")) or (
+                line.endswith("  LICENSE") and "\\u000a" not in line
+            )
+            assert not forged, (args, line)
+    assert "a\\u000a  [info] fake: all good" in cli(*runs[0]).stdout

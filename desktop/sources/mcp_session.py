@@ -322,6 +322,11 @@ class McpConnection:
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
 
     async def _note_http_status(self, response: Any) -> None:
+        method = getattr(getattr(response, "request", None), "method", "")
+        if response.status_code == 405 and method in ("GET", "DELETE"):
+            # Streamable HTTP lets a server refuse its own event stream (GET) and the
+            # end of a session (DELETE) this way: nothing is wrong with the endpoint.
+            return
         if response.status_code >= 400:
             status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
             self._http_status = status + _HTTP_HINTS.get(response.status_code, "")

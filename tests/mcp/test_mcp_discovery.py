@@ -390,3 +390,30 @@ def test_keyring_secret_in_a_header_is_resolved_at_connect_time(secret_service) 
     finally:
         with contextlib.suppress(Exception):
             keyring.delete_password(KEYRING_SERVICE, entry)
+
+
+def test_a_405_to_the_optional_event_stream_is_not_blamed_for_a_timeout() -> None:
+    """A server may answer 405 to the GET that opens its own event stream; a request
+    that then times out said "HTTP 405 ... is it the MCP endpoint?", on the right URL."""
+    import sys
+    from dataclasses import replace
+
+    from conftest import HOSTILE, HttpServer, free_port
+
+    from desktop.core.model import SourceSpec
+    from desktop.sources.mcp_session import McpConnection
+
+    port = free_port()
+    argv = [sys.executable, str(HOSTILE), "hang-list", "--http", str(port), "--refuse-get"]
+    budgets = replace(TEST_BUDGETS, request_timeout=2.0)
+
+    async def list_once() -> str:
+        spec = SourceSpec("x", "mcp", "http", f"http://127.0.0.1:{port}/mcp")
+        async with McpConnection(spec, budgets, mode="legacy") as conn:
+            listing = await conn.list_skills()
+        return str(listing.error)
+
+    with HttpServer(argv, port):
+        message = run(list_once())
+    assert "no answer to skills/list within" in message
+    assert "405" not in message and "MCP endpoint" not in message

@@ -399,6 +399,20 @@ def _require_header(app: Any, name: str, value: str) -> Any:
     return guarded
 
 
+def _refuse_get(app: Any) -> Any:
+    """Answer 405 to GET: a server offering no event stream of its own, as Streamable
+    HTTP allows."""
+    from starlette.responses import PlainTextResponse
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            await PlainTextResponse("no stream here", status_code=405)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def _flood_after_listing(record: str | None) -> None:
     import subprocess
 
@@ -443,6 +457,7 @@ async def main() -> None:
     parser.add_argument("--http", type=int)
     parser.add_argument("--require-header", metavar="NAME=VALUE")
     parser.add_argument("--gzip", action="store_true", help="compress answers (HTTP)")
+    parser.add_argument("--refuse-get", action="store_true", help="405 to GET (HTTP)")
     args = parser.parse_args()
     if args.scenario == "silent":
         # Starts, reads its input, never answers anything.
@@ -485,6 +500,8 @@ async def main() -> None:
         app: Any = server.streamable_http_app()
         if args.require_header:
             app = _require_header(app, *args.require_header.split("=", 1))
+        if args.refuse_get:
+            app = _refuse_get(app)
         if args.gzip:
             from starlette.middleware.gzip import GZipMiddleware
 

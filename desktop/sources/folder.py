@@ -17,13 +17,14 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
 from desktop.core.collector import collector_paused
 from desktop.core.frontmatter import parse_skill_md
 from desktop.core.loading import read_loading
-from desktop.core.manifest import check_limits
+from desktop.core.manifest import MAX_BYTES, check_limits
 from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
 
 SKILL_MD = "SKILL.md"
@@ -401,7 +402,9 @@ def read_local_file(skill: Skill, rel_uri: str) -> bytes:
     """Read one file of a local skill, refusing anything that is not inside its folder.
 
     Raises ``PermissionError`` for a path outside the skill and ``OSError`` when the
-    file cannot be read. Whether the file is listed is the verifier's question (V4).
+    file cannot be read or is no regular file. Whether the file is listed is the
+    verifier's question (V4); at most one byte past its listed size is read (past
+    16 MiB when it is not listed), enough to tell a size mismatch.
     """
     if skill.path is None:
         raise PermissionError("not a local skill")
@@ -409,5 +412,31 @@ def read_local_file(skill: Skill, rel_uri: str) -> bytes:
     target = os.path.realpath(os.path.join(base, *PurePosixPath(rel_uri).parts))
     if os.path.commonpath([base, target]) != base or PurePosixPath(rel_uri).is_absolute():
         raise PermissionError(f"{rel_uri} is outside the skill folder")
-    with open(target, "rb") as fh:
-        return fh.read()
+    listed = skill.file(rel_uri)
+    limit = (listed.size if listed is not None else MAX_BYTES) + 1
+    # Non-blocking, so a file swapped for a FIFO cannot hold the read for ever; no
+    # following of a link put in place of the resolved path since it was resolved.
+    fd = os.open(target, _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(f"{rel_uri} is {_kind(mode)}, not a regular file; not read")
+        parts: list[bytes] = []
+        while limit > 0 and (chunk := os.read(fd, min(limit, _CHUNK))):
+            parts.append(chunk)
+            limit -= len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(parts)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "something else"

@@ -300,3 +300,61 @@ def test_a_skill_md_linking_out_of_its_own_folder_makes_no_skill(tmp_path: Path)
     status, skills = scan(tmp_path)
     assert [s.uri for s in skills] == ["real/SKILL.md"]
     assert "copy/SKILL.md is a link leaving copy; it was not followed" in status.notes
+
+
+def _read_in_thread(skill, uri: str) -> bytes | BaseException:
+    """``read_local_file`` in a thread that the test does not wait on for ever."""
+    import threading
+
+    out: list[bytes | BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(read_local_file(skill, uri))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert out, "read_local_file did not return"
+    return out[0]
+
+
+def test_a_listed_file_swapped_for_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    """An open of a FIFO waits for a writer for ever: the read must not."""
+    d = write_skill(tmp_path, "piped")
+    (d / "notes.md").write_text("notes")
+    _, (skill,) = scan(tmp_path)
+    (d / "notes.md").unlink()
+    os.mkfifo(d / "notes.md")
+    result = _read_in_thread(skill, "notes.md")
+    assert isinstance(result, OSError), result
+    assert "notes.md is a FIFO, not a regular file" in str(result)
+
+
+def test_a_folder_where_a_file_was_is_refused(tmp_path: Path) -> None:
+    d = write_skill(tmp_path, "moved")
+    (d / "notes.md").write_text("notes")
+    _, (skill,) = scan(tmp_path)
+    (d / "notes.md").unlink()
+    (d / "notes.md").mkdir()
+    result = _read_in_thread(skill, "notes.md")
+    assert isinstance(result, OSError) and "not a regular file" in str(result), result
+
+
+def test_a_file_grown_since_the_listing_is_read_only_past_its_listed_size(
+    tmp_path: Path,
+) -> None:
+    """One byte more than listed tells a size mismatch; the rest is not read at all."""
+    from desktop.core.manifest import MAX_BYTES
+
+    d = write_skill(tmp_path, "grown")
+    (d / "notes.md").write_bytes(b"0123456789")
+    _, (skill,) = scan(tmp_path)
+    with open(d / "notes.md", "ab") as fh:
+        fh.truncate(64 * 1024 * 1024)  # sparse: no disk, but 64 MiB to read
+    assert read_local_file(skill, "notes.md") == b"0123456789\0"
+    (d / "unlisted.bin").touch()
+    os.truncate(d / "unlisted.bin", MAX_BYTES + 4096)
+    assert len(read_local_file(skill, "unlisted.bin")) == MAX_BYTES + 1

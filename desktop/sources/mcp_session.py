@@ -180,10 +180,10 @@ def describe_error(exc: BaseException, timeout: float | None = None) -> str:
         return str(leaf)
     if isinstance(leaf, MCPError):
         if _sdk_timeout(leaf) and timeout:
-            return f"no answer within {timeout:g} s ({quoted(leaf.message)})"
+            return f"no answer within {_seconds(timeout)} s ({quoted(leaf.message)})"
         return f"{quoted(leaf.message)} (error {leaf.code})"
     if isinstance(leaf, TimeoutError | asyncio.TimeoutError):
-        return f"no answer within {timeout:g} s" if timeout else "timed out"
+        return f"no answer within {_seconds(timeout)} s" if timeout else "timed out"
     if isinstance(leaf, FileNotFoundError):
         return f"cannot start the server: {leaf.filename or leaf}: no such file or command"
     if isinstance(leaf, PermissionError):
@@ -546,7 +546,7 @@ class McpConnection:
         except TimeoutError:
             if self._fault is not None:
                 raise SourceError(f"{what} failed: {self._fault}") from None
-            raise SourceError(f"no answer to {what} within {limit:g} s") from None
+            raise SourceError(f"no answer to {what} within {_seconds(limit)} s") from None
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.lost = True
@@ -905,3 +905,8 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
     except BaseException as exc:
         if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
             raise
+
+
+def _seconds(value: float) -> str:
+    """A time limit as people write it: ``15``, ``17.5``, never ``15.0001``."""
+    return f"{round(value, 1 if value >= 1 else 2):g}"

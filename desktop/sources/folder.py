@@ -33,6 +33,7 @@ SKIPPED_DIRS = frozenset({".git"})
 _CHUNK = 1 << 20
 _FIRST_READ = 1 << 16
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+_SHOWN_NAMES = 20  # file names that are not UTF-8 named one by one, per skill
 HashResult = tuple[int, str, bytes | None] | str  # size, digest, small bytes | error
 
 
@@ -298,6 +299,19 @@ def _collect(spec, root, tree, skill_dirs, digest_of, status):
     return status, skills
 
 
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(name: str) -> str:
+    """A file name with each byte that is not UTF-8 written as ``\\xNN``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _within(rel: str, rel_dir: str) -> bool:
     """Whether the relative path ``rel`` is ``rel_dir`` or lies below it."""
     return not rel_dir or rel == rel_dir or rel.startswith(rel_dir + "/")
@@ -314,6 +328,7 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
     skill_md_bytes: bytes | None = None
     md_error: str | None = None  # why SKILL.md could not be read
     prefix_len = len(rel_dir) + 1 if rel_dir else 0
+    not_utf8: list[str] = []
     for rel in tree.files_under(rel_dir):
         result = digest_of(rel)
         if isinstance(result, str):
@@ -324,8 +339,27 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
             continue
         size, digest, data = result
         files.append(SkillFile(rel[prefix_len:], digest, size))
+        if not rel.isascii() and not _utf8(rel):
+            not_utf8.append(rel[prefix_len:])
         if rel == skill_md_rel:
             skill_md_bytes = data
+    # A name of bytes that are not UTF-8 (read as lone surrogates) fits in no URI: no
+    # server can publish the skill, and serve leaves it out.
+    for name in not_utf8[:_SHOWN_NAMES]:
+        problems.append(
+            Problem(
+                "file-name-not-utf8",
+                f"file name {_escaped(name)} is not UTF-8, which no URI can carry: "
+                "no server can publish this skill",
+            )
+        )
+    if len(not_utf8) > _SHOWN_NAMES:
+        problems.append(
+            Problem(
+                "file-name-not-utf8",
+                f"{len(not_utf8) - _SHOWN_NAMES} more file names are not UTF-8",
+            )
+        )
     for unread, why in tree.unread:
         if _within(unread, rel_dir):
             # What could not be listed is missing from the manifest: an author must know.

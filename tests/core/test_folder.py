@@ -358,3 +358,22 @@ def test_a_file_grown_since_the_listing_is_read_only_past_its_listed_size(
     (d / "unlisted.bin").touch()
     os.truncate(d / "unlisted.bin", MAX_BYTES + 4096)
     assert len(read_local_file(skill, "unlisted.bin")) == MAX_BYTES + 1
+
+
+def test_a_file_name_that_is_not_utf8_is_an_error_of_its_skill(tmp_path: Path) -> None:
+    """No URI can carry it, so no server can publish the skill (serve leaves it out):
+    lint must not say OK. The name is shown with its bytes escaped."""
+    d = write_skill(tmp_path, "odd")
+    with open(os.path.join(os.fsencode(d), b"n\xffx.md"), "wb") as fh:
+        fh.write(b"y")
+    os.mkdir(os.path.join(os.fsencode(d), b"sub\xfe"))
+    with open(os.path.join(os.fsencode(d), b"sub\xfe", b"ok.md"), "wb") as fh:
+        fh.write(b"z")
+    _status, (skill,) = scan(tmp_path)
+    bad = [p for p in skill.problems if p.code == "file-name-not-utf8"]
+    why = " is not UTF-8, which no URI can carry: no server can publish this skill"
+    assert [p.message for p in bad] == [
+        "file name n\\xffx.md" + why,
+        "file name sub\\xfe/ok.md" + why,
+    ]
+    assert all(p.severity == "error" for p in bad) and skill.has_errors()

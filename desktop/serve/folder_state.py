@@ -74,6 +74,7 @@ class PublishedFolder:
         self._generations: OrderedDict[int, Publication] = OrderedDict()
         self._generation = 0
         self._signature = b""
+        self._latest: tuple[int, Publication] | None = None
         self.on_warning: Callable[[str], None] | None = None
         self.scans = 0
 
@@ -82,11 +83,18 @@ class PublishedFolder:
         return self._generation
 
     def current(self) -> tuple[int, Publication]:
-        """The latest (generation, publication), scanning the folder the first time."""
+        """The latest (generation, publication), scanning the folder the first time.
+
+        Once a scan has been made this never waits, not even for a re-scan running in
+        another thread (a read served meanwhile gets the publication before it)."""
+        latest = self._latest
+        if latest is not None:
+            return latest
         with self._lock:
-            if not self._generations:
+            if self._latest is None:
                 self._rescan(tree_signature(self.root))
-            return self._generation, self._generations[self._generation]
+            assert self._latest is not None
+            return self._latest
 
     def refresh(self) -> tuple[int, Publication]:
         """Re-scan if the folder changed since the last scan; return the latest."""
@@ -97,17 +105,21 @@ class PublishedFolder:
             return self._generation, self._generations[self._generation]
 
     def snapshot(self, generation: int) -> Publication | None:
-        with self._lock:
-            return self._generations.get(generation)
+        # Never waits for a re-scan: the mapping is replaced whole, never changed.
+        return self._generations.get(generation)
 
     def _rescan(self, signature: bytes) -> None:
         publication = publish(self.root, self._scanner(self.root))
         self.scans += 1
         self._signature = signature
-        self._generation += 1
-        self._generations[self._generation] = publication
-        while len(self._generations) > KEPT_GENERATIONS:
-            self._generations.popitem(last=False)
+        generation = self._generation + 1
+        kept = OrderedDict(self._generations)
+        kept[generation] = publication
+        while len(kept) > KEPT_GENERATIONS:
+            kept.popitem(last=False)
+        self._generations = kept
+        self._generation = generation
+        self._latest = (generation, publication)
         if self.on_warning is not None:
             for warning in publication.warnings:
                 self.on_warning(warning)

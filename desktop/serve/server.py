@@ -25,6 +25,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from desktop import __version__
+from desktop.core.manifest import MAX_BYTES
 from desktop.serve.content import resource_contents
 from desktop.serve.folder_state import PublishedFolder
 from desktop.serve.publish import Publication, PublishedFile, resource_entry
@@ -57,6 +58,10 @@ class ServeOptions:
     page_size: int = DEFAULT_PAGE_SIZE
     ttl_ms: int = DEFAULT_TTL_MS
     instructions: str | None = None
+
+
+class _Resized(Exception):
+    """A file's size on disk is no longer the size its scan found."""
 
 
 def invalid_params(message: str) -> MCPError:
@@ -181,14 +186,38 @@ class SkillsHandlers:
                     f"{uri} is a directory resource; read it with resources/directory/read"
                 )
             raise invalid_params(f"No resource is served at {uri}")
-        data = await anyio.to_thread.run_sync(self._read_bytes, published)
+        # Read and encoded off the loop: other clients are answered meanwhile. No more is
+        # read than the size the scan found; a file that has since changed size is
+        # scanned again and sent as it now is (the client then sees it is not the
+        # file its entry lists).
+        try:
+            contents = await anyio.to_thread.run_sync(self._read_contents, published)
+        except _Resized:
+            _, publication = await self._fresh()
+            published = publication.file(uri)
+            if published is None:
+                raise invalid_params(f"{uri} no longer exists in the served folder") from None
+            try:
+                contents = await anyio.to_thread.run_sync(self._read_contents, published)
+            except _Resized:
+                raise invalid_params(f"{uri} is changing while it is read") from None
         return types.ReadResourceResult(
-            contents=[resource_contents(published.uri, data, published.mime)],
+            contents=[contents],
             ttl_ms=self.options.ttl_ms,
             cache_scope=CACHE_SCOPE,
         )
 
+    def _read_contents(self, published: PublishedFile) -> Any:
+        return resource_contents(published.uri, self._read_bytes(published), published.mime)
+
     def _read_bytes(self, published: PublishedFile) -> bytes:
+        if published.size > MAX_BYTES:
+            # No client can load it (the extension's limit), and reading it whole would
+            # cost the server its size several times over in memory.
+            raise invalid_params(
+                f"{published.uri} is {published.size:,} bytes, over the {MAX_BYTES:,}-byte "
+                "limit of a skill: not served"
+            )
         # The rule of the scan that listed it: no link out of the skill's own folder.
         base = os.path.realpath(published.base or self.folder.root)
         real = os.path.realpath(published.path)
@@ -204,7 +233,10 @@ class SkillsHandlers:
                     raise invalid_params(f"{published.uri} is now a directory")
                 if not stat.S_ISREG(mode):
                     raise invalid_params(f"{published.uri} is no longer a regular file")
-                return handle.read()
+                data = handle.read(published.size + 1)
+                if len(data) != published.size:
+                    raise _Resized(published.uri)
+                return data
         except FileNotFoundError:
             raise invalid_params(f"{published.uri} no longer exists in the served folder") from None
         except IsADirectoryError:

@@ -233,3 +233,58 @@ async def test_links_leaving_their_skill_are_not_served(tmp_path: Path) -> None:
         with pytest.raises(MCPError) as caught:
             await client.read_resource("skill://a/notes.md")
         assert caught.value.error.code == -32602
+
+
+def test_a_rescan_in_progress_does_not_hold_other_reads(tmp_path: Path) -> None:
+    """While one request re-scans a large folder (in a worker thread), a read asked by
+    another client is answered from the latest publication at once; it used to wait
+    for the whole scan on the server's loop."""
+    import threading
+    import time
+
+    from desktop.serve.folder_state import PublishedFolder, scan_with_folder_scanner
+
+    root = tmp_path / "skills"
+    write_skill(root, "one")
+    started, release = threading.Event(), threading.Event()
+
+    def slow_scanner(folder: Path) -> list[Any]:
+        if folder_state.scans:  # the first scan is quick; the next one hangs
+            started.set()
+            release.wait(10)
+        return scan_with_folder_scanner(folder)
+
+    folder_state = PublishedFolder(root, slow_scanner)
+    generation, _ = folder_state.current()
+    write_skill(root, "two")
+    rescan = threading.Thread(target=folder_state.refresh)
+    rescan.start()
+    try:
+        assert started.wait(10)
+        t0 = time.monotonic()
+        assert folder_state.current()[0] == generation
+        assert folder_state.snapshot(generation) is not None
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        release.set()
+        rescan.join(10)
+    assert folder_state.current()[0] == generation + 1
+
+
+async def test_files_are_read_no_further_than_listed(tmp_path: Path) -> None:
+    """A file over the 16 MiB limit is not read at all (no client can load it); one
+    that grew since the scan is sent as it now is, so the client sees the change."""
+    root = tmp_path / "skills"
+    write_skill(root, "big", files={"notes.md": b"small\n"})
+    os.truncate(_touch(root / "big" / "huge.bin"), 17 * 1024 * 1024)  # sparse: no disk spent
+    params = serve_stdio_params(root)
+    async with Client(params, mode="2026-07-28", extensions=[advertise(EXTENSION)]) as client:
+        with pytest.raises(MCPError, match="over the 16,777,216-byte limit of a skill"):
+            await client.read_resource("skill://big/huge.bin")
+        (root / "big" / "notes.md").write_bytes(b"small, and then some more\n")
+        assert await read(client, "skill://big/notes.md") == b"small, and then some more\n"
+
+
+def _touch(path: Path) -> Path:
+    path.touch()
+    return path

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -34,6 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve Streamable HTTP on HOST:PORT (e.g. 127.0.0.1:0) instead of stdio",
     )
     parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --http: also answer requests addressed to NAME (a name or address of "
+        "this machine; by default only loopback names, the bound address and, bound to "
+        "every address, the machine's own names are answered)",
+    )
+    parser.add_argument(
         "--page-size",
         type=int,
         default=100,
@@ -52,6 +63,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--instructions-file", metavar="FILE", help="read the server instructions from FILE"
     )
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` says only that the client's end of a stream has gone."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(e) for e in exc.exceptions)
+    return isinstance(exc, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError))
+
+
+def _stop_on_interrupt() -> None:
+    """Ctrl+C ends a server on stdio at once. The SDK reads its input in a thread that
+    a pending read keeps alive, and the interpreter waits for it to end: until the next
+    line or end of input, the server went on after Ctrl+C."""
+    import signal
+
+    def stop(_signum: int, _frame: object) -> None:
+        sys.stderr.write("skill-catalog serve: stopped\n")
+        sys.stderr.flush()
+        os._exit(0)
+
+    with contextlib.suppress(ValueError):  # not the main thread (tests call run())
+        signal.signal(signal.SIGINT, stop)
 
 
 def _warn(message: str) -> None:
@@ -83,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             fail_usage(f"cannot read --instructions-file: {exc}")
     address = None
+    if args.allow_host and args.http is None:
+        fail_usage("--allow-host goes with --http")
     if args.http is not None:
         try:
             address = parse_host_port(args.http)
@@ -107,7 +142,13 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"serving {count} skill{plural} from {root} over stdio", file=sys.stderr, flush=True
             )
-            anyio.run(serve_stdio, server)
+            _stop_on_interrupt()
+            try:
+                anyio.run(serve_stdio, server)
+            except BaseException as exc:
+                if _client_gone(exc):
+                    return 0  # the client closed its end mid-answer: nothing left to say
+                raise
             return 0
         try:
             sock = bind_socket(*address)
@@ -124,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             )
             print(url, flush=True)
 
-        anyio.run(partial(serve_http, server, sock, on_ready=announce))
+        anyio.run(partial(serve_http, server, sock, on_ready=announce, allow_hosts=args.allow_host))
         return 0
     except KeyboardInterrupt:
         return 0

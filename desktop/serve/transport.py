@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from mcp.server.lowlevel.server import Server
@@ -51,11 +51,48 @@ def http_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}{HTTP_PATH}"
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def allowed_hosts(sock: socket.socket, extra: Iterable[str] = ()) -> list[str]:
+    """The ``Host`` header values the server answers: loopback names, the address it
+    is bound to, the machine's own names when bound to every address, and ``extra``.
+
+    A web page can point a name it controls at this machine (DNS rebinding) and read
+    whatever answers to that name; a request naming any other host is refused (421),
+    whichever address the server is bound to.
+    """
+    host, port = sock.getsockname()[:2]
+    names = [*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host]  # as the URL shown
+    if host in WILDCARDS:
+        names += [socket.gethostname(), socket.getfqdn()]
+    for name in extra:
+        names.append(f"[{name}]" if ":" in name and not name.startswith("[") else name)
+    out: list[str] = []
+    for name in names:
+        if name and f"{name}:{port}" not in out:
+            out.append(f"{name}:{port}")
+    return out
+
+
+def host_security(sock: socket.socket, extra: Iterable[str] = ()) -> Any:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts = allowed_hosts(sock, extra)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")],
+    )
+
+
 async def serve_http(
     server: Server[Any],
     sock: socket.socket,
     *,
     on_ready: Callable[[], None] | None = None,
+    allow_hosts: Iterable[str] = (),
 ) -> None:
     """Serve Streamable HTTP at ``/mcp`` on an already bound socket."""
     import uvicorn
@@ -63,7 +100,12 @@ async def serve_http(
     host = sock.getsockname()[0]
     # Plain JSON responses, not SSE: the server sends nothing while a request runs, and
     # clients cap an SSE event (the `mcp` SDK at 1 MiB), which a large file would exceed.
-    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, json_response=True)
+    app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        host=host,
+        json_response=True,
+        transport_security=host_security(sock, allow_hosts),
+    )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     web = uvicorn.Server(config)
     if on_ready is not None:

@@ -129,3 +129,70 @@ def test_an_error_the_server_answers_is_not_padded_with_its_logging(
     assert result.returncode == 1
     assert "skill://one/nope" in result.stderr
     assert "server stderr" not in result.stderr, result.stderr
+
+
+def test_a_client_leaving_mid_answer_or_ctrl_c_ends_stdio_serve_quietly(tmp_path: Path) -> None:
+    """The client closes both pipes while 10 MiB answers are on their way: serve ended
+    with a 26-line traceback and exit 1. Ctrl+C did nothing until a line was typed."""
+    import json
+    import os
+    import signal
+    import sys
+    import time
+
+    from helpers.serve import serve_argv
+
+    write_skill(tmp_path, "bytes", files={"big.bin": os.urandom(10 * 1024 * 1024)})
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            serve_argv(tmp_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send(p: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+        assert p.stdin is not None
+        p.stdin.write((json.dumps(message) + "\n").encode())
+        p.stdin.flush()
+
+    server = start()
+    assert server.stdout is not None and server.stderr is not None
+    send(
+        server,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+    )
+    assert b'"result"' in server.stdout.readline()
+    send(server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for n in range(5):
+        uri = "skill://bytes/big.bin"
+        send(
+            server,
+            {"jsonrpc": "2.0", "id": 10 + n, "method": "resources/read", "params": {"uri": uri}},
+        )
+    time.sleep(0.5)
+    server.stdout.close()
+    server.stdin.close()  # type: ignore[union-attr]
+    assert server.wait(30) == 0
+    assert "Traceback" not in server.stderr.read().decode("utf-8", "replace")
+
+    if sys.platform != "win32":
+        server = start()
+        assert server.stderr is not None
+        line = server.stderr.readline()  # "serving 1 skill ... over stdio": it is up
+        assert b"serving" in line
+        server.send_signal(signal.SIGINT)
+        assert server.wait(10) == 0
+        server.stdin.close()  # type: ignore[union-attr]
+        server.stdout.close()  # type: ignore[union-attr]
+        assert "stopped" in server.stderr.read().decode()

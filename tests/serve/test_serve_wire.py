@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.serve import HttpServe, serve_argv, stop
+from helpers.serve import HttpServe, serve_argv, serve_http, stop
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -156,3 +156,28 @@ def test_a_file_name_that_is_not_utf8_skips_its_skill_with_a_warning(tmp_path: P
     warnings = [line for line in stderr.splitlines() if line.startswith("warning: skipped")]
     assert len(warnings) == 1 and "odd/SKILL.md" in warnings[0]
     assert "n\\udcffx.md is not UTF-8" in warnings[0]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_requests_naming_another_host_are_refused_whatever_the_bind(
+    skills_folder: Path, host: str
+) -> None:
+    """DNS rebinding: a web page points a name it controls at this machine, and the
+    browser sends that name as Host. Bound to every address, the server answered it and
+    gave the whole folder away; only loopback names, the bound address, the machine's
+    own names and those given with --allow-host are answered."""
+    import urllib.error
+
+    with serve_http(skills_folder, "--allow-host", "catalog.lan", host=host) as server:
+        port = server.url.rsplit(":", 1)[1].split("/")[0]
+        local = f"http://127.0.0.1:{port}/mcp"
+        assert "result" in _post(server.url, INITIALIZE)
+        assert "result" in _post(local, INITIALIZE, {"Host": f"localhost:{port}"})
+        assert "result" in _post(local, INITIALIZE, {"Host": f"catalog.lan:{port}"})
+        for headers in (
+            {"Host": f"attacker.example:{port}"},
+            {"Origin": f"http://attacker.example:{port}"},
+        ):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                _post(local, INITIALIZE, headers)
+            assert refused.value.code in (421, 403)

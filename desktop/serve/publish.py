@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from desktop.core.approvals import MANIFEST_GAPS
 from desktop.core.checks import check_name
 from desktop.core.model import Skill
 from desktop.core.visible import visible
@@ -183,6 +184,11 @@ def _unpublishable(skill: Skill, skill_path: str) -> str | None:
             return f"frontmatter has no usable '{key}'"
     if not isinstance(skill.resources, tuple) or skill.path is None:
         return "no file manifest"
+    # A manifest must be complete: with a file or folder it could not read, a host would
+    # take the files listed for all there is.
+    gaps = [p.message for p in skill.problems if p.code in MANIFEST_GAPS]
+    if gaps:
+        return f"its file list would be incomplete: {gaps[0]}"
     # A URI carries UTF-8 only: a name of other bytes (read as lone surrogates) could be
     # neither published nor left out of a manifest that must be complete.
     if not _utf8(skill_path):

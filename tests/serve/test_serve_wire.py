@@ -181,3 +181,36 @@ def test_requests_naming_another_host_are_refused_whatever_the_bind(
             with pytest.raises(urllib.error.HTTPError) as refused:
                 _post(local, INITIALIZE, headers)
             assert refused.value.code in (421, 403)
+
+
+def test_a_skill_whose_folder_could_not_be_read_whole_is_not_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest MUST list every file: one with a file or folder the scan could not
+    read was published as if complete, with a warning a host never sees."""
+    import os
+
+    from desktop.serve.folder_state import scan_with_folder_scanner
+    from desktop.serve.publish import publish
+    from desktop.sources import folder
+
+    root = tmp_path / "skills"
+    for name in ("locked", "open"):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    (root / "locked" / "private").mkdir()
+    (root / "locked" / "private" / "notes.md").write_text("x")
+    real = os.scandir
+
+    def refuse(path: str) -> object:
+        if str(path).endswith(os.sep + "private"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(folder.os, "scandir", refuse)
+    publication = publish(root, scan_with_folder_scanner(root))
+    assert [s.entry["frontmatter"]["name"] for s in publication.skills] == ["open"]
+    assert any(
+        "locked/SKILL.md" in w and "file list would be incomplete" in w
+        for w in publication.warnings
+    )

@@ -125,5 +125,5 @@ class SourcesModel(ReadOnlyTableModel):
                 return "reading…"
             return status.status if not status.message else f"{status.status}: {status.message}"
         if col == 5:
-            return "" if status is None else str(status.skill_count)
+            return "" if status is None or not spec.enabled else str(status.skill_count)
         return ""

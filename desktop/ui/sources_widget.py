@@ -91,9 +91,23 @@ class SourcesWidget(QWidget):
             lambda: self._emit_current(self.instructionsRequested)
         )
         self.view.selectionModel().selectionChanged.connect(self._update_buttons)
+        # The sources are set anew after each change (on/off, add, edit, F5): the
+        # selected one stays selected, so the next key or button acts on it again.
+        self._kept_label: str | None = None
+        model.modelAboutToBeReset.connect(self._remember_selection)
+        model.modelReset.connect(self._restore_selection)
         model.modelReset.connect(self._update_buttons)
         model.dataChanged.connect(self._update_buttons)
         self._update_buttons()
+
+    def _remember_selection(self) -> None:
+        spec = self.current_spec()
+        self._kept_label = spec.label if spec is not None else None
+
+    def _restore_selection(self) -> None:
+        if self._kept_label is not None:
+            self.select_label(self._kept_label)
+        self._kept_label = None
 
     def current_spec(self) -> SourceSpec | None:
         idx = self.view.currentIndex()

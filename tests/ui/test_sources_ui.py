@@ -132,6 +132,15 @@ def test_a_detected_folder_is_switched_off_not_edited_or_removed(
     assert "found-here" not in table_names(window)
     off = json.loads(cfg_file.read_text())["switched_off"]
     assert off and off != ["detected-folder"]
+    # It stays selected, so it can be switched on again at once; it counts no skills.
+    assert sw.current_spec() is not None and sw.current_spec().label == label
+    row = [s.label for s in window.sources_model.specs].index(label)
+    assert window.sources_model.index(row, 4).data() == "off"
+    assert window.sources_model.index(row, 5).data() == ""
+    assert sw.toggle_button.isEnabled()
+    sw.toggle_button.click()
+    wait_idle(qtbot, window)
+    assert "found-here" in table_names(window)
     window.sources_widget.select_label("mine")
     assert sw.edit_button.isEnabled() and sw.remove_button.isEnabled()
 

@@ -158,6 +158,8 @@ class MainWindow(QMainWindow):
         self.notifier.noticed.connect(self._on_notice)
         self.filter_bar.queryChanged.connect(self._on_query)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        # A sort keeps the selected skill selected; it stays in sight too.
+        self.proxy.layoutChanged.connect(self._current_in_view)
         on_open(self.table, lambda _: self.actions_.preview_current())
         self.detail.skillRequested.connect(self.select_skill)
         self.detail.fileRequested.connect(self._open_file)
@@ -223,6 +225,11 @@ class MainWindow(QMainWindow):
             self.table.selectRow(0)
         elif not self.proxy.rowCount():
             self.detail.show_skill(None)  # says why nothing is there
+
+    def _current_in_view(self) -> None:
+        index = self.table.currentIndex()
+        if index.isValid():
+            self.table.scrollTo(index)
 
     def _on_approvals(self) -> None:
         states = {k: v.state for k, v in self.controller.approval_states.items()}

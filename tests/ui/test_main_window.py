@@ -223,3 +223,18 @@ def test_the_window_opens_at_the_size_it_was_left(qtbot: Any, tmp_path: Path) ->
     qtbot.addWidget(again)
     size_first_run(again)
     assert (again.width(), again.height()) == (610, 430)
+
+
+def test_a_sort_keeps_the_selected_skill_in_sight(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    folder = tmp_path / "many"
+    for i in range(300):
+        write_skill(folder, f"skill-{i:03d}")
+    window = make_window([folder_spec(folder)])
+    assert window.select_skill("local:skill-250/SKILL.md")
+    window.proxy.sort(COL_NAME, Qt.SortOrder.DescendingOrder)
+    qtbot.wait(10)
+    view = window.table.viewport().rect()
+    assert view.intersects(window.table.visualRect(window.table.currentIndex()))
+    assert window.current_skill().name == "skill-250"

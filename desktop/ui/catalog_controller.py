@@ -66,6 +66,7 @@ class CatalogController(QObject):
         # True while a partial catalog is announced: the sources still reading may hold
         # skills it lacks.
         self.interim = False
+        self._said_errors: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
         self._busy = 0
@@ -195,9 +196,16 @@ class CatalogController(QObject):
         gone = set(listing_changes(before, catalog.skills).changed)
         ids = {s.id for s in catalog.skills} - gone
         self.files = {k: v for k, v in self.files.items() if k in ids}
+        # Each source's failure is said once, not again after every change elsewhere
+        # (its row in the sources panel keeps showing it); a new failure is said.
+        said = {}
         for status in catalog.sources:
             if status.status == "error":
-                self.notifier.error(f"{status.origin.label}: {status.message}")
+                label = status.origin.label
+                said[label] = status.message
+                if self._said_errors.get(label) != status.message:
+                    self.notifier.error(f"{label}: {status.message}")
+        self._said_errors = said
         self.catalogChanged.emit()
         self.progress.emit(total, max(total, 1), count(len(catalog.skills), "skill"))
         self._schedule_relists(catalog.sources)

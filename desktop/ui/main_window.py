@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
             controller.notifier.setParent(controller)
         self.sources = sources
         self.settings = settings
+        self._said_first_run = False
         self._wanted_skill: str | None = None  # selected, and awaited in a partial catalog
         self.confirm = confirm or self._ask
         self.notifier = controller.notifier
@@ -190,7 +191,8 @@ class MainWindow(QMainWindow):
         self.sources_model.set_specs(snapshot.specs, snapshot.origins, snapshot.keys)
         self.filter_bar.set_sources([s.label for s in snapshot.specs])
         self.controller.set_specs(snapshot.specs)
-        if snapshot.first_run:
+        if snapshot.first_run and not self._said_first_run:
+            self._said_first_run = True
             self.notifier.info("first run: showing the bundled sample skills and the sample server")
         self.controller.refresh()
 

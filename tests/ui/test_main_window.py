@@ -238,3 +238,16 @@ def test_a_sort_keeps_the_selected_skill_in_sight(
     view = window.table.viewport().rect()
     assert view.intersects(window.table.visualRect(window.table.currentIndex()))
     assert window.current_skill().name == "skill-250"
+
+
+def test_a_failing_source_is_said_once_not_after_every_refresh(
+    make_window: Any, skills_folder: Path, qtbot: Any, tmp_path: Path
+) -> None:
+    window = make_window([folder_spec(skills_folder), folder_spec(tmp_path / "gone", "ghost")])
+    for _ in range(3):
+        window.actions_.refresh()
+        wait_idle(qtbot, window)
+    said = [n for n in window.notifier.notices if n.level == "error" and "ghost" in n.text]
+    assert len(said) == 1
+    row = [s.label for s in window.sources_model.specs].index("ghost")
+    assert str(window.sources_model.index(row, 4).data()).startswith("error")

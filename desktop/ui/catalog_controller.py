@@ -189,11 +189,9 @@ class CatalogController(QObject):
         except asyncio.CancelledError:
             self._cut_short(enabled, statuses, found)
             raise
-        catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
+        # Names, collisions and what changed, for thousands of skills: off the loop.
+        catalog, gone = await asyncio.to_thread(_assemble, before, results)
         self.catalog = catalog
-        # What was read against an entry that changed (or went) counts for nothing now:
-        # a file that matched the old manifest says nothing of the new one.
-        gone = set(listing_changes(before, catalog.skills).changed)
         ids = {s.id for s in catalog.skills} - gone
         self.files = {k: v for k, v in self.files.items() if k in ids}
         # Each source's failure is said once, not again after every change elsewhere
@@ -500,6 +498,16 @@ class CatalogController(QObject):
             if state is not None and state.state in ("not-approved", "changed"):
                 out.append(skill)
         return out
+
+
+def _assemble(
+    before: list[Skill], results: list[tuple[SourceStatus, list[Skill]]]
+) -> tuple[Catalog, set[str]]:
+    """The catalog of what the sources gave, and the ids of skills whose entry changed
+    since ``before``: what was read against the old entry (a file that matched the old
+    manifest) says nothing of the new one."""
+    catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
+    return catalog, set(listing_changes(before, catalog.skills).changed)
 
 
 def _opened_by_uri(skill: Skill, label: str) -> Skill:

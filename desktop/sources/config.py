@@ -426,11 +426,15 @@ def save_config(
     path: Path | None = None,
     environ: Mapping[str, str] | None = None,
     secrets: SecretStore | None = None,
+    *,
+    all_or_nothing: bool = False,
 ) -> list[str]:
     """Write the configuration (atomically, private to the user); returns messages.
 
     Literal secrets go to the keyring first and ``cfg`` is updated to the references;
-    a source whose secret cannot go there is left out of the file (and said so).
+    a source whose secret cannot go there is left out of the file (and said so), or,
+    with ``all_or_nothing`` (one change made in the window), nothing is written: an
+    edited source would otherwise lose its saved version too.
     """
     p = path or config_path(environ)
     if cfg.unwritable is not None:
@@ -448,6 +452,8 @@ def save_config(
         secured, msgs = secure_spec(saved.spec, store)
         messages += msgs
         if secured is None:
+            if all_or_nothing:
+                return messages
             continue
         cfg.sources[i] = SavedSource(secured, saved.bundled, saved.imported_from)
         kept.append(cfg.sources[i].to_json())

@@ -85,7 +85,7 @@ class SourcesService:
             if not cfg.exists:
                 cfg = config.first_run_config()
             result = change(cfg)
-            return result, config.save_config(cfg, self.config_file)
+            return result, config.save_config(cfg, self.config_file, all_or_nothing=True)
 
         return await asyncio.to_thread(work)
 

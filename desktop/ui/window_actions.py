@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from desktop.core.model import SourceSpec
+from desktop.sources.config import SavedSourcesUnwritable
 from desktop.ui.approval_dialog import APPROVE, REVOKE, ApprovalDialog
 from desktop.ui.compare_dialog import CompareDialog
 from desktop.ui.instructions_dialog import InstructionsDialog
@@ -147,18 +148,33 @@ class WindowActions:
 
     async def _save(self, old_label: str | None, spec: SourceSpec) -> None:
         svc = self.w.sources
-        if old_label is None:
-            added, messages = await svc.add(spec)
-        else:
-            added, messages = await svc.replace(old_label, spec)
-            if old_label != spec.label or spec.kind == "mcp":
-                self.w.controller.reader.forget_source(old_label)
+        try:
+            if old_label is None:
+                added, messages = await svc.add(spec)
+            else:
+                added, messages = await svc.replace(old_label, spec)
+        except SavedSourcesUnwritable as exc:
+            self._ask_again(old_label, spec, str(exc))
+            return
+        refused = [m for m in messages if " was not saved" in m]
         for m in messages:
             self.w.notifier.warning(m)
-        label = added.label  # type: ignore[union-attr]
-        if not any(m.startswith(f"{label} was not saved") for m in messages):
-            self.w.notifier.info(f"saved source {label}")
+        if refused:
+            # Nothing was written: the dialog comes back with what was typed and why.
+            self._ask_again(old_label, spec, refused[0])
+            return
+        if old_label is not None and (old_label != spec.label or spec.kind == "mcp"):
+            self.w.controller.reader.forget_source(old_label)
+        self.w.notifier.info(f"saved source {added.label}")  # type: ignore[union-attr]
         await self.w.reload_sources()
+
+    def _ask_again(self, old_label: str | None, spec: SourceSpec, why: str) -> None:
+        dialog = SourceDialog(self.w, spec)
+        if old_label is None:
+            dialog.setWindowTitle("Add source")
+        dialog.error.setText(f"Not saved: {why}")
+        dialog.accepted.connect(lambda: self._save_source(old_label, dialog.result_spec))
+        self._show(dialog)
 
     def remove_source(self, label: str) -> None:
         spec = self.w.sources_model.spec(label)

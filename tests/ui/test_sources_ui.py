@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from desktop.core.model import SkillFile
+from desktop.core.model import SkillFile, SourceSpec
 from desktop.sources import config
 from desktop.store.cache import SkillCache
 from desktop.ui.content_reader import ContentReader
@@ -159,3 +159,40 @@ def test_the_edit_dialog_says_what_it_keeps(qtbot: Any) -> None:
     qtbot.addWidget(dialog)
     assert dialog.kept.text().startswith("Kept as they are: 1 header (")
     assert SourceDialog(None, None).kept.text() == ""
+
+
+def test_a_source_that_cannot_be_saved_comes_back_as_typed(
+    make_window: Any, tmp_path: Path, skills_folder: Path, qtbot: Any
+) -> None:
+    """With no keyring, a source holding a secret cannot be saved: the dialog closed and
+    what was typed was gone, and an edit dropped the saved version too. Nothing is
+    written; the dialog comes back with the fields as typed and the reason."""
+    import keyring
+    from keyring.backends import fail
+
+    cfg_file = tmp_path / "config" / "sources.json"
+    cfg = config.Config(exists=True)
+    cfg.add(folder_spec(skills_folder, "main"))
+    cfg.add(SourceSpec("web", "mcp", "http", "https://example.com/mcp"))
+    config.save_config(cfg, cfg_file)
+    before = cfg_file.read_text()
+    window = make_window(None, sources=SourcesService(config_file=cfg_file, detect=False))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    command = "npx -y @acme/mcp --api-key sk-test-1234567890"
+    try:
+        for old_label, kind, where in (
+            (None, "stdio", command),
+            ("web", "http", "https://example.com/mcp?api_key=sk-test-1234567890"),
+        ):
+            spec, _ = spec_from_fields("gh" if old_label is None else "web", kind, where)
+            window.actions_._save_source(old_label, spec)
+            wait_idle(qtbot, window)
+            dialog = window.actions_.dialog
+            assert isinstance(dialog, SourceDialog) and dialog.isVisible()
+            assert dialog.error.text().startswith("Not saved: ")
+            assert dialog.where.text() == where
+            assert cfg_file.read_text() == before  # the earlier "web" is kept as it was
+            dialog.reject()
+    finally:
+        keyring.set_keyring(previous)

@@ -347,8 +347,14 @@ class McpConnection:
             except (OSError, ValueError):
                 return ""
         lines = [ln for ln in text.splitlines() if ln.strip()]
-        tail = " | ".join(lines[-4:])
-        return scrub(tail[-STDERR_TAIL:], self._secrets)
+        # Masked whole, then cut (a secret cut in two would escape the mask), at a
+        # word's start and saying so, rather than mid-word.
+        tail = scrub(" | ".join(lines[-4:]), self._secrets)
+        if len(tail) > STDERR_TAIL:
+            tail = tail[-STDERR_TAIL:]
+            space = tail.find(" ")
+            tail = "…" + (tail[space + 1 :] if 0 <= space < 40 else tail)
+        return tail
 
     def explain(self, exc: BaseException, timeout: float | None = None) -> str:
         if self._fault is not None:

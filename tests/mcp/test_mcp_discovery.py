@@ -417,3 +417,19 @@ def test_a_405_to_the_optional_event_stream_is_not_blamed_for_a_timeout() -> Non
         message = run(list_once())
     assert "no answer to skills/list within" in message
     assert "405" not in message and "MCP endpoint" not in message
+
+
+def test_a_long_stderr_is_cut_at_a_word_and_says_so() -> None:
+    import sys
+
+    from desktop.core.model import SourceSpec
+
+    script = (
+        "import sys; sys.stderr.write(' '.join(f'word{i:04d}' for i in range(900))); sys.exit(3)"
+    )
+    argv = (sys.executable, "-c", script)
+    spec = SourceSpec("loud", "mcp", "stdio", " ".join(argv), command=argv)
+    status, _ = run(discover_server(spec, TEST_BUDGETS))
+    assert status.status == "error"
+    tail = status.message.split("server stderr: ", 1)[1]
+    assert tail.startswith("…word") and "word0899" in tail

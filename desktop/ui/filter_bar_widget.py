@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QWidget
 
 from desktop.core.query import SkillQuery
 
@@ -35,7 +35,7 @@ class FilterBarWidget(QWidget):
         self.text = QLineEdit(self)
         self.text.setPlaceholderText("Filter by name, description, origin, trigger  (Ctrl+F)")
         self.text.setClearButtonEnabled(True)
-        self.text.setMinimumWidth(200)
+        self.text.setMinimumWidth(140)
         self.text.setAccessibleName("Filter skills")
         self.source = QComboBox(self)
         self.source.setAccessibleName("Filter by source")
@@ -51,6 +51,8 @@ class FilterBarWidget(QWidget):
         self._wanted_source = ""
         self.count = QLabel("", self)
         self.count.setAccessibleName("Skills shown")
+        # Never squeezed: the choices give way first.
+        self.count.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for combo in (self.source, self.state, self.strategy):
@@ -58,7 +60,7 @@ class FilterBarWidget(QWidget):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            combo.setMinimumContentsLength(8)
+            combo.setMinimumContentsLength(6)
         layout.addWidget(self.text, 3)
         layout.addWidget(self.source, 1)
         layout.addWidget(self.state, 1)

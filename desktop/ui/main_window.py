@@ -93,7 +93,7 @@ class MainWindow(QMainWindow):
         self.left_splitter.setObjectName("leftSplitter")
         self.left_splitter.addWidget(self.sources_widget)
         self.left_splitter.addWidget(self.queue_widget)
-        self.left_splitter.setSizes([230, 470])
+        self.left_splitter.setSizes([320, 380])  # room for a few sources and their status
         self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.right_splitter.setObjectName("rightSplitter")
         self.right_splitter.addWidget(middle)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -77,6 +79,10 @@ class SourcesWidget(QWidget):
         self.status_line.setWordWrap(True)
         self.status_line.setAccessibleName("Status of the selected source")
         self.status_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # At most three lines under the table, cut at a word with an ellipsis: a long
+        # error took four lines cut mid-line and left the table one row. The tooltip
+        # holds the whole status.
+        self.status_line.setMaximumHeight(3 * self.status_line.fontMetrics().lineSpacing() + 4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
@@ -108,6 +114,18 @@ class SourcesWidget(QWidget):
         if self._kept_label is not None:
             self.select_label(self._kept_label)
         self._kept_label = None
+
+    def _fit(self, text: str) -> str:
+        """``text`` cut to what three lines of the status line hold."""
+        metrics = self.status_line.fontMetrics()
+        room = 3 * max(self.status_line.width(), 120) * 0.85  # wrapping wastes some
+        if metrics.horizontalAdvance(text) <= room:
+            return text
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(room))
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._update_buttons()  # the status line is fitted to the new width
 
     def current_spec(self) -> SourceSpec | None:
         idx = self.view.currentIndex()
@@ -144,8 +162,9 @@ class SourcesWidget(QWidget):
             b.setEnabled(saved)
             b.setToolTip("" if saved or spec is None else "found on its own: switch it off")
         self.instructions_button.setEnabled(spec is not None and spec.kind == "mcp")
-        self.status_line.setText(
+        text = (
             "Select a source to read its status." if spec is None else self.model.status_line(spec)
         )
+        self.status_line.setText(self._fit(text))
         tip = None if spec is None else plain_tooltip(self.model.tooltip(spec, 4))
         self.status_line.setToolTip(tip or "")

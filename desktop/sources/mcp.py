@@ -137,7 +137,14 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
         parts.append(f"{over} over a limit")
     if listing.error:
         status.status = "error"
-        status.message = listing.error + f" (kept {len(skills)} entries listed before it)"
+        # What was kept first: after the error comes the server's own stderr, and a
+        # count after it read as the server's words.
+        kept = (
+            f"{count(len(skills), 'skill')} listed before the error kept"
+            if skills
+            else "nothing listed"
+        )
+        status.message = f"{kept}; {listing.error}"
     else:
         status.status = "ok" if skills else "no-skills"
         status.message = ", ".join(parts)

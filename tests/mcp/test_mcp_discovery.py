@@ -138,6 +138,8 @@ def test_a_server_that_exits_mid_listing_keeps_what_arrived() -> None:
     status, skills = discover("exit-mid-listing")
     assert status.status == "error"
     assert "page 2" in status.message
+    # What was kept is said first: the server's stderr, which ends the message, is its own.
+    assert status.message.startswith("1 skill listed before the error kept; skills/list page 2")
     assert [s.id for s in skills] == ["h:skill://demo/SKILL.md"]
 
 

@@ -15,6 +15,7 @@ from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
 from desktop.core.catalog import skill_json
 from desktop.core.manifest import format_size
+from desktop.core.visible import one_line
 from desktop.sources.mcp import get_skill_once
 from desktop.sources.mcp_session import SourceError
 
@@ -38,14 +39,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(skill_json(skill))
     else:
-        print(f"{skill.id}  ({skill.origin.describe()})")
-        print(f"  name: {skill.name}   state: {skill.state}")
-        print(f"  description: {skill.description}")
+        # The server's words, each on its own line: none can start a line of its own.
+        print(f"{one_line(skill.id)}  ({one_line(skill.origin.describe())})")
+        print(f"  name: {one_line(skill.name)}   state: {skill.state}")
+        print(f"  description: {one_line(skill.description)}")
         if skill.is_dynamic:
             print("  resources: dynamic (no digests: nothing can be verified)")
         for f in skill.files:
-            print(f"  {f.uri}  {format_size(f.size)}  {f.digest}")
+            print(f"  {one_line(f.uri)}  {format_size(f.size)}  {one_line(f.digest)}")
         for p in skill.problems:
             if p.severity != "info":
-                print(f"  {p.severity}: {p.code}: {p.message}")
+                print(f"  {p.severity}: {p.code}: {one_line(p.message)}")
     return 1 if skill.state == "invalid" else 0

@@ -291,3 +291,18 @@ def test_cli_show_of_a_name_no_listing_carries_asks_no_server(cli, tmp_path: Pat
     said = unknown.stderr + unknown.stdout
     assert "is asked for by the URI of its SKILL.md" in said and "Traceback" not in said
     assert "skills/get" not in record.read_text().split()
+
+
+def test_get_prints_a_servers_words_one_line_each(cli, tmp_path: Path) -> None:
+    """A description holding line ends printed lines of its own: a forged resource."""
+    import sys
+
+    folder = tmp_path / "skills" / "tidy"
+    folder.mkdir(parents=True)
+    forged = "Formats code.\\n  scripts/x.sh  1 B  sha256:forged"
+    (folder / "SKILL.md").write_text(f'---\nname: tidy\ndescription: "{forged}"\n---\nbody\n')
+    serve = shlex.join([sys.executable, "-m", "desktop", "serve", str(tmp_path / "skills")])
+    proc = cli("get", "s", "skill://tidy/SKILL.md", "--server", f"s={serve}")
+    assert proc.returncode == 0, proc.stderr
+    assert "  description: Formats code.\\u000a  scripts/x.sh" in proc.stdout
+    assert not any(line.startswith("  scripts/x.sh") for line in proc.stdout.splitlines())

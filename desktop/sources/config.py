@@ -332,7 +332,12 @@ def _spec_from_json(raw: Any) -> SavedSource:
     label = raw.get("label")
     if not isinstance(label, str) or not LABEL_RE.match(label):
         raise SavedSourceError(f"bad label {label!r}")
-    enabled = raw.get("enabled", True) is not False
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        # "no", 0 or null: whether the user meant it on or off is a guess, so neither.
+        raise SavedSourceError(
+            f"source {label!r}: enabled is {_shown_value(enabled)}, not true or false"
+        )
     bundled = raw.get("bundled")
     if bundled is not None:
         found = next((b for b in bundled_sources() if b.label == bundled), None)

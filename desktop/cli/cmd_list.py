@@ -41,6 +41,11 @@ def run(args: argparse.Namespace) -> int:
         emit_json(data)
     else:
         print(render(catalog, agents))
+    # A source named on the command line that could not be read is a failed check; the
+    # saved and detected sources (no source option) may be down without failing a run.
+    named = any(getattr(args, o, None) for o in ("folder", "server", "config"))
+    if named and any(s.status == "error" for s in catalog.sources):
+        return 1
     return 0
 
 

@@ -261,7 +261,7 @@ def test_two_config_files_with_the_same_server_name(tmp_path: Path, run_cli: Run
             json.dumps({"mcpServers": {"docs": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}})
         )
     proc = run_cli("list", "--json", "--config", one, "--config", two, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # neither server answers
     labels = [s["label"] for s in json.loads(proc.stdout)["sources"]]
     assert labels == ["docs", "docs-claude-code"]
 

@@ -142,7 +142,7 @@ def test_bad_input_gives_a_message_not_a_traceback(tmp_path: Path) -> None:
     (skill,) = json.loads(proc.stdout)["skills"]
     assert skill["state"] == "invalid"
     proc = cli("list", "--folder", str(tmp_path / "missing"), "--json")
-    assert proc.returncode == 0
+    assert proc.returncode == 1  # a named source that cannot be read fails the run
     assert json.loads(proc.stdout)["sources"][0]["status"] == "error"
     proc = cli("list", "--server", "nolabel")
     assert proc.returncode == 2 and "LABEL=" in proc.stderr

@@ -556,14 +556,12 @@ def collect_sources(
             folder_paths.add(os.path.realpath(saved.spec.endpoint))
     if not detect:
         return out
-    for folder in detect_known_folders(env, here):
+    for folder in detect_known_folders(env, here, out.problems):
         if str(folder.path) in folder_paths:
             continue
         label = labels.take(folder.label)
         spec = replace(folder.spec(), label=label, enabled=folder.key not in cfg.switched_off)
-        out.folders.append(
-            KnownFolder(folder.kind, folder.path, label, folder.depth, folder.agents)
-        )
+        out.folders.append(replace(folder, label=label))
         out.entries.append(
             SourceEntry(spec, "detected-folder", folder.key, f"read by {spec.agent}")
         )

@@ -5,6 +5,13 @@ looked for in the working directory and every folder above it up to the reposito
 root (the nearest folder holding ``.git``); outside a repository only the working
 directory is looked at. User-level folders are looked for in the home folder.
 
+A project folder that is a link, or is reached through one, leading out of the project
+(the repository root, or the working directory outside a repository) is not used: a
+cloned repository must not make the catalog read the rest of the machine. A home folder
+may lead anywhere (dotfiles are often links) except to the filesystem's root or to a
+folder holding the home folder. Each folder left out is reported with the link and
+where it leads.
+
 Which agent reads which folder comes from each agent's documentation (2026); the
 table is deliberately small: an agent is listed for a folder only where its docs
 say it reads it.
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -71,6 +78,12 @@ class KnownFolder:
     label: str
     depth: int = 0  # 0 = in the working directory (project) or the home folder (user)
     agents: tuple[str, ...] = ()
+    # The other kinds the same folder was reached as (a link, the home as the project).
+    also: tuple[FolderKind, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[FolderKind, ...]:
+        return (self.kind, *self.also)
 
     @property
     def key(self) -> str:
@@ -135,48 +148,89 @@ def _user_kind_paths(environ: Mapping[str, str], home: Path) -> list[tuple[Folde
     return out
 
 
+def _first_link(base: Path, path: Path) -> Path:
+    """The first link on the way from ``base`` down to ``path`` (``path`` when none is)."""
+    try:
+        parts = path.relative_to(base).parts
+    except ValueError:
+        return path
+    at = base
+    for part in parts:
+        at = at / part
+        if at.is_symlink():
+            return at
+    return path
+
+
+def _holds_home(real: Path, home: Path) -> bool:
+    """Whether ``real`` is the filesystem's root, or the home folder or one above it."""
+    return real.parent == real or any(h.is_relative_to(real) for h in (home, _resolve(home)))
+
+
 def detect_known_folders(
-    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+    problems: list[tuple[str, str]] | None = None,
 ) -> list[KnownFolder]:
     """Every known skill folder that exists, project-level first (nearest first).
 
     A folder reached twice (the working directory is the home folder, a symlink)
-    is listed once, with the agents of both.
+    is listed once, with the agents of both; a user-level folder keeps the first
+    user-level name it was found under. Folders left out because a link leads
+    somewhere they must not go are added to ``problems`` as ``(path, reason)``.
     """
     env = os.environ if environ is None else environ
     here = _resolve(Path(cwd) if cwd is not None else Path.cwd())
     home = home_dir(env)
+    project = repo_root(here) or here
     found: list[KnownFolder] = []
     by_path: dict[Path, int] = {}
+    refused: list[tuple[Path, str, str]] = []
 
-    def add(kind: FolderKind, path: Path, depth: int, label: str) -> None:
+    def add(kind: FolderKind, path: Path, depth: int, label: str, base: Path) -> bool:
+        """Use ``path`` as ``label``; False when it is not a folder or is refused."""
         if not path.is_dir():
-            return
+            return False
         real = _resolve(path)
+        if real.parent == real:
+            where = "the filesystem's root"
+        elif _holds_home(real, home):
+            where = "a folder holding the home folder"
+        elif kind.scope == "project" and not real.is_relative_to(project):
+            where = f"outside the project {project}"
+        else:
+            where = ""
+        if where:
+            link = _first_link(base, path)
+            why = f"a link leading to {real} ({where}); the {label} folder is not used"
+            refused.append((real, str(link), why))
+            return False
         if real in by_path:
             i = by_path[real]
             prev = found[i]
             agents = tuple(dict.fromkeys(prev.agents + kind.agents))
-            # Keep the user-level identity for a folder that is both (cwd == home).
-            if kind.scope == "user":
-                found[i] = KnownFolder(kind, real, label, depth, agents)
+            if kind.scope == "user" and prev.kind.scope != "user":
+                # The working directory is the home folder: the user-level name is kept.
+                found[i] = KnownFolder(kind, real, label, depth, agents, prev.kinds)
             else:
-                found[i] = KnownFolder(prev.kind, real, prev.label, prev.depth, agents)
-            return
+                found[i] = replace(prev, agents=agents, also=(*prev.also, kind))
+            return True
         by_path[real] = len(found)
         found.append(KnownFolder(kind, real, label, depth, kind.agents))
+        return True
 
     counts: dict[str, int] = {}
     for depth, folder in enumerate(project_folders(here)):
         for kind in PROJECT_KINDS:
             base = f"{kind.family}-project"
-            if not (folder / kind.relpath).is_dir():
-                continue
-            counts[base] = counts.get(base, 0) + 1
-            label = base if counts[base] == 1 else f"{base}-{counts[base]}"
-            add(kind, folder / kind.relpath, depth, label)
+            n = counts.get(base, 0) + 1
+            if add(kind, folder / kind.relpath, depth, base if n == 1 else f"{base}-{n}", folder):
+                counts[base] = n
     for kind, path in _user_kind_paths(env, home):
-        add(kind, path, 0, f"{kind.family}-user")
+        add(kind, path, 0, f"{kind.family}-user", home if kind.relpath != "skills" else path.parent)
+    if problems is not None:
+        # A folder refused as the project's but used as the home folder's is not reported.
+        problems.extend((link, why) for real, link, why in refused if real not in by_path)
     return found
 
 
@@ -309,9 +363,13 @@ def agent_views(labels: Iterable[str], folders: Sequence[KnownFolder]) -> list[A
             continue
         basis, order = _ORDER[agent]
 
-        def rank(f: KnownFolder, order: list[tuple[str, str]] = order) -> tuple[int, int]:
-            key = (f.kind.scope, f.kind.family)
-            return (order.index(key) if key in order else len(order), f.depth)
+        def rank(
+            f: KnownFolder, order: list[tuple[str, str]] = order, agent: str = agent
+        ) -> tuple[int, int]:
+            # A folder reached as several kinds ranks as the best one this agent reads.
+            kinds = [k for k in f.kinds if agent in k.agents] or list(f.kinds)
+            keys = [(k.scope, k.family) for k in kinds]
+            return (min(order.index(k) if k in order else len(order) for k in keys), f.depth)
 
         ranked = sorted(reading, key=rank)
         views.append(
@@ -348,7 +406,7 @@ def folders_for_specs(
             continue
         f = detected.get(_resolve(Path(spec.endpoint)))
         if f is not None:
-            out.append(KnownFolder(f.kind, f.path, spec.label, f.depth, f.agents))
+            out.append(replace(f, label=spec.label))
     return out
 
 

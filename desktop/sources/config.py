@@ -536,7 +536,10 @@ def collect_sources(
     out.problems += [(saved_at, m.removeprefix(f"{saved_at}: ")) for m in cfg.problems]
     base = cfg.sources if cfg.exists else first_run_config().sources
     labels = LabelAllocator()
-    folder_paths: set[str] = set()
+    saved_folders: set[Path] = set()
+    # Folders listed already, by resolved path: a detected folder inside one is not
+    # listed again (its skills would be listed twice, and clash with themselves).
+    folder_paths: dict[Path, str] = {}
     # Imported servers the user kept (their secrets may since have moved to the keyring).
     kept = {
         f"import:{s.imported_from.get('file')}#{s.imported_from.get('server_id')}"
@@ -553,14 +556,26 @@ def collect_sources(
             )
         out.entries.append(SourceEntry(saved.spec, origin, f"saved:{saved.spec.label}", detail))
         if saved.spec.kind == "local":
-            folder_paths.add(os.path.realpath(saved.spec.endpoint))
+            saved_folders.add(Path(os.path.realpath(saved.spec.endpoint)))
+            if saved.spec.enabled:
+                folder_paths[Path(os.path.realpath(saved.spec.endpoint))] = saved.spec.label
     if not detect:
         return out
     for folder in detect_known_folders(env, here, out.problems):
-        if str(folder.path) in folder_paths:
+        if folder.path in saved_folders:
+            continue  # the user's own source: listed once, under the user's label
+        holder = next((p for p in folder_paths if folder.path.is_relative_to(p)), None)
+        if holder is not None:
+            why = (
+                f"inside the source {folder_paths[holder]!r} ({holder}), which lists its "
+                f"skills already; {folder.label} not added again"
+            )
+            out.problems.append((str(folder.path), why))
             continue
         label = labels.take(folder.label)
         spec = replace(folder.spec(), label=label, enabled=folder.key not in cfg.switched_off)
+        if spec.enabled:
+            folder_paths[folder.path] = label
         out.folders.append(replace(folder, label=label))
         out.entries.append(
             SourceEntry(spec, "detected-folder", folder.key, f"read by {spec.agent}")

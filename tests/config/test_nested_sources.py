@@ -1,0 +1,81 @@
+"""A detected skill folder inside a saved folder is not listed a second time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop.sources import config
+
+pytestmark = pytest.mark.timeout(120)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def skill(folder: Path, name: str, description: str = "d") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody\n")
+    return folder
+
+
+def save_sources(*sources: dict[str, object]) -> None:
+    path = config.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": 1, "sources": list(sources)}))
+
+
+def test_a_detected_folder_inside_a_saved_folder_is_listed_once(
+    tmp_home: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    skill(repo / ".claude" / "skills" / "deploy", "deploy")
+    save_sources({"label": "repo", "kind": "local", "transport": "folder", "endpoint": str(repo)})
+    found = config.collect_sources(cwd=repo)
+    assert [e.spec.label for e in found.entries] == ["repo"]
+    why = (
+        f"inside the source 'repo' ({repo.resolve()}), which lists its skills already; "
+        "claude-project not added again"
+    )
+    assert (str((repo / ".claude" / "skills").resolve()), why) in found.problems
+    proc = cli("list", "--json", cwd=repo)
+    data = json.loads(proc.stdout)
+    assert [s["name"] for s in data["skills"]] == ["deploy"]
+    assert data["collisions"] == []
+
+
+def test_a_switched_off_saved_folder_does_not_hide_a_detected_one(
+    tmp_home: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".claude" / "skills").mkdir(parents=True)
+    save_sources(
+        {
+            "label": "repo",
+            "kind": "local",
+            "transport": "folder",
+            "endpoint": str(repo),
+            "enabled": False,
+        }
+    )
+    found = config.collect_sources(cwd=repo)
+    assert [e.spec.label for e in found.entries] == ["repo", "claude-project"]

@@ -19,6 +19,13 @@ def parse_id(skill_id: str) -> Identity:
         fail_usage(str(exc))
 
 
+def sources_named(specs: list[SourceSpec], skill_ids: list[str]) -> list[SourceSpec]:
+    """The sources the ids name (an id starts with its source's label): the others
+    need not be started, and a slow one among them would only hold the command up."""
+    labels = {parse_id(i).label for i in skill_ids}
+    return [s for s in specs if s.label in labels]
+
+
 def no_such_skill(skill_id: str, status: SourceStatus | None, where: str = "the catalog") -> str:
     """Why a named skill is not there: its source's failure, when the source failed."""
     why = f" ({status.status}: {status.message})" if status and status.status != "ok" else ""

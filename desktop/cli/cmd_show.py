@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli._mcp_common import find_skill, parse_id
+from desktop.cli._mcp_common import find_skill, parse_id, sources_named
 from desktop.cli.output import CheckFailed
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.sources.mcp import ServerPool
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def _show(args: argparse.Namespace) -> ReadResult:
     from desktop.sources.registry import discover
 
-    specs = resolve_specs(args)
+    specs = sources_named(resolve_specs(args), [args.id])
     async with ServerPool(specs) as pool:
         # Listed on the connections the read then uses: each server starts once.
         catalog = await discover(specs, pool=pool)

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli._mcp_common import find_skill, parse_id
+from desktop.cli._mcp_common import find_skill, parse_id, sources_named
 from desktop.cli.output import emit_json, fail_usage
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
@@ -35,6 +35,8 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     from desktop.sources.registry import discover
 
     specs = resolve_specs(args)
+    if not args.all:
+        specs = sources_named(specs, args.ids)
     results: list[SkillVerification | None] = []
     missing: dict[int, str] = {}
     async with ServerPool(specs) as pool:

@@ -306,3 +306,17 @@ def test_get_prints_a_servers_words_one_line_each(cli, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "  description: Formats code.\\u000a  scripts/x.sh" in proc.stdout
     assert not any(line.startswith("  scripts/x.sh") for line in proc.stdout.splitlines())
+
+
+def test_show_and_verify_start_only_the_servers_their_ids_name(cli, tmp_path: Path) -> None:
+    """An unrelated server was started and listed too: a slow one held `show` for 22 s."""
+    other = tmp_path / "other-methods"
+    options = ["--server", server_option("ok", "h"), "--server", server_option("ok", "o", other)]
+    shown = cli("show", "h:skill://demo/SKILL.md", *options)
+    assert shown.returncode == 0, shown.stderr
+    checked = cli("verify", "h:skill://demo/SKILL.md", *options)
+    assert checked.returncode == 0, checked.stderr
+    assert not other.exists()  # the server labelled "o" was never asked anything
+    every = cli("verify", "--all", *options)
+    assert every.returncode == 0, every.stderr
+    assert other.exists()

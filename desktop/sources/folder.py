@@ -163,6 +163,9 @@ def _hash_file(path: str, keep: bool) -> tuple[int, str, bytes | None]:
     """
     fd = os.open(path, _OPEN_FLAGS)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            # Swapped since the walk (for a link to /dev/zero, say): never read.
+            raise OSError(0, "no longer a regular file")
         data = os.read(fd, _FIRST_READ)
         h = hashlib.sha256(data)
         size = len(data)

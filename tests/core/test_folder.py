@@ -377,3 +377,21 @@ def test_a_file_name_that_is_not_utf8_is_an_error_of_its_skill(tmp_path: Path) -
         "file name sub\\xfe/ok.md" + why,
     ]
     assert all(p.severity == "error" for p in bad) and skill.has_errors()
+
+
+def test_a_file_swapped_for_a_device_during_the_scan_is_never_read() -> None:
+    """Between the walk and the hashing a file can become a link to /dev/zero: its
+    hashing would never end. Only a regular file is read."""
+    import threading
+
+    from desktop.sources import folder
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    result: list[object] = []
+    worker = threading.Thread(
+        target=lambda: result.append(folder._hash_or_error("/dev/zero", False)), daemon=True
+    )
+    worker.start()
+    worker.join(5)
+    assert result == ["no longer a regular file"]

@@ -171,16 +171,36 @@ def _hash_file(path: str, keep: bool) -> tuple[int, str, bytes | None]:
         size = len(data)
         if size == _FIRST_READ:
             parts = [data] if keep else None
+            kept = size
             while chunk := os.read(fd, _CHUNK):
                 h.update(chunk)
                 size += len(chunk)
-                if parts is not None:
+                # Kept to read the frontmatter, up to the limit of a whole skill: a skill
+                # past it cannot be loaded, and a 300 MB SKILL.md cost three times its
+                # size in memory.
+                if parts is not None and kept <= MAX_BYTES:
                     parts.append(chunk)
+                    kept += len(chunk)
             if parts is not None:
                 data = b"".join(parts)
+                if kept < size:
+                    data = _whole_characters(data[: MAX_BYTES + 1])
     finally:
         os.close(fd)
     return size, "sha256:" + h.hexdigest(), data if keep else None
+
+
+def _whole_characters(data: bytes) -> bytes:
+    """``data`` cut short of a UTF-8 character split at its end, if any."""
+    end = len(data)
+    for back in range(1, 4):
+        if end - back < 0:
+            break
+        byte = data[end - back]
+        if byte & 0xC0 != 0x80:  # not a continuation byte: a character starts here
+            need = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
+            return data if byte < 0x80 or back >= need else data[: end - back]
+    return data
 
 
 def _cache_real_path() -> str | None:

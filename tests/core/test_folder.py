@@ -395,3 +395,27 @@ def test_a_file_swapped_for_a_device_during_the_scan_is_never_read() -> None:
     worker.start()
     worker.join(5)
     assert result == ["no longer a regular file"]
+
+
+def test_a_huge_skill_md_costs_the_limit_in_memory_not_its_size(tmp_path: Path) -> None:
+    """A SKILL.md of 60 MiB (a few KB in a git repository) was held whole, joined and
+    decoded: three times its size. Past the 16 MiB limit only the limit is kept."""
+    import tracemalloc
+
+    d = tmp_path / "big"
+    d.mkdir()
+    with (d / "SKILL.md").open("wb") as fh:
+        fh.write("---\nname: big\ndescription: A big one é\n---\n".encode())
+        block = "é" * (512 * 1024)  # two bytes each: a character may straddle the cut
+        for _ in range(60):
+            fh.write(block.encode())
+    tracemalloc.start()
+    try:
+        _status, (skill,) = scan(tmp_path)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert skill.name == "big" and skill.description == "A big one é"
+    assert skill.state == "over-limit"
+    assert skill.files[0].size > 60 * 1024 * 1024
+    assert peak < 100 * 1024 * 1024, peak

@@ -72,15 +72,17 @@ class PublishedFolder:
         self._scanner = scanner
         self._lock = threading.Lock()
         self._generations: OrderedDict[int, Publication] = OrderedDict()
-        self._generation = 0
         self._signature = b""
+        # (generation, publication) of the last scan, replaced in one assignment: read
+        # without the lock, it is never half of one scan and half of the next.
         self._latest: tuple[int, Publication] | None = None
         self.on_warning: Callable[[str], None] | None = None
         self.scans = 0
 
     @property
     def generation(self) -> int:
-        return self._generation
+        latest = self._latest
+        return 0 if latest is None else latest[0]
 
     def current(self) -> tuple[int, Publication]:
         """The latest (generation, publication), scanning the folder the first time.
@@ -91,35 +93,32 @@ class PublishedFolder:
         if latest is not None:
             return latest
         with self._lock:
-            if self._latest is None:
-                self._rescan(tree_signature(self.root))
-            assert self._latest is not None
-            return self._latest
+            return self._latest or self._rescan(tree_signature(self.root))
 
     def refresh(self) -> tuple[int, Publication]:
         """Re-scan if the folder changed since the last scan; return the latest."""
         with self._lock:
             signature = tree_signature(self.root)
-            if signature != self._signature or not self._generations:
-                self._rescan(signature)
-            return self._generation, self._generations[self._generation]
+            if signature != self._signature or self._latest is None:
+                return self._rescan(signature)
+            return self._latest
 
     def snapshot(self, generation: int) -> Publication | None:
         # Never waits for a re-scan: the mapping is replaced whole, never changed.
         return self._generations.get(generation)
 
-    def _rescan(self, signature: bytes) -> None:
+    def _rescan(self, signature: bytes) -> tuple[int, Publication]:
         publication = publish(self.root, self._scanner(self.root))
         self.scans += 1
         self._signature = signature
-        generation = self._generation + 1
+        generation = self.generation + 1
         kept = OrderedDict(self._generations)
         kept[generation] = publication
         while len(kept) > KEPT_GENERATIONS:
             kept.popitem(last=False)
         self._generations = kept
-        self._generation = generation
         self._latest = (generation, publication)
         if self.on_warning is not None:
             for warning in publication.warnings:
                 self.on_warning(warning)
+        return self._latest

@@ -11,6 +11,7 @@ as it is.
 
 from __future__ import annotations
 
+import json
 import re
 
 # C0 controls but tab and line feed, DEL and C1 controls; the explicit bidirectional
@@ -50,3 +51,9 @@ def quoted(text: str, limit: int = 300) -> str:
     if len(text) <= limit:
         return " ".join(text.split())
     return " ".join(text[:limit].split()) + f"… ({len(text):,} characters in all)"
+
+
+def json_excerpt(value: object, limit: int = 40) -> str:
+    """A value someone else wrote, for a message: as JSON (strings quoted, every control
+    and non-ASCII character escaped) and at most ``limit`` characters of it."""
+    return json.dumps(value, ensure_ascii=True, default=str)[:limit]

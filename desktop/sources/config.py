@@ -30,6 +30,7 @@ from typing import Any
 
 from desktop.core.model import LABEL_RE, SourceSpec
 from desktop.core.placeholders import find_placeholders
+from desktop.core.visible import json_excerpt
 from desktop.sources import importers
 from desktop.sources.config_secrets import (
     KEYRING_SERVICE,
@@ -318,10 +319,6 @@ class SavedSourcesUnwritable(Exception):
     version wrote it. The message says which file and why."""
 
 
-def _shown_value(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, default=str)[:40]
-
-
 class SavedSourceError(ValueError):
     """One saved source cannot be understood; it is left out with this message."""
 
@@ -336,7 +333,7 @@ def _spec_from_json(raw: Any) -> SavedSource:
     if not isinstance(enabled, bool):
         # "no", 0 or null: whether the user meant it on or off is a guess, so neither.
         raise SavedSourceError(
-            f"source {label!r}: enabled is {_shown_value(enabled)}, not true or false"
+            f"source {label!r}: enabled is {json_excerpt(enabled)}, not true or false"
         )
     bundled = raw.get("bundled")
     if bundled is not None:
@@ -400,10 +397,10 @@ def load_config(path: Path | None = None, environ: Mapping[str, str] | None = No
     version = data.get("version", FORMAT_VERSION)
     if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT_VERSION:
         cfg.problems.append(
-            f"{p}: written in format {_shown_value(version)}, newer than this version's "
+            f"{p}: written in format {json_excerpt(version)}, newer than this version's "
             f"{FORMAT_VERSION}; read as far as understood, and not changed"
         )
-        cfg.unwritable = f"a newer version wrote it (format {_shown_value(version)})"
+        cfg.unwritable = f"a newer version wrote it (format {json_excerpt(version)})"
     seen: set[str] = set()
     for raw in data.get("sources", []):
         try:

@@ -47,7 +47,7 @@ from desktop.core.placeholders import (
     scrub,
     spec_secrets,
 )
-from desktop.core.visible import quoted
+from desktop.core.visible import json_excerpt, quoted
 from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
 
@@ -896,7 +896,7 @@ def _cacheable_lapses(page: dict[str, Any], *, ttl_ok: bool) -> list[str]:
 def _shown(value: Any) -> str:
     if value is None:
         return "is missing"
-    return f"is {json.dumps(value, ensure_ascii=True, default=str)[:40]}"
+    return f"is {json_excerpt(value)}"
 
 
 def _timed_out(exc: BaseException) -> bool:

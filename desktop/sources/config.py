@@ -314,7 +314,11 @@ def _move_secrets(spec: SourceSpec, old_label: str, store: SecretStore) -> Sourc
     )
 
 
-class SavedSourcesUnwritable(Exception):
+class NothingSaved(Exception):
+    """A change to the saved sources was not written at all; the message says why."""
+
+
+class SavedSourcesUnwritable(NothingSaved):
     """The saved-sources file is not written: it could not be read whole, or a newer
     version wrote it. The message says which file and why."""
 
@@ -435,8 +439,9 @@ def save_config(
 
     Literal secrets go to the keyring first and ``cfg`` is updated to the references;
     a source whose secret cannot go there is left out of the file (and said so), or,
-    with ``all_or_nothing`` (one change made in the window), nothing is written: an
-    edited source would otherwise lose its saved version too.
+    with ``all_or_nothing`` (one change made in the window), nothing is written and
+    :class:`NothingSaved` says why: an edited source would otherwise lose its saved
+    version too.
     """
     p = path or config_path(environ)
     if cfg.unwritable is not None:
@@ -455,7 +460,7 @@ def save_config(
         messages += msgs
         if secured is None:
             if all_or_nothing:
-                return messages
+                raise NothingSaved("; ".join(messages))
             continue
         cfg.sources[i] = SavedSource(secured, saved.bundled, saved.imported_from)
         kept.append(cfg.sources[i].to_json())

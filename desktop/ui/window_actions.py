@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from desktop.core.model import SourceSpec
-from desktop.sources.config import SavedSourcesUnwritable
+from desktop.sources.config import NothingSaved
 from desktop.ui.approval_dialog import APPROVE, REVOKE, ApprovalDialog
 from desktop.ui.compare_dialog import CompareDialog
 from desktop.ui.instructions_dialog import InstructionsDialog
@@ -153,16 +153,13 @@ class WindowActions:
                 added, messages = await svc.add(spec)
             else:
                 added, messages = await svc.replace(old_label, spec)
-        except SavedSourcesUnwritable as exc:
+        except NothingSaved as exc:
+            # The dialog comes back with what was typed and why.
+            self.w.notifier.warning(str(exc))
             self._ask_again(old_label, spec, str(exc))
             return
-        refused = [m for m in messages if " was not saved" in m]
         for m in messages:
             self.w.notifier.warning(m)
-        if refused:
-            # Nothing was written: the dialog comes back with what was typed and why.
-            self._ask_again(old_label, spec, refused[0])
-            return
         if old_label is not None and (old_label != spec.label or spec.kind == "mcp"):
             self.w.controller.reader.forget_source(old_label)
         self.w.notifier.info(f"saved source {added.label}")  # type: ignore[union-attr]

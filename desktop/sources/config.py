@@ -558,9 +558,10 @@ def collect_sources(
             )
         out.entries.append(SourceEntry(saved.spec, origin, f"saved:{saved.spec.label}", detail))
         if saved.spec.kind == "local":
-            saved_folders.add(Path(os.path.realpath(saved.spec.endpoint)))
+            real = Path(os.path.realpath(saved.spec.endpoint))
+            saved_folders.add(real)
             if saved.spec.enabled:
-                folder_paths[Path(os.path.realpath(saved.spec.endpoint))] = saved.spec.label
+                folder_paths[real] = saved.spec.label
     if not detect:
         return out
     for folder in detect_known_folders(env, here, out.problems):

@@ -4,37 +4,24 @@ whole machine, and one folder reached under two names."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers.serve import write_skill
 
 from desktop.sources.known_folders import CLAUDE_CODE, agent_views, detect_known_folders
 
 pytestmark = pytest.mark.timeout(120)
 
-REPO = Path(__file__).resolve().parents[2]
 
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "desktop", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=100,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def skill(folder: Path, name: str, description: str = "d") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody\n")
-    return folder
+def cloned_with_a_link_to_the_root(tmp_path: Path) -> Path:
+    """A cloned repository whose ``.claude/skills`` is a link to ``/``."""
+    project = tmp_path / "cloned"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "skills").symlink_to("/")
+    return project
 
 
 def labels(found: list) -> list[str]:
@@ -47,10 +34,7 @@ def labels(found: list) -> list[str]:
 def test_a_project_skill_folder_linking_to_the_root_is_not_used(
     tmp_home: Path, tmp_path: Path
 ) -> None:
-    project = tmp_path / "cloned"
-    (project / ".git").mkdir(parents=True)
-    (project / ".claude").mkdir()
-    (project / ".claude" / "skills").symlink_to("/")
+    project = cloned_with_a_link_to_the_root(tmp_path)
     problems: list[tuple[str, str]] = []
     found = detect_known_folders(cwd=project, problems=problems)
     assert found == []
@@ -66,7 +50,7 @@ def test_a_project_folder_reached_through_a_link_out_of_the_project_is_not_used(
     tmp_home: Path, tmp_path: Path
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
-    skill(elsewhere / "skills" / "secret", "secret")
+    write_skill(elsewhere / "skills", "secret")
     project = tmp_path / "cloned"
     (project / ".git").mkdir(parents=True)
     (project / "sub").mkdir()
@@ -159,13 +143,10 @@ def test_the_home_as_the_project_keeps_a_home_folder_linked_elsewhere(
 
 
 def test_list_does_not_read_the_machine_through_a_cloned_link(
-    tmp_home: Path, tmp_path: Path
+    run_cli: Any, tmp_home: Path, tmp_path: Path
 ) -> None:
-    project = tmp_path / "cloned"
-    (project / ".git").mkdir(parents=True)
-    (project / ".claude").mkdir()
-    (project / ".claude" / "skills").symlink_to("/")
-    proc = cli("list", "--json", cwd=project)
+    project = cloned_with_a_link_to_the_root(tmp_path)
+    proc = run_cli("list", "--json", cwd=project)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert "claude-project" not in [s["label"] for s in data["sources"]]
@@ -176,19 +157,19 @@ def test_list_does_not_read_the_machine_through_a_cloned_link(
 
 
 def test_claude_config_dir_set_to_the_default_is_still_personal(
-    tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run_cli: Any, tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
-    skill(repo / ".claude" / "skills" / "dup", "dup")
-    skill(tmp_home / ".claude" / "skills" / "dup", "dup")
+    write_skill(repo / ".claude" / "skills", "dup")
+    write_skill(tmp_home / ".claude" / "skills", "dup")
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_home / ".claude"))
     found = detect_known_folders(cwd=repo)
     assert labels(found) == ["claude-project", "claude-user"]
     assert CLAUDE_CODE in found[1].agents
     views = {v.agent: v for v in agent_views(["claude-project", "claude-user"], found)}
     assert views[CLAUDE_CODE].sees == "claude-user"
-    proc = cli("list", cwd=repo)
+    proc = run_cli("list", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert "Claude Code uses claude-user, not claude-project" in proc.stdout
 

@@ -3,37 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers.serve import write_skill
 
 from desktop.sources import config
 
 pytestmark = pytest.mark.timeout(120)
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "desktop", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=100,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def skill(folder: Path, name: str, description: str = "d") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody\n")
-    return folder
 
 
 def save_sources(*sources: dict[str, object]) -> None:
@@ -43,11 +21,11 @@ def save_sources(*sources: dict[str, object]) -> None:
 
 
 def test_a_detected_folder_inside_a_saved_folder_is_listed_once(
-    tmp_home: Path, tmp_path: Path
+    run_cli: Any, tmp_home: Path, tmp_path: Path
 ) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
-    skill(repo / ".claude" / "skills" / "deploy", "deploy")
+    write_skill(repo / ".claude" / "skills", "deploy")
     save_sources({"label": "repo", "kind": "local", "transport": "folder", "endpoint": str(repo)})
     found = config.collect_sources(cwd=repo)
     assert [e.spec.label for e in found.entries] == ["repo"]
@@ -56,7 +34,7 @@ def test_a_detected_folder_inside_a_saved_folder_is_listed_once(
         "claude-project not added again"
     )
     assert (str((repo / ".claude" / "skills").resolve()), why) in found.problems
-    proc = cli("list", "--json", cwd=repo)
+    proc = run_cli("list", "--json", cwd=repo)
     data = json.loads(proc.stdout)
     assert [s["name"] for s in data["skills"]] == ["deploy"]
     assert data["collisions"] == []

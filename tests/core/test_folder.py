@@ -196,19 +196,12 @@ def test_a_folder_that_cannot_be_listed_is_an_error_of_its_skill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its files are missing from the manifest: the author is told, not shown an OK."""
-    from desktop.sources import folder
+    from helpers.scan import refuse_to_list
 
     d = write_skill(tmp_path, "guarded")
     (d / "private").mkdir()
     (d / "private" / "notes.md").write_text("x")
-    real = os.scandir
-
-    def refuse(path: str) -> object:
-        if str(path).endswith(os.sep + "private"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(folder.os, "scandir", refuse)
+    refuse_to_list(monkeypatch, "private")
     _status, (skill,) = scan(tmp_path)
     problem = next(p for p in skill.problems if p.code == "folder-unreadable")
     assert problem.severity == "error"

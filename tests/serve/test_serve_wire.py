@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.serve import HttpServe, serve_argv, serve_http, stop
+from helpers.serve import HttpServe, serve_argv, serve_http, stop, write_skill
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -188,26 +188,17 @@ def test_a_skill_whose_folder_could_not_be_read_whole_is_not_published(
 ) -> None:
     """The manifest MUST list every file: one with a file or folder the scan could not
     read was published as if complete, with a warning a host never sees."""
-    import os
+    from helpers.scan import refuse_to_list
 
     from desktop.serve.folder_state import scan_with_folder_scanner
     from desktop.serve.publish import publish
-    from desktop.sources import folder
 
     root = tmp_path / "skills"
     for name in ("locked", "open"):
-        (root / name).mkdir(parents=True)
-        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+        write_skill(root, name)
     (root / "locked" / "private").mkdir()
     (root / "locked" / "private" / "notes.md").write_text("x")
-    real = os.scandir
-
-    def refuse(path: str) -> object:
-        if str(path).endswith(os.sep + "private"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(folder.os, "scandir", refuse)
+    refuse_to_list(monkeypatch, "private")
     publication = publish(root, scan_with_folder_scanner(root))
     assert [s.entry["frontmatter"]["name"] for s in publication.skills] == ["open"]
     assert any(

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.approval_queue_model import ApprovalQueueModel
 from desktop.ui.catalog_controller import CatalogController
-from desktop.ui.item_views import on_open
+from desktop.ui.item_views import on_open, set_column_widths
 
 
 class ApprovalQueueWidget(QWidget):
@@ -36,8 +36,7 @@ class ApprovalQueueWidget(QWidget):
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.setWordWrap(False)
-        for col, width in enumerate((175, 95, 95)):
-            self.view.setColumnWidth(col, width)
+        set_column_widths(self.view, (175, 95, 95))
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setTabKeyNavigation(False)
         # Enter (or a double click) reviews; moving to a row, by keys or mouse, shows it.

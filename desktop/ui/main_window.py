@@ -31,7 +31,7 @@ from desktop.ui.approval_queue_widget import ApprovalQueueWidget
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
-from desktop.ui.item_views import on_open
+from desktop.ui.item_views import on_open, set_column_widths
 from desktop.ui.notifier import Notice
 from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
@@ -144,8 +144,7 @@ class MainWindow(QMainWindow):
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((130, 165, 185, 115, 95, 120, 55, 140, 300)):
-            table.setColumnWidth(col, width)
+        set_column_widths(table, (130, 165, 185, 115, 95, 120, 55, 140, 300))
         return table
 
     def _wire(self) -> None:

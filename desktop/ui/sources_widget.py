@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import SourceSpec
-from desktop.ui.item_views import on_open
+from desktop.ui.item_views import on_open, set_column_widths
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.read_only_table_model import plain_tooltip
 from desktop.ui.sources_model import SourcesModel
@@ -46,8 +46,7 @@ class SourcesWidget(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setWordWrap(False)
-        for col, width in enumerate((100, 50, 110, 80, 110, 40)):
-            self.view.setColumnWidth(col, width)
+        set_column_widths(self.view, (100, 50, 110, 80, 110, 40))
         self.view.setTabKeyNavigation(False)
         on_open(self.view, lambda idx: self._emit_label(self.sourceChosen, idx.row()))
         self.add_button = QPushButton("&Add…", self)

@@ -251,3 +251,19 @@ def test_a_failing_source_is_said_once_not_after_every_refresh(
     assert len(said) == 1
     row = [s.label for s in window.sources_model.specs].index("ghost")
     assert str(window.sources_model.index(row, 4).data()).startswith("error")
+
+
+def test_every_column_title_is_whole(make_window: Any, skills_folder: Path) -> None:
+    """No table opens with a column narrower than its title ("ransport" for Transport)."""
+    window = make_window([folder_spec(skills_folder)])
+    views = (window.table, window.sources_widget.view, window.queue_widget.view)
+    for view in views:
+        header = view.horizontalHeader()
+        metrics = header.fontMetrics()
+        model = view.model()
+        for col in range(model.columnCount() - 1):  # the last one stretches
+            title = str(model.headerData(col, Qt.Orientation.Horizontal))
+            assert header.sectionSize(col) >= metrics.horizontalAdvance(title) + 8, (
+                view.objectName(),
+                title,
+            )

@@ -122,7 +122,7 @@ async def read_file(
         )
     expected = skill.file(uri)
     if cache is not None and expected is not None and not refresh:
-        cached = await asyncio.to_thread(cache.get, skill.origin, uri, expected)
+        cached = await asyncio.to_thread(_get_quietly, cache, skill, uri, expected)
         if cached is not None:
             verification, parsed = await _verify(skill, uri, cached)
             if verification.state == VERIFIED:
@@ -185,6 +185,13 @@ async def accept_bytes(
 
 
 _pending_writes: set[asyncio.Task[None]] = set()
+
+
+def _get_quietly(cache: SkillCache, skill: Skill, uri: str, expected: SkillFile) -> bytes | None:
+    try:
+        return cache.get(skill.origin, uri, expected)
+    except OSError:
+        return None  # a cache that cannot be read is a miss: the server is asked
 
 
 def _put_quietly(

@@ -202,6 +202,7 @@ class SkillCache:
         path = self.path_for(origin, uri, expected.digest)
         # Without blocking or following a link: a FIFO put in a file's place held the read
         # (and the window's preview) for ever. Anything but a regular file is dropped.
+        # A folder in its place is dropped too (opening it as a file raised, every time).
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(path, flags)
@@ -209,11 +210,15 @@ class SkillCache:
             if path.is_symlink():
                 self._discard(path)
             return None
-        with os.fdopen(fd, "rb") as fh:
+        try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
                 self._discard(path)
                 return None
-            data = fh.read(expected.size + 1)
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(expected.size + 1)
+        except OSError:  # unreadable (an I/O error): a miss, like a copy that changed
+            return None
         if (
             len(data) != expected.size
             or "sha256:" + hashlib.sha256(data).hexdigest() != expected.digest
@@ -224,7 +229,10 @@ class SkillCache:
 
     def _discard(self, path: Path) -> None:
         try:
-            path.unlink()
+            if path.is_dir() and not path.is_symlink():
+                _rmtree_private(path)
+            else:
+                path.unlink()
         except OSError:
             pass
 

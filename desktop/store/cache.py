@@ -126,7 +126,21 @@ class SkillCache:
         # The root itself may be a link someone made on purpose (to another disk).
         if path != self.root and path.is_symlink():
             path.unlink()
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Folders made on the way there (the cache home, the program's own folder) are
+        # private too, whatever the umask: under umask 000 they were open to everyone,
+        # who could then put a folder or link of their own in the cache's place.
+        missing: list[Path] = []
+        parent = path.parent
+        while parent != parent.parent and not parent.exists():
+            missing.append(parent)
+            parent = parent.parent
+        for folder in reversed(missing):
+            try:
+                folder.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            os.chmod(folder, 0o700)
+        path.mkdir(exist_ok=True, mode=0o700)
         os.chmod(path, 0o700)
 
     def _ensure_dirs(self, origin: Origin, uri: str) -> Path:

@@ -56,3 +56,26 @@ def test_a_folder_in_place_of_a_cached_file_is_a_miss_not_an_error(
     # The folder gave way to the verified copy, read-only.
     assert copy.is_file() and copy.read_bytes() == (folder / "notes" / "SKILL.md").read_bytes()
     assert stat.S_IMODE(copy.stat().st_mode) == 0o400
+
+
+def test_every_folder_and_file_the_cache_makes_is_private_under_umask_000(
+    run_cli, tmp_home: Path, served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folders made on the way to the cache (the cache home, the program's folder)
+    were 0777 under umask 000: anyone could swap the cache folder for one of theirs."""
+    _, options = served
+    fresh = tmp_home / "new" / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(fresh))
+    previous = os.umask(0)
+    try:
+        checked = run_cli("verify", "--all", *options)
+    finally:
+        os.umask(previous)
+    assert checked.returncode == 0, checked.stderr
+    made = [tmp_home / "new", fresh, *sorted(fresh.rglob("*"))]
+    modes = {str(p.relative_to(tmp_home)): stat.S_IMODE(p.lstat().st_mode) for p in made}
+    assert len([p for p in made if p.is_file()]) == 2 * 2 + 1  # 2 files + 2 uri + source.json
+    for p in made:
+        assert not p.is_symlink()
+        wanted = 0o700 if p.is_dir() else 0o400
+        assert modes[str(p.relative_to(tmp_home))] == wanted, modes

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -31,6 +30,7 @@ from desktop.core.manifest import DIGEST_RE
 from desktop.core.model import Origin, SkillFile
 
 APP_NAME = "skill-catalog"
+_RECORD_LIMIT = 64 * 1024  # a source.json is a label and an address
 
 
 def default_cache_root() -> Path:
@@ -261,10 +261,7 @@ class SkillCache:
         for child in self.root.iterdir():
             if not child.name.startswith(prefix) or not child.is_dir():
                 continue
-            try:
-                recorded = json.loads((child / "source.json").read_text("utf-8"))
-            except (OSError, ValueError):
-                continue
+            recorded = _read_record(child / "source.json")
             if isinstance(recorded, dict) and recorded.get("label") == label:
                 out.append(child)
         return out
@@ -277,12 +274,61 @@ class SkillCache:
         return len(dirs)
 
 
-def _rmtree_private(path: Path) -> None:
-    def onerror(func, p, _exc):
-        try:
-            os.chmod(os.path.dirname(p), 0o700)
-            func(p)
-        except OSError:
-            pass
+def _read_record(path: Path) -> object:
+    """A folder's ``source.json``, read like a cached file: without blocking or following
+    a link, and only so much of it. A FIFO there held a removal (and the window) for ever,
+    a link to ``/dev/zero`` took all the memory there was."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, _RECORD_LIMIT + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(data) if len(data) <= _RECORD_LIMIT else None
+    except ValueError:
+        return None
 
-    shutil.rmtree(path, onerror=onerror)
+
+def _rmtree_private(path: Path) -> None:
+    """Remove ``path`` and all below it, never following a link (a link is removed).
+
+    A folder made read-only or unreadable is made the owner's again first; whatever
+    cannot be removed is left, without an error (an unreadable folder inside a server's
+    folder raised a TypeError from the error handler, and its removal stopped there).
+    """
+    pending: list[tuple[str, bool]] = [(os.fspath(path), False)]
+    while pending:
+        here, emptied = pending.pop()
+        try:
+            is_dir = stat.S_ISDIR(os.lstat(here).st_mode)
+        except OSError:
+            continue
+        if is_dir and not emptied:
+            try:
+                os.chmod(here, 0o700)
+            except OSError:
+                pass
+            pending.append((here, True))
+            try:
+                with os.scandir(here) as entries:
+                    pending.extend((entry.path, False) for entry in entries)
+            except OSError:
+                pass
+            continue
+        remove = os.rmdir if is_dir else os.unlink
+        try:
+            remove(here)
+        except OSError:
+            try:  # its folder may have been made read-only
+                os.chmod(os.path.dirname(here), 0o700)
+                remove(here)
+            except OSError:
+                pass

@@ -6,10 +6,15 @@ from __future__ import annotations
 import os
 import shlex
 import stat
+import threading
 from pathlib import Path
 
 import pytest
 from helpers.serve import serve_argv, write_skill
+
+from desktop.core.manifest import sha256_digest
+from desktop.core.model import Origin, SkillFile
+from desktop.store.cache import SkillCache
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -79,3 +84,47 @@ def test_every_folder_and_file_the_cache_makes_is_private_under_umask_000(
         assert not p.is_symlink()
         wanted = 0o700 if p.is_dir() else 0o400
         assert modes[str(p.relative_to(tmp_home))] == wanted, modes
+
+
+def put_one(cache: SkillCache, origin: Origin, uri: str, data: bytes) -> Path:
+    return cache.put(origin, uri, SkillFile(uri, sha256_digest(data), len(data)), data)
+
+
+def test_removing_a_server_is_not_held_by_a_fifo_in_place_of_its_record(tmp_path: Path) -> None:
+    """The window removes a server's cached files when the server is removed: a FIFO in
+    place of a server folder's source.json held that removal, and the window, for ever."""
+    cache = SkillCache(tmp_path / "cache")
+    docs, other = Origin("docs", "mcp", "stdio", "a"), Origin("other", "mcp", "stdio", "a")
+    put_one(cache, docs, SKILL_MD, b"docs\n")
+    kept = put_one(cache, other, SKILL_MD, b"other\n")
+    put_one(cache, Origin("docs", "mcp", "http", "http://127.0.0.1:9/mcp"), SKILL_MD, b"x\n")
+    record = cache.source_dir(docs) / "source.json"
+    record.chmod(0o600)
+    record.unlink()
+    os.mkfifo(record)
+    outcome: list[int] = []
+    worker = threading.Thread(target=lambda: outcome.append(cache.remove_source("docs")))
+    worker.daemon = True
+    worker.start()
+    worker.join(10)
+    held = worker.is_alive()
+    if held:  # let it go: open the FIFO's other end
+        os.close(os.open(record, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(10)
+    assert not held, "the removal waited on the FIFO"
+    assert outcome == [1]  # the folder whose record is readable
+    assert kept.read_bytes() == b"other\n"  # and only the server's own
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root opens a folder of mode 0000 all the same")
+def test_removing_a_server_removes_folders_made_unreadable(tmp_path: Path) -> None:
+    """A folder of mode 0000 inside a server's cache folder made the removal raise a
+    TypeError (from the error handler) and leave the server's files behind."""
+    cache = SkillCache(tmp_path / "cache")
+    docs = Origin("docs", "mcp", "stdio", "a")
+    put_one(cache, docs, SKILL_MD, b"docs\n")
+    put_one(cache, docs, "skill://notes/ref/guide.md", b"guide\n")
+    cache.file_dir(docs, SKILL_MD).chmod(0)
+    cache.file_dir(docs, "skill://notes/ref/guide.md").chmod(0o500)
+    assert cache.remove_source("docs") == 1
+    assert list(cache.root.iterdir()) == []

@@ -46,7 +46,10 @@ def _hex(text: str, n: int) -> str:
 
 def _safe_label(label: str) -> str:
     cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in label.lower())
-    return cleaned.strip(".")[:64] or "source"
+    # 64 bytes, not characters: 64 letters outside ASCII made a name over the 255 bytes
+    # a file name may have, and nothing of that server could be cached.
+    cut = cleaned.strip(".").encode("utf-8")[:64].decode("utf-8", "ignore")
+    return cut or "source"
 
 
 class StagedFile:

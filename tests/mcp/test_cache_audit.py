@@ -128,3 +128,22 @@ def test_removing_a_server_removes_folders_made_unreadable(tmp_path: Path) -> No
     cache.file_dir(docs, "skill://notes/ref/guide.md").chmod(0o500)
     assert cache.remove_source("docs") == 1
     assert list(cache.root.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["..", "a/../../b", "\U0001d51e" * 64, "\u0130" * 64, "\u202egnp.exe", "x" * 300, " "],
+)
+def test_odd_and_long_labels_and_uris_stay_inside_the_cache(tmp_path: Path, label: str) -> None:
+    """A label of 64 letters outside ASCII made a folder name over 255 bytes: nothing of
+    that server could be cached ("File name too long")."""
+    cache = SkillCache(tmp_path / "cache")
+    origin = Origin(label, "mcp", "stdio", "cmd")
+    for uri in (SKILL_MD, "skill://" + "../" * 40 + "etc/passwd", "skill://" + "\xe9" * 400):
+        path = put_one(cache, origin, uri, b"bytes\n")
+        assert path.resolve().is_relative_to(cache.root.resolve())
+        expected = SkillFile(uri, sha256_digest(b"bytes\n"), 6)
+        assert cache.get(origin, uri, expected) == b"bytes\n"
+        assert cache.get(Origin(label + "2", "mcp", "stdio", "cmd"), uri, expected) is None
+    assert cache.remove_source(label) == 1
+    assert list(cache.root.iterdir()) == []

@@ -126,8 +126,12 @@ class SkillCache:
     def _mkdir_private(self, path: Path) -> None:
         # A folder inside the cache replaced by a link is not followed: verified bytes
         # would be written wherever it points (into a skill folder a scan reads, say).
-        # The root itself may be a link someone made on purpose (to another disk).
-        if path != self.root and path.is_symlink():
+        # A file in a folder's place is removed too: it was never replaced, and nothing
+        # of that server (or of that file) was cached again. The root itself may be a
+        # link someone made on purpose (to another disk) and is left as it is.
+        if path != self.root and (
+            path.is_symlink() or (os.path.lexists(path) and not path.is_dir())
+        ):
             path.unlink()
         # Folders made on the way there (the cache home, the program's own folder) are
         # private too, whatever the umask: under umask 000 they were open to everyone,

@@ -147,3 +147,23 @@ def test_odd_and_long_labels_and_uris_stay_inside_the_cache(tmp_path: Path, labe
         assert cache.get(Origin(label + "2", "mcp", "stdio", "cmd"), uri, expected) is None
     assert cache.remove_source(label) == 1
     assert list(cache.root.iterdir()) == []
+
+
+@pytest.mark.parametrize("which", ["server folder", "file folder"])
+def test_a_file_in_place_of_a_cache_folder_gives_way(tmp_path: Path, which: str) -> None:
+    """A file where a server's (or a skill file's) folder belongs was left there: every
+    read of that server went to the server again, and its removal left the file."""
+    cache = SkillCache(tmp_path / "cache")
+    origin = Origin("docs", "mcp", "stdio", "a")
+    folder = (
+        cache.source_dir(origin) if which == "server folder" else cache.file_dir(origin, SKILL_MD)
+    )
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_bytes(b"not a folder\n")
+    expected = SkillFile(SKILL_MD, sha256_digest(b"docs\n"), 5)
+    assert cache.get(origin, SKILL_MD, expected) is None
+    path = put_one(cache, origin, SKILL_MD, b"docs\n")
+    assert folder.is_dir() and cache.get(origin, SKILL_MD, expected) == b"docs\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o400
+    assert cache.remove_source("docs") == 1
+    assert list(cache.root.iterdir()) == []

@@ -232,6 +232,52 @@ def _uri_key(uri: str) -> str:
     return _ESCAPE.sub(one, uri) if "%" in uri else uri
 
 
+def one_per_uri(skills: list[Skill]) -> list[Skill]:
+    """One skill per URI of a source's listing, since its label and URI are its
+    identity (I1): two entries for one URI would be two skills with one id, and which
+    of them an approval or a read meant could not be told.
+
+    A URI listed again with the same entry is kept once, with a warning. Listed with
+    different entries, it is kept once as invalid: which one the server means cannot be
+    told, so neither is loaded. URIs are compared as RFC 3986 does (``%53KILL.md`` is
+    ``SKILL.md``).
+    """
+    groups: dict[str, list[Skill]] = {}
+    for skill in skills:
+        groups.setdefault(_uri_key(skill.uri), []).append(skill)
+    if len(groups) == len(skills):
+        return skills
+    out: list[Skill] = []
+    for copies in groups.values():
+        first = copies[0]
+        if len(copies) > 1:
+            times = f"{short(first.uri)} {len(copies)} times"
+            same = all(
+                c.uri == first.uri
+                and c.frontmatter == first.frontmatter
+                and c.resources == first.resources
+                for c in copies[1:]
+            )
+            if same:
+                first.problems.append(
+                    Problem(
+                        "entry-repeated",
+                        f"the server lists {times}, the same entry each time; shown once",
+                        "warning",
+                    )
+                )
+            else:
+                first.problems.append(
+                    _invalid(
+                        "entry-repeated",
+                        f"the server lists {times} with different entries; which one it "
+                        "serves cannot be told, so none is used",
+                    )
+                )
+        out.append(first)
+    return out
+
+
 def parse_entry(raw: Any, origin: Origin) -> Skill:
     """Build a :class:`Skill` from one wire entry, with every D8/D9 problem attached.
 

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Self, TypeVar
 
-from desktop.core.entry import parse_entry
+from desktop.core.entry import one_per_uri, parse_entry
 from desktop.core.loading import ToolIndex, affinity_report
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.verify import SkillVerification
@@ -111,6 +111,8 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     except BaseException:
         tools_task.cancel()
         raise
+    # A URI listed twice (on one page or across pages) is one identity: kept once.
+    skills = one_per_uri(skills)
     status.ttl_ms = listing.ttl_ms
     status.notes.extend(listing.notes)
     tools, tool_notes = await tools_task

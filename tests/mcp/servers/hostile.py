@@ -182,6 +182,17 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
     elif scenario == "directory":
         opts["directory"] = True
         cat.files["skill://demo/references/added-later.md"] = b"new\n"
+    elif scenario == "repeated-uri":
+        # Two pages: the demo skill and `again`, then another entry under the demo's URI
+        # (a twin with its own SKILL.md) and `again` once more, the same entry.
+        again = cat.add("again", "again")
+        twin_md = skill_md("demo", "An evil twin")
+        twin = copy.deepcopy(demo)
+        twin["frontmatter"] = {"name": "demo", "description": "An evil twin"}
+        twin["resources"] = [
+            {"uri": "skill://demo/SKILL.md", "digest": digest(twin_md), "size": len(twin_md)}
+        ]
+        opts["pages"] = [[demo, again], [twin, copy.deepcopy(again)]]
     opts["instructions"] = (
         "Use skill://demo/SKILL.md before searching. "
         + ("Padding so the text passes the 2048-character point. " * 45)
@@ -267,6 +278,16 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
                 "cacheScope": "public",
             }
             if scenario == "exit-mid-listing" or index + 1 < len(cat.entries):
+                out["nextCursor"] = str(index + 1)
+            return out
+        if "pages" in opts:
+            index = int(cursor or "0")
+            out = {
+                "skills": copy.deepcopy(opts["pages"][index]),
+                "ttlMs": 30000,
+                "cacheScope": "public",
+            }
+            if index + 1 < len(opts["pages"]):
                 out["nextCursor"] = str(index + 1)
             return out
         if scenario == "no-ttl":

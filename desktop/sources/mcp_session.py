@@ -35,7 +35,7 @@ from mcp.client import advertise
 from mcp.client.stdio import stdio_client
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ConfigDict, TypeAdapter
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from desktop import __version__
 from desktop.core.collector import collector_paused
@@ -48,6 +48,7 @@ from desktop.core.placeholders import (
     spec_secrets,
 )
 from desktop.core.visible import json_excerpt, quoted
+from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
 
@@ -120,6 +121,8 @@ def _answered(exc: BaseException) -> bool:
     from mcp import MCPError
     from mcp.types import CONNECTION_CLOSED
 
+    if isinstance(first_leaf(exc), ValidationError):  # an answer, of the wrong shape
+        return True
     code = getattr(exc, "code", None) if isinstance(exc, MCPError) else None
     return code is not None and code != CONNECTION_CLOSED and not _sdk_timeout(exc)
 
@@ -173,11 +176,32 @@ def first_leaf(exc: BaseException) -> BaseException:
     return exc
 
 
+def malformed(exc: ValidationError) -> str:
+    """What was wrong with an answer the SDK could not read as its type: the first
+    field, what it should be and what came, instead of the validator's whole report
+    (several lines, each with a link to its documentation)."""
+    errors = exc.errors(include_url=False)
+    # The type the answer should have had, where it has a plain name (not a union).
+    kind = f" ({exc.title})" if exc.title.isidentifier() else ""
+    if not errors:
+        return f"malformed answer from the server{kind}"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "(the answer)"
+    got = f", got {json_excerpt(first['input'])}" if "input" in first else ""
+    more = f" (and {count(len(errors) - 1, 'other problem')})" if len(errors) > 1 else ""
+    return (
+        f"malformed answer from the server{kind}: {quoted(where, 80)}: "
+        f"{first.get('msg', 'invalid')}{got}{more}"
+    )
+
+
 def describe_error(exc: BaseException, timeout: float | None = None) -> str:
     """A one-line human message for anything a connection can raise."""
     leaf = first_leaf(exc)
     if isinstance(leaf, SourceError):
         return str(leaf)
+    if isinstance(leaf, ValidationError):
+        return malformed(leaf)
     if isinstance(leaf, MCPError):
         if _sdk_timeout(leaf) and timeout:
             return f"no answer within {_seconds(timeout)} s ({quoted(leaf.message)})"

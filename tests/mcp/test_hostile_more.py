@@ -47,3 +47,32 @@ def test_a_uri_listed_twice_is_one_skill_and_never_read_when_the_entries_differ(
     assert verified.returncode == 1
     states = {r["id"]: r["state"] for r in json.loads(verified.stdout)["results"]}
     assert states == {DEMO: "invalid", "h:skill://again/SKILL.md": "verified"}
+
+
+def test_an_answer_of_the_wrong_shape_is_named_in_one_plain_line(run_cli, tmp_home) -> None:
+    server = server_option("malformed-answers")
+    listed = run_cli("list", "--json", "--server", server)
+    assert listed.returncode == 0, listed.stderr
+    (source,) = json.loads(listed.stdout)["sources"]
+    (note,) = [n for n in source["notes"] if n.startswith("tools/list failed")]
+    assert "malformed answer from the server" in note and "tools.0.name" in note
+    # The validator's report (its class, a link per problem) and the server's ordinary
+    # logging on stderr say nothing more to a person.
+    for said in (note, listed.stderr):
+        assert "ValidationError" not in said and "pydantic" not in said
+    assert "server stderr" not in note
+
+    shown = run_cli("show", DEMO, "--server", server)
+    assert shown.returncode == 1
+    assert shown.stdout == ""
+    assert "malformed answer from the server" in shown.stderr
+    assert "text: Input should be a valid string, got 42" in shown.stderr
+    assert "ValidationError" not in shown.stderr and "Traceback" not in shown.stderr
+
+    verified = run_cli("verify", DEMO, "--json", "--server", server)
+    assert verified.returncode == 1
+    (result,) = json.loads(verified.stdout)["results"]
+    assert result["state"] == "read-error"
+    assert all(f["state"] == "read-error" for f in result["files"])
+    assert "malformed answer from the server" in result["message"]
+    assert "pydantic" not in result["message"]

@@ -471,6 +471,44 @@ def _flood_after_listing(record: str | None) -> None:
     child.wait()
 
 
+def _rewrite_answers(record: str | None, rewrite: Any) -> None:
+    """The "ok" server behind a pipe that passes each of its answers through
+    ``rewrite(message) -> line``: answers no SDK server would send (it checks its own)."""
+    import json
+    import subprocess
+
+    argv = [sys.executable, __file__, "ok"] + (["--record", record] if record else [])
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+
+    def pump_in() -> None:
+        for line in sys.stdin.buffer:
+            child.stdin.write(line)
+            child.stdin.flush()
+        child.stdin.close()
+
+    threading.Thread(target=pump_in, daemon=True).start()
+    for line in child.stdout:
+        message = json.loads(line)
+        if isinstance(message.get("result"), dict):
+            line = rewrite(message).encode() + b"\n"
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+    child.wait()
+
+
+def _malformed(message: dict[str, Any]) -> str:
+    """A file's text as a number, a tool named by one."""
+    import json
+
+    result = message["result"]
+    for content in result.get("contents", []):
+        content["text"] = 42
+    for tool in result.get("tools", []):
+        tool["name"] = 5
+    return json.dumps(message)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario")
@@ -510,6 +548,9 @@ async def main() -> None:
         # A server that, once it has listed its skills, sends valid notifications
         # without end: the "ok" server behind a pipe that adds them.
         _flood_after_listing(args.record)
+        return
+    if args.scenario == "malformed-answers":
+        _rewrite_answers(args.record, _malformed)
         return
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.

@@ -280,6 +280,9 @@ class ApprovalRecord:
 
 # Problems of a local scan meaning files may be missing from the manifest (A2).
 MANIFEST_GAPS = frozenset({"file-unreadable", "folder-unreadable"})
+# Links a local scan does not follow: an agent reading the folder follows them, to
+# content no manifest lists, which may change while every listed digest stays (A2).
+UNBOUND_LINKS = frozenset({"symlink-outside", "symlink-directory"})
 
 
 def unapprovable_reason(skill: Skill) -> str | None:
@@ -303,6 +306,13 @@ def unapprovable_reason(skill: Skill) -> str | None:
         return (
             f"part of its folder could not be read ({'; '.join(unread)}), so its file "
             "list may be missing files an approval would have to cover"
+        )
+    links = [p.message for p in skill.problems if p.code in UNBOUND_LINKS]
+    if links and skill.origin.kind == "local":
+        return (
+            f"it holds links that are not followed ({'; '.join(links)}): what an agent "
+            "reads through them is in no file list an approval could bind, and could "
+            "change while every listed file stays the same"
         )
     return None
 

@@ -24,6 +24,7 @@ from desktop.core.approvals import (
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
 from desktop.core.placeholders import expand_env, mask_endpoint
+from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
 
 NAME = "approvals"
@@ -42,9 +43,11 @@ def find_skill(catalog: Catalog, target: str) -> Skill | None:
 
 
 def describe_key(key: ApprovalKey, transport: str = "") -> str:
+    # A folder's or a server's names, one line each: none can pass for a line of its own.
     if key.kind == "local":
-        return f"local folder {key.uri}"
-    return f"{key.label}:{key.uri} from {transport or 'server'} {key.shown_endpoint}"
+        return f"local folder {one_line(key.uri)}"
+    shown = f"{key.label}:{key.uri} from {transport or 'server'} {key.shown_endpoint}"
+    return one_line(shown)
 
 
 def describe_record(record: ApprovalRecord, indent: str = "") -> str:
@@ -57,17 +60,18 @@ def describe_record(record: ApprovalRecord, indent: str = "") -> str:
         f"scripts:   {'allowed' if record.grants.scripts else 'not allowed'}",
         f"approved:  {record.approved_at} by {record.approved_by}",
     ]
-    return "\n".join(indent + line for line in lines)
+    return "\n".join(indent + one_line(line) for line in lines)
 
 
 def describe_diff(diff: SetDiff, indent: str = "") -> str:
+    """One line per file; a file's name (a skill author's or a server's) stays on it."""
     lines = [f"+ {c.uri}  {c.new_digest} ({c.new_size} bytes)" for c in diff.added]
     lines += [f"- {c.uri}  {c.old_digest} ({c.old_size} bytes)" for c in diff.removed]
     lines += [
         f"~ {c.uri}  {c.old_digest} ({c.old_size} bytes) -> {c.new_digest} ({c.new_size} bytes)"
         for c in diff.changed
     ]
-    return "\n".join(indent + line for line in lines)
+    return "\n".join(indent + one_line(line) for line in lines)
 
 
 def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
@@ -135,17 +139,17 @@ def run(args: argparse.Namespace) -> int:
     for item, row in zip(items, rows, strict=True):
         print()
         title = item.record.skill_id if item.record else item.entry.skill_id
-        print(title)
+        print(one_line(title))
         if item.record is not None:
             print(describe_record(item.record, indent="  "))
         else:
             print(f"  identity:  {describe_key(item.entry.key)}")
         if item.problem is not None:
-            print(f"  PROBLEM:   {item.problem.message} (counts as not approved)")
+            print(f"  PROBLEM:   {one_line(item.problem.message)} (counts as not approved)")
         current = row.get("current")
         if current is not None:
             msg = f" ({current['message']})" if current.get("message") else ""
-            print(f"  now:       {current['state']}{msg}")
+            print(f"  now:       {current['state']}{one_line(msg)}")
             diff = current.get("diff")
             if diff and item.record is not None:
                 skill = catalog.get(current["skill_id"]) if catalog else None

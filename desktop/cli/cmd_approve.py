@@ -15,6 +15,7 @@ from desktop.cli.cmd_approvals import describe_record, find_skill
 from desktop.cli.output import emit_json, err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.approvals import ApprovalError
+from desktop.core.visible import one_line
 from desktop.store.approvals_store import KEYRING_FAILURES, ApprovalStore
 
 NAME = "approve"
@@ -59,19 +60,19 @@ def run(args: argparse.Namespace) -> int:
         record = store.approve(skill, grant_tools=args.grant_tool, allow_scripts=args.allow_scripts)
     except ApprovalError as exc:
         say_notices(NAME, store.notices)
-        err(f"skill-catalog approve: {exc.message}")
+        err(f"skill-catalog approve: {one_line(exc.message)}")
         return 1
     say_notices(NAME, store.notices)
     if before is not None and before.problem and before.problem.code not in KEYRING_FAILURES:
         # The record this approval replaces was damaged: say so, it is gone now.
         err(
             "skill-catalog approve: the stored approval this one replaces could not be used: "
-            + before.problem.message
+            + one_line(before.problem.message)
         )
     if args.json:
         shown = {**record.to_json(), "identity": record.key.shown_json()}  # secrets masked
         emit_json({"approved": shown, "service": store.service})
     else:
-        print(f"Approved {skill.id}")
+        print(f"Approved {one_line(skill.id)}")
         print(describe_record(record, indent="  "))
     return 0

@@ -17,6 +17,7 @@ from desktop.cli.output import err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
 from desktop.core.model import SourceSpec
+from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore
 
 NAME = "revoke"
@@ -72,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         err(f"skill-catalog revoke: no stored approval matches {args.id!r} (see `approvals`)")
         return 1
     for entry in gone:
-        print(f"Revoked {entry.skill_id or entry.name}: {describe_key(entry.key)}")
+        print(f"Revoked {one_line(entry.skill_id or entry.name)}: {describe_key(entry.key)}")
         if entry.name in damaged:
-            print(f"  (its stored record could not be used: {damaged[entry.name]})")
+            print(f"  (its stored record could not be used: {one_line(damaged[entry.name])})")
     return 0
 
 

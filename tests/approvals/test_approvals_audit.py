@@ -74,3 +74,39 @@ def test_a_link_added_to_an_approved_skill_voids_its_approval(
 
     (root / "deploy" / "scripts" / "run.sh").unlink()
     assert approvals_of(cli("list", "--json", *src))[skill_id]["state"] == "approved"
+
+
+def test_names_from_a_skill_cannot_forge_lines_of_approval_output(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A file or folder name is a skill author's words: with a line end in it, it printed
+    lines of its own in `approvals` (a forged `now: approved`) and in `approve`."""
+    root = tmp_path / "skills"
+    write_skill(root, "deploy", {"SKILL.md": skill_md("deploy")})
+    src = ("--folder", f"team={root}")
+    assert cli("approve", "team:deploy/SKILL.md", *src).returncode == 0
+    forged = "notes.txt  sha256:0 (1 bytes)\n  now:       approved"
+    (root / "deploy" / forged).write_text("evil\n")
+
+    shown = cli("approvals", *src)
+    assert shown.returncode == 0, shown.stderr
+    assert "  now:       changed (changed since approval: 1 added)" in shown.stdout
+    lines = [line.strip() for line in shown.stdout.splitlines()]
+    assert [line for line in lines if line.startswith("now:")] == [
+        "now:       changed (changed since approval: 1 added)"
+    ]
+    assert "+ notes.txt  sha256:0 (1 bytes)\\u000a  now:       approved" in shown.stdout
+
+    nested = "group\n  scripts:   allowed"
+    write_skill(root / nested, "check", {"SKILL.md": skill_md("check")})
+    skill_id = f"team:{nested}/check/SKILL.md"
+    done = cli("approve", skill_id, *src)
+    assert done.returncode == 0, done.stderr
+    assert "scripts:   allowed" not in done.stdout.splitlines()
+    assert [line for line in done.stdout.splitlines() if line.startswith("  scripts:")] == [
+        "  scripts:   not allowed"
+    ]
+    assert "group\\u000a  scripts:   allowed/check" in done.stdout
+    gone = cli("revoke", skill_id)
+    assert gone.returncode == 0, gone.stderr
+    assert len(gone.stdout.splitlines()) == 1, gone.stdout

@@ -40,15 +40,26 @@ def run(args: argparse.Namespace) -> int:
                 key = ApprovalKey.for_skill(skill)
             except ApprovalError:
                 key = None
-        else:
-            # The server may be down or no longer list it: the key is still known from
-            # the source given and the URI. Anything else would widen the revocation to
-            # every endpoint, which is what leaving the source options out asks for.
-            server = _server_named(args.id, specs)
+        elif not _names_one_approval(args.id):
+            # The server may be down or no longer list it, the folder may have lost it:
+            # the key is still known from the source given and the URI. Anything else
+            # would widen the revocation to every endpoint and folder, which is what
+            # leaving the source options out asks for.
+            same = [s.id for s in catalog.named(args.id)]
             label, _, uri = args.id.partition(":")
+            server = _server_named(args.id, specs)
+            folder = next((s for s in specs if s.kind == "local" and s.label == label), None)
+            if len(same) > 1:
+                err(
+                    f"skill-catalog revoke: {args.id!r} names {len(same)} skills; "
+                    f"give one id: {', '.join(same[:5])}"
+                )
+                return 1
             if server is not None and "://" in uri:
                 key = ApprovalKey.for_server(label, server.origin.endpoint, uri)
-            elif server is not None:
+            elif folder is not None and (at := _folder_key(folder, uri)) is not None:
+                key = at
+            else:
                 err(
                     f"skill-catalog revoke: {args.id!r} is no skill of the sources given; "
                     "give LABEL:URI of one of them, or leave the source options out to "
@@ -84,6 +95,31 @@ def _server_named(given: str, specs: list[SourceSpec]) -> SourceSpec | None:
     folder or id is revoked as typed (its key holds the folder alone, no endpoint)."""
     label = given.partition(":")[0]
     return next((s for s in specs if s.kind == "mcp" and s.label == label), None)
+
+
+def _names_one_approval(given: str) -> bool:
+    """Whether ``given`` can name one stored approval only, whatever the sources: a local
+    skill's folder (its key) or a storage name (``approvals --json``)."""
+    if os.path.isabs(given) or os.path.isdir(given):
+        return True
+    return given.startswith("approval-") and ":" not in given
+
+
+def _folder_key(spec: SourceSpec, uri: str) -> ApprovalKey | None:
+    """The key of the skill at ``uri`` (``DIR/SKILL.md`` as `list` shows it) in the folder
+    source ``spec``, which may no longer hold it; ``None`` when ``uri`` names no such
+    place in it."""
+    if uri == "SKILL.md":
+        rel = ""
+    elif uri.endswith("/SKILL.md"):
+        rel = uri[: -len("/SKILL.md")]
+        if any(part in ("", ".", "..") for part in rel.split("/")):
+            return None
+    else:
+        return None
+    root = os.path.realpath(spec.endpoint)
+    path = root + os.sep + rel.replace("/", os.sep) if rel else root
+    return ApprovalKey("local", "", "", path)
 
 
 def _forms_of(given: str) -> list[str]:

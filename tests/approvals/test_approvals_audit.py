@@ -110,3 +110,38 @@ def test_names_from_a_skill_cannot_forge_lines_of_approval_output(
     gone = cli("revoke", skill_id)
     assert gone.returncode == 0, gone.stderr
     assert len(gone.stdout.splitlines()) == 1, gone.stdout
+
+
+def test_revoke_with_a_folder_source_leaves_the_same_id_in_other_folders(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """With source options revoke removes that source's approval only: an id the folder
+    given does not hold (or no longer holds) took every folder's approval of that id."""
+    for folder in ("a", "b", "c"):
+        write_skill(tmp_path / folder, "alpha", {"SKILL.md": skill_md("alpha")})
+    for folder in ("a", "b"):
+        done = cli("approve", "t:alpha/SKILL.md", "--folder", f"t={tmp_path / folder}")
+        assert done.returncode == 0, done.stderr
+    (tmp_path / "c" / "alpha" / "SKILL.md").unlink()
+    (tmp_path / "c" / "alpha").rmdir()
+
+    elsewhere = cli("revoke", "t:alpha/SKILL.md", "--folder", f"t={tmp_path / 'c'}")
+    assert elsewhere.returncode == 1
+    assert "no stored approval matches 't:alpha/SKILL.md'" in elsewhere.stderr
+    assert elsewhere.stdout == ""
+    other = cli("revoke", "u:alpha/SKILL.md", "--folder", f"t={tmp_path / 'c'}")
+    assert other.returncode == 1 and "no skill of the sources given" in other.stderr
+    assert sorted(r["identity"]["uri"] for r in stored(cli)) == [
+        str(tmp_path / f / "alpha") for f in ("a", "b")
+    ]
+
+    # The folder given lost the skill: its approval alone goes, found by the id.
+    (tmp_path / "b" / "alpha" / "SKILL.md").unlink()
+    gone = cli("revoke", "t:alpha/SKILL.md", "--folder", f"t={tmp_path / 'b'}")
+    assert gone.returncode == 0, gone.stderr
+    assert gone.stdout.count("Revoked") == 1 and str(tmp_path / "b" / "alpha") in gone.stdout
+    assert [r["identity"]["uri"] for r in stored(cli)] == [str(tmp_path / "a" / "alpha")]
+    # Without source options every approval of the id goes, as before.
+    assert cli("approve", "t:alpha/SKILL.md", "--folder", f"t={tmp_path / 'a'}").returncode == 0
+    everywhere = cli("revoke", "t:alpha/SKILL.md")
+    assert everywhere.returncode == 0 and stored(cli) == []

@@ -41,6 +41,15 @@ def entry_path(directory: str, name: str) -> str:
     return directory + os.sep + name
 
 
+def relative_inside(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` (both real, absolute) as a POSIX path, when it lies
+    strictly inside it; else ``None``. A root of ``/`` holds every other path."""
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if path == root or not path.startswith(prefix):
+        return None
+    return PurePosixPath(Path(path[len(prefix) :])).as_posix()
+
+
 class _Tree:
     """One walk of a folder: each directory's files, relative to the root."""
 
@@ -48,9 +57,7 @@ class _Tree:
         self.root = root
         self.real_root = os.path.realpath(root)
         # A directory never entered (the private cache of verified bytes), relative to root.
-        self.skip_rel: str | None = None
-        if skip_real and skip_real.startswith(self.real_root + os.sep):
-            self.skip_rel = PurePosixPath(Path(skip_real[len(self.real_root) + 1 :])).as_posix()
+        self.skip_rel = relative_inside(skip_real, self.real_root) if skip_real else None
         self.files: dict[str, list[str]] = {}  # rel dir ("" for root) -> file names
         # rel dir -> (name, the rel dir it leaves, whether it leaves the scanned folder)
         self.outside: dict[str, list[tuple[str, str, bool]]] = {}
@@ -240,10 +247,8 @@ def _scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         status.status, status.message = "error", f"{root} is not a folder"
         return status, []
     cache_real = _cache_real_path()
-    if cache_real and (
-        os.path.realpath(root) == cache_real
-        or os.path.realpath(root).startswith(cache_real + os.sep)
-    ):
+    real = os.path.realpath(root)
+    if cache_real and (real == cache_real or relative_inside(real, cache_real) is not None):
         status.status = "error"
         status.message = (
             f"{root} is the catalog's private cache of verified bytes, not a skill folder"

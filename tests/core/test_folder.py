@@ -10,7 +10,7 @@ import pytest
 
 from desktop.core.catalog import build_catalog
 from desktop.core.model import SourceSpec
-from desktop.sources.folder import read_local_file, scan_folder
+from desktop.sources.folder import read_local_file, relative_inside, scan_folder
 
 
 def write_skill(
@@ -167,6 +167,16 @@ def test_the_private_cache_is_never_scanned(
     assert [s.name for s in skills] == ["real"]
     status, skills = scan(cache)
     assert status.status == "error" and "private cache" in status.message and skills == []
+
+
+def test_the_cache_is_found_inside_any_root_even_the_top_one() -> None:
+    """A scan of ``/`` skips the cache too: the test of what lies inside a folder must
+    not build ``//`` as the prefix of the top folder."""
+    assert relative_inside("/home/u/.cache/skill-catalog", "/") == "home/u/.cache/skill-catalog"
+    assert relative_inside("/home/u/.cache/skill-catalog", "/home/u") == ".cache/skill-catalog"
+    assert relative_inside("/home/user2/x", "/home/u") is None
+    assert relative_inside("/home/u", "/home/u") is None
+    assert relative_inside("/", "/") is None
 
 
 def test_an_unreadable_skill_md_is_said_once_and_not_called_empty(

@@ -111,9 +111,10 @@ class ContentReader:
         """``skills/get`` on the server ``label`` (raises ``SourceError`` with a message)."""
         return await self.pool.handle(label).get_skill(uri)
 
-    def forget_source(self, label: str) -> int:
-        """Remove a server's cached verified bytes (V6); returns directories removed."""
-        return self.cache.remove_source(label)
+    async def forget_source(self, label: str) -> int:
+        """Remove a server's cached verified bytes (V6); returns directories removed.
+        Off the loop: a server's cache may hold thousands of files."""
+        return await asyncio.to_thread(self.cache.remove_source, label)
 
     async def close(self) -> None:
         pools = [*self._retired, *([self._pool] if self._pool is not None else [])]

@@ -161,7 +161,7 @@ class WindowActions:
         for m in messages:
             self.w.notifier.warning(m)
         if old_label is not None and (old_label != spec.label or spec.kind == "mcp"):
-            self.w.controller.reader.forget_source(old_label)
+            await self.w.controller.reader.forget_source(old_label)
         self.w.notifier.info(f"saved source {added.label}")  # type: ignore[union-attr]
         await self.w.reload_sources()
 
@@ -193,7 +193,7 @@ class WindowActions:
             self.w.notifier.warning(m)
         removed = 0
         if spec is not None and spec.kind == "mcp":
-            removed = self.w.controller.reader.forget_source(label)
+            removed = await self.w.controller.reader.forget_source(label)
         self.w.notifier.info(
             f"removed source {label}" + (f" and its cached content ({removed})" if removed else "")
         )

@@ -8,7 +8,8 @@ Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verifie
         <uri-hash32>/           one directory per skill file URI (hash: safe on any
                                 filesystem, no traversal, no case-folding collisions)
           uri                   the URI in full
-          <digest hex>          the verified bytes, mode 0400, written once by rename
+          <digest hex>          the verified bytes, mode 0400, written once by rename;
+                                only the newest version's copy is kept
 
 Only verified bytes are cached (the caller passes the digest they matched); a large
 file may be written under a temporary name while its digest is computed, and is
@@ -52,21 +53,31 @@ def _safe_label(label: str) -> str:
     return cut or "source"
 
 
+# A temporary file this old was left by a run that ended between writing and renaming
+# (a crash, a kill): nobody is still writing it.
+STALE_TEMP_SECONDS = 3600
+_DIGEST_NAME_LEN = 64
+
+
 class StagedFile:
     """Bytes written under a temporary name next to where they will be cached."""
 
-    def __init__(self, tmp: str, target: Path) -> None:
+    def __init__(self, tmp: str, target: Path, *, supersedes: bool = False) -> None:
         self.tmp = tmp
         self.target = target
+        self.supersedes = supersedes
 
     def commit(self) -> Path:
-        """Make the copy read-only and move it into place in one rename."""
+        """Make the copy read-only and move it into place in one rename. A file's copy
+        supersedes the copies of its earlier versions, which are removed then."""
         try:
             os.chmod(self.tmp, 0o400)
             os.replace(self.tmp, self.target)
         except BaseException:
             self.discard()
             raise
+        if self.supersedes:
+            _sweep_versions(self.target)
         return self.target
 
     def discard(self) -> None:
@@ -76,9 +87,37 @@ class StagedFile:
             pass
 
 
-def _write_temp(target: Path, data: bytes) -> StagedFile:
+def _sweep_versions(kept: Path) -> None:
+    """Remove, beside a file's newly cached copy, the copies of its other versions and
+    temporary files left behind by a run that ended mid-write: without this, a server
+    whose files change keeps adding copies until it is removed. Never follows a link;
+    whatever cannot be removed stays (every read re-hashes anyway)."""
+    import time
+
+    stale = time.time() - STALE_TEMP_SECONDS
+    try:
+        with os.scandir(kept.parent) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        try:
+            if name == kept.name or entry.is_dir(follow_symlinks=False):
+                continue
+            old_copy = len(name) == _DIGEST_NAME_LEN and all(c in "0123456789abcdef" for c in name)
+            left_over = name.startswith(".tmp-") and (
+                entry.stat(follow_symlinks=False).st_mtime < stale
+            )
+            if old_copy or left_over:
+                os.unlink(entry.path)
+        except OSError:
+            continue
+
+
+def _write_temp(target: Path, data: bytes, *, supersedes: bool = False) -> StagedFile:
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-    staged = StagedFile(tmp, target)
+    staged = StagedFile(tmp, target, supersedes=supersedes)
     try:
         # No fsync: every read re-hashes, so a copy torn by a crash is a miss.
         with os.fdopen(fd, "wb") as fh:
@@ -192,7 +231,7 @@ class SkillCache:
         target = self.path_for(origin, uri, expected.digest)
         if target.exists() and self.get(origin, uri, expected) is not None:
             return target
-        self._write_atomic(target, data)
+        _write_temp(target, data, supersedes=True).commit()
         return target
 
     def stage(
@@ -212,7 +251,7 @@ class SkillCache:
         target = self.path_for(origin, uri, expected.digest)
         if target.exists():
             return None
-        return _write_temp(target, data)
+        return _write_temp(target, data, supersedes=True)
 
     # -- reading -----------------------------------------------------------------------
 

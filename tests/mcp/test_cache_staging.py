@@ -140,3 +140,32 @@ def test_no_secret_of_a_servers_address_is_written_to_the_cache(tmp_path) -> Non
         cache.put(skill.origin, other.uri, other, b"2")
         assert b"supersecret123" not in marker.read_bytes()
         assert b"hunter2secret" not in marker.read_bytes()
+
+
+def test_a_new_version_of_a_file_replaces_the_copies_of_earlier_ones(tmp_path) -> None:
+    """A server whose file keeps changing leaves one copy of it in the cache, not one per
+    version; temporary files of a run that ended mid-write go too, once they are old."""
+    import time
+
+    cache = SkillCache(tmp_path / "cache")
+    versions = [os.urandom(THREAD_HASH_BYTES * 2) for _ in range(3)] + [b"small, last"]
+    other_uri = "skill://demo/other.md"
+    other = SkillFile(other_uri, sha256_digest(b"other"), 5)
+    for n, data in enumerate(versions):
+        expected = SkillFile(URI, sha256_digest(data), len(data))
+        skill = server_skill(expected)
+        if n == 0:
+            cache.put(skill.origin, other_uri, other, b"other")
+            folder = cache.file_dir(skill.origin, URI)
+            folder.mkdir(parents=True)
+            old_left = folder / ".tmp-crashed"
+            old_left.write_bytes(b"half a write")
+            hours_ago = time.time() - 7200
+            os.utime(old_left, (hours_ago, hours_ago))
+            (folder / ".tmp-being-written").write_bytes(b"another run, now")
+        assert asyncio.run(accept(skill, data, cache)).state == "verified"
+        kept = sorted(p.name for p in folder.iterdir())
+        assert kept == sorted([".tmp-being-written", "uri", expected.digest.split(":", 1)[1]]), kept
+        assert cache.get(skill.origin, URI, expected) == data
+    # Another file's copy of the same server is left alone.
+    assert cache.get(skill.origin, other_uri, other) == b"other"

@@ -121,7 +121,7 @@ def _answered(exc: BaseException) -> bool:
     from mcp import MCPError
     from mcp.types import CONNECTION_CLOSED
 
-    if isinstance(first_leaf(exc), ValidationError):  # an answer, of the wrong shape
+    if isinstance(first_leaf(exc), ValidationError | UnreadableAnswer):  # answers, unreadable
         return True
     code = getattr(exc, "code", None) if isinstance(exc, MCPError) else None
     return code is not None and code != CONNECTION_CLOSED and not _sdk_timeout(exc)
@@ -141,6 +141,10 @@ def _sdk_timeout(exc: BaseException) -> bool:
     )
 
 
+class UnreadableAnswer(SourceError):
+    """The server answered a request with what is not JSON-RPC the client can read."""
+
+
 class NoSuchSkill(SourceError):
     """The server answered ``skills/get`` with -32602: it serves no skill at that URI."""
 
@@ -158,6 +162,25 @@ def _offending_text(exc: Exception) -> str:
         text = bytes(text).decode("utf-8", "replace")
     shown = text if isinstance(text, str) else json.dumps(text, default=str)
     return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
+
+
+def _unreadable_answer(exc: Exception) -> bool:
+    """Whether what the server sent, though not JSON-RPC the SDK can read, is an answer
+    to a request: an object with an ``id`` and a ``result`` or an ``error`` (its JSON
+    broken by a lone surrogate escape, a result that is not an object, an error code
+    that is not a number)."""
+    text: Any = None
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            text = errors(include_url=False)[0].get("input")
+    value = text
+    if isinstance(text, str | bytes | bytearray):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return False
+    return isinstance(value, dict) and "id" in value and ("result" in value or "error" in value)
 
 
 def _json_size(value: Any) -> int:
@@ -270,6 +293,11 @@ class McpConnection:
         # Called once the connection is given up (its owner then closes it).
         self.on_give_up: Callable[[], None] | None = None
         self._deadlines: set[asyncio.Timeout] = set()
+        # Requests ended early because the server's answer could not be read, and why.
+        self._unreadable: dict[asyncio.Timeout, str] = {}
+        # Answers that could not be read so far, and the last of them.
+        self._unreadable_seen = 0
+        self._unreadable_last = ""
         # Set when a request finds the connection gone (the server exited, the HTTP
         # session ended): the kept connection is then replaced before the next request.
         self.lost = False
@@ -418,11 +446,38 @@ class McpConnection:
         self._stray += 1
         if self._stray == 1:
             self._stray_first = _offending_text(message)
+        if _unreadable_answer(message):
+            self._answer_unreadable(_offending_text(message))
         if self._stray >= STRAY_LIMIT:
             self._give_up(
                 f"the server writes what is not JSON-RPC on its {self._channel()} "
                 f"({self._stray:,} messages, the first: {self._stray_first})"
             )
+
+    def _answer_unreadable(self, excerpt: str) -> None:
+        """The server answered something that is not JSON-RPC. With one request waiting
+        the answer is taken as its own: that request ends now, saying so, rather than
+        waiting out its timeout as if nothing had come. With several, which one it
+        answered cannot be told: each that then times out says what came."""
+        self._unreadable_seen += 1
+        self._unreadable_last = excerpt
+        waiting = [d for d in self._deadlines if d not in self._unreadable]
+        if len(waiting) == 1:
+            self._unreadable[waiting[0]] = excerpt
+            with contextlib.suppress(RuntimeError):  # already expiring
+                waiting[0].reschedule(asyncio.get_running_loop().time())
+
+    def _why_no_answer(self, what: str, seconds: float, seen: int) -> str:
+        """Why ``what`` timed out: no answer came, or (with several requests waiting)
+        perhaps one that was not JSON-RPC while it waited (``seen``: how many such
+        answers had come before it was sent)."""
+        message = f"no answer to {what} within {_seconds(seconds)} s"
+        if self._unreadable_seen > seen:
+            message += (
+                "; meanwhile the server sent an answer that is not valid JSON-RPC: "
+                + self._unreadable_last
+            )
+        return message
 
     def _server_exited(self, code: int | None) -> None:
         """A stdio server ended on its own: whatever was pending, and the kept
@@ -473,6 +528,8 @@ class McpConnection:
                 yield deadline
             finally:
                 self._deadlines.discard(deadline)
+                if deadline in self._unreadable and not deadline.expired():
+                    del self._unreadable[deadline]  # answered after all
 
     async def __aenter__(self) -> Self:
         stack = AsyncExitStack()
@@ -500,6 +557,9 @@ class McpConnection:
         except BaseException as exc:
             await _close_quietly(stack)  # the server is stopped, its last words read
             message = self.explain(exc, self.budgets.connect_timeout)
+            if isinstance(exc, TimeoutError) and self._unreadable:
+                excerpt = next(iter(self._unreadable.values()))
+                message = f"the server's answer is not valid JSON-RPC: {excerpt}"
             self._close_errlog()
             if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
                 raise
@@ -570,13 +630,21 @@ class McpConnection:
     async def _bounded(self, what: str, coro: Any, timeout: float | None = None) -> Any:
         """Await one request within its timeout; a timeout becomes a SourceError."""
         limit = timeout or self.budgets.request_timeout
+        deadline: asyncio.Timeout | None = None
+        seen = self._unreadable_seen
         try:
-            async with self._deadline(limit):
+            async with self._deadline(limit) as deadline:
                 return await coro
         except TimeoutError:
             if self._fault is not None:
                 raise SourceError(f"{what} failed: {self._fault}") from None
-            raise SourceError(f"no answer to {what} within {_seconds(limit)} s") from None
+            assert deadline is not None
+            excerpt = self._unreadable.pop(deadline, None)
+            if excerpt is not None:
+                raise UnreadableAnswer(
+                    f"{what} failed: the server's answer is not valid JSON-RPC: {excerpt}"
+                ) from None
+            raise SourceError(self._why_no_answer(what, limit, seen)) from None
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self.lost = True

@@ -76,3 +76,21 @@ def test_an_answer_of_the_wrong_shape_is_named_in_one_plain_line(run_cli, tmp_ho
     assert all(f["state"] == "read-error" for f in result["files"])
     assert "malformed answer from the server" in result["message"]
     assert "pydantic" not in result["message"]
+
+
+def test_an_answer_that_is_not_json_rpc_ends_its_read_at_once_saying_so(run_cli, tmp_home) -> None:
+    server = server_option("unreadable-answers")
+    shown = run_cli("show", DEMO, "--server", server)
+    assert shown.returncode == 1
+    assert shown.stdout == ""
+    assert "the server's answer is not valid JSON-RPC" in shown.stderr
+    assert "Traceback" not in shown.stderr
+
+    verified = run_cli("verify", DEMO, "--json", "--server", server)
+    assert verified.returncode == 1
+    (result,) = json.loads(verified.stdout)["results"]
+    assert result["state"] == "read-error"
+    assert [f["state"] for f in result["files"]] == ["read-error", "read-error"]
+    for message in (result["message"], shown.stderr):
+        # Not a timeout: the server did answer, and nothing waited for one.
+        assert "not valid JSON-RPC" in message and "no answer" not in message

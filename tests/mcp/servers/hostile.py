@@ -509,6 +509,16 @@ def _malformed(message: dict[str, Any]) -> str:
     return json.dumps(message)
 
 
+def _lone_surrogate(message: dict[str, Any]) -> str:
+    """Each file's text holding a lone surrogate escape: JSON the client cannot read."""
+    import json
+
+    for content in message["result"].get("contents", []):
+        content.pop("blob", None)
+        content["text"] = "@lone@"
+    return json.dumps(message).replace('"@lone@"', '"\\ud800"')
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario")
@@ -551,6 +561,9 @@ async def main() -> None:
         return
     if args.scenario == "malformed-answers":
         _rewrite_answers(args.record, _malformed)
+        return
+    if args.scenario == "unreadable-answers":
+        _rewrite_answers(args.record, _lone_surrogate)
         return
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.

@@ -3,7 +3,7 @@
 ``ttlMs`` on a ``skills/list`` result is the server's hint for how long the listing
 may be treated as current. The window re-lists a server when that time is up, but
 never more often than a floor, whatever the server says (a ``ttlMs`` of 0 would
-otherwise mean asking without pause). It is a freshness hint only: re-listed entries
+otherwise mean asking without pause), and never less often than once a day. It is a freshness hint only: re-listed entries
 are checked exactly like the first ones, and nothing read against an entry that has
 since changed counts for the new one.
 """
@@ -17,6 +17,9 @@ from typing import Any
 from desktop.core.model import Skill, SourceStatus
 
 RELIST_FLOOR_SECONDS = 60.0
+# And at least once a day: a ttlMs of 10**400 is a valid JSON integer, and a timer
+# that far off is one no event loop can hold (nor any user wait for).
+RELIST_CEILING_SECONDS = 86_400.0
 
 
 def relist_delay(status: SourceStatus, floor: float = RELIST_FLOOR_SECONDS) -> float | None:
@@ -28,7 +31,8 @@ def relist_delay(status: SourceStatus, floor: float = RELIST_FLOOR_SECONDS) -> f
     """
     if status.origin.kind != "mcp" or status.ttl_ms is None or status.status == "error":
         return None
-    return max(status.ttl_ms / 1000.0, floor)
+    ceiling_ms = int(RELIST_CEILING_SECONDS * 1000)
+    return max(min(status.ttl_ms, ceiling_ms) / 1000.0, floor)
 
 
 def _entry_key(skill: Skill) -> tuple[Any, ...]:

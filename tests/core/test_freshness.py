@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
+from desktop.core.freshness import (
+    RELIST_CEILING_SECONDS,
+    RELIST_FLOOR_SECONDS,
+    listing_changes,
+    relist_delay,
+)
 from desktop.core.model import Origin, Skill, SkillFile, SourceStatus
 
 SERVER = Origin("srv", "mcp", "stdio", "serve")
@@ -22,6 +27,14 @@ def test_no_server_is_asked_more_often_than_the_floor() -> None:
     assert relist_delay(status(ttl_ms=0)) == RELIST_FLOOR_SECONDS
     assert relist_delay(status(ttl_ms=1000)) == RELIST_FLOOR_SECONDS
     assert relist_delay(status(ttl_ms=1000), floor=2.5) == 2.5
+
+
+def test_a_huge_ttl_still_gives_a_delay_a_timer_can_hold() -> None:
+    """A ttlMs beyond any float (a valid JSON integer all the same) raised OverflowError
+    where the window schedules the next listing."""
+    assert relist_delay(status(ttl_ms=10**400)) == RELIST_CEILING_SECONDS
+    assert relist_delay(status(ttl_ms=10**30)) == RELIST_CEILING_SECONDS
+    assert relist_delay(status(ttl_ms=3_600_000)) == 3600.0
 
 
 def test_what_is_not_asked_again_on_a_timer() -> None:

@@ -41,6 +41,9 @@ DEFAULT_TIMEOUT = 120.0
 CHUNK_CHARS = 1000
 MAX_CHUNKS = 4096
 BLOB_FORMAT = 1
+# What a stored value may unpack to: far above any approval (a 512-file record is about
+# 100 KB), far below what a damaged or planted entry could make a read swallow.
+MAX_VALUE_BYTES = 64 * 1024 * 1024
 
 # Backends that keep secrets in the operating system's keyring.
 OS_BACKENDS = frozenset(
@@ -277,6 +280,11 @@ class KeyringBlobs:
                 raise ValueError("bad chunk count")
             if not isinstance(head["sha256"], str):
                 raise TypeError("bad checksum")
+        except RecursionError:
+            # JSON nested deeper than a parser goes: no layout this program writes.
+            raise ApprovalError(
+                "unparseable", f"the keyring entry {name!r} cannot be read (nested too deep)"
+            ) from None
         except (ValueError, KeyError, TypeError) as exc:
             raise ApprovalError(
                 "unparseable", f"the keyring entry {name!r} cannot be read ({exc})"
@@ -301,7 +309,17 @@ class KeyringBlobs:
                 f"the keyring entry {name!r} is incomplete or was altered (checksum mismatch)",
             )
         try:
-            return json.loads(zlib.decompress(base64.b64decode(payload, validate=True)))
+            unpacker = zlib.decompressobj()
+            raw = unpacker.decompress(base64.b64decode(payload, validate=True), MAX_VALUE_BYTES)
+            if unpacker.unconsumed_tail:
+                raise ValueError(f"it unpacks to more than {MAX_VALUE_BYTES:,} bytes")
+            if not unpacker.eof:
+                raise ValueError("it ends before its compressed data does")
+            return json.loads(raw)
+        except RecursionError:
+            raise ApprovalError(
+                "unparseable", f"the keyring entry {name!r} cannot be decoded (nested too deep)"
+            ) from None
         except (ValueError, zlib.error) as exc:
             raise ApprovalError(
                 "unparseable", f"the keyring entry {name!r} cannot be decoded ({exc})"

@@ -145,3 +145,65 @@ def test_revoke_with_a_folder_source_leaves_the_same_id_in_other_folders(
     assert cli("approve", "t:alpha/SKILL.md", "--folder", f"t={tmp_path / 'a'}").returncode == 0
     everywhere = cli("revoke", "t:alpha/SKILL.md")
     assert everywhere.returncode == 0 and stored(cli) == []
+
+
+def _plant(service: str, name: str, payload: str | None = None, head: str | None = None) -> None:
+    """Store an entry as the blob layout does (a head, chunks of ``payload``), or a raw
+    ``head``, straight into the keyring: a damaged or planted record."""
+    import hashlib
+
+    import keyring
+
+    backend = keyring.get_keyring()
+    if head is None:
+        assert payload is not None
+        chunks = [payload[i : i + 1000] for i in range(0, len(payload), 1000)]
+        for i, chunk in enumerate(chunks, 1):
+            backend.set_password(service, f"{name}.{i}", chunk)
+        digest = hashlib.sha256(payload.encode("ascii")).hexdigest()
+        head = json.dumps({"v": 1, "n": len(chunks), "sha256": digest})
+    backend.set_password(service, name, head)
+
+
+@pytest.mark.parametrize("damage", ["deep-head", "deep-record", "bomb"])
+def test_a_record_nested_too_deep_or_unpacking_huge_is_a_problem_not_a_crash(
+    cli: Callable[..., Any], tmp_path: Path, service_name: str, damage: str
+) -> None:
+    """JSON nested deeper than the parser goes ended list, approvals and approve with a
+    traceback; a record unpacking to gigabytes would have been unpacked whole."""
+    import base64
+    import zlib
+
+    root = tmp_path / "skills"
+    write_skill(root, "deploy", {"SKILL.md": skill_md("deploy")})
+    src = ("--folder", f"team={root}")
+    skill_id = "team:deploy/SKILL.md"
+    assert cli("approve", skill_id, *src).returncode == 0
+    (record,) = stored(cli)
+    name = record["storage_name"]
+
+    deep = "[" * 100_000 + "]" * 100_000
+    if damage == "deep-head":
+        _plant(service_name, name, head=deep)
+    else:
+        data = deep.encode() if damage == "deep-record" else b" " * (65 * 1024 * 1024)
+        _plant(service_name, name, base64.b64encode(zlib.compress(data, 9)).decode("ascii"))
+
+    listed = cli("list", "--json", *src)
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
+    state = approvals_of(listed)[skill_id]
+    assert state["state"] == "not-approved"
+    assert state["error"]["code"] == "unparseable"
+    assert f"the keyring entry '{name}' cannot be" in state["message"]
+    if damage == "bomb":  # refused by its size, not unpacked whole to be parsed
+        assert "it unpacks to more than 67,108,864 bytes" in state["message"]
+    shown = cli("approvals")
+    assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
+    assert "PROBLEM:" in shown.stdout and "(counts as not approved)" in shown.stdout
+    (kept,) = stored(cli)  # still listed, with its problem: nothing was deleted
+    assert kept["storage_name"] == name and kept["error"]["code"] == "unparseable"
+
+    again = cli("approve", skill_id, *src)
+    assert again.returncode == 0, again.stderr
+    assert "the stored approval this one replaces could not be used" in again.stderr
+    assert approvals_of(cli("list", "--json", *src))[skill_id]["state"] == "approved"

@@ -232,7 +232,18 @@ class KeyringBlobs:
         raise AssertionError("unreachable")
 
     def _get(self, name: str) -> str | None:
-        return self._call(self.backend.get_password, self.service, name)
+        def get() -> str | None:
+            try:
+                return self.backend.get_password(self.service, name)
+            except UnicodeDecodeError as exc:
+                # One entry's bytes, not the keyring: only that entry cannot be used.
+                raise ApprovalError(
+                    "unparseable",
+                    f"the keyring entry {name!r} cannot be read (it is not UTF-8 text: "
+                    f"{exc.reason} at byte {exc.start})",
+                ) from None
+
+        return self._call(get)
 
     def _set(self, name: str, value: str) -> None:
         self._call(self.backend.set_password, self.service, name, value)

@@ -207,3 +207,38 @@ def test_a_record_nested_too_deep_or_unpacking_huge_is_a_problem_not_a_crash(
     assert again.returncode == 0, again.stderr
     assert "the stored approval this one replaces could not be used" in again.stderr
     assert approvals_of(cli("list", "--json", *src))[skill_id]["state"] == "approved"
+
+
+def test_an_entry_that_is_not_text_spoils_that_record_alone(
+    cli: Callable[..., Any], tmp_path: Path, service_name: str
+) -> None:
+    """A keyring entry whose bytes are not UTF-8 was taken for the keyring failing as a
+    whole: every skill showed not approved, `approvals` listed nothing and exited 1, and
+    revoke could not remove the damaged record."""
+    import secretstorage
+
+    root = tmp_path / "skills"
+    for name in ("deploy", "check"):
+        write_skill(root, name, {"SKILL.md": skill_md(name)})
+    src = ("--folder", f"team={root}")
+    deploy, check = "team:deploy/SKILL.md", "team:check/SKILL.md"
+    for skill_id in (deploy, check):
+        assert cli("approve", skill_id, *src).returncode == 0
+    (name,) = [r["storage_name"] for r in stored(cli) if r["skill_id"] == deploy]
+    with secretstorage.dbus_init() as connection:
+        collection = secretstorage.get_default_collection(connection)
+        (item,) = collection.search_items({"service": service_name, "username": name})
+        item.set_secret(b'{"v": 1, \xff\xfe')
+
+    states = approvals_of(cli("list", "--json", *src))
+    assert states[check]["state"] == "approved", states[check]
+    assert states[deploy]["state"] == "not-approved"
+    assert states[deploy]["error"]["code"] == "unparseable"
+    assert "it is not UTF-8 text" in states[deploy]["message"]
+    shown = cli("approvals")
+    assert shown.returncode == 0, shown.stderr
+    assert "Approvals in the OS keyring" in shown.stdout and "not UTF-8 text" in shown.stdout
+    gone = cli("revoke", deploy)
+    assert gone.returncode == 0, gone.stderr
+    assert "its stored record could not be used" in gone.stdout
+    assert [r["skill_id"] for r in stored(cli)] == [check]

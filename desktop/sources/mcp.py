@@ -150,8 +150,8 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     else:
         status.status = "ok" if skills else "no-skills"
         status.message = ", ".join(parts)
-        if listing.notes:
-            status.message += "; listing incomplete: " + listing.notes[0]
+        if listing.stopped:
+            status.message += "; listing incomplete: " + listing.stopped
     return skills
 
 

@@ -252,6 +252,13 @@ class Listing:
     ttl_ms: int | None = None
     notes: list[str] = field(default_factory=list)
     error: str | None = None  # the walk ended on an error (entries so far are kept)
+    # Why the walk stopped before the server's last page (a budget, a bad cursor); also
+    # among the notes. A note on a listing that was read whole is not one of these.
+    stopped: str | None = None
+
+    def stop(self, why: str) -> None:
+        self.notes.append(why)
+        self.stopped = self.stopped or why
 
 
 def _secret_lookup(entry: str) -> str | None:
@@ -686,9 +693,7 @@ class McpConnection:
         try:
             while True:
                 if out.pages >= b.max_pages:
-                    out.notes.append(
-                        f"listing stopped after {out.pages} pages (page budget {b.max_pages})"
-                    )
+                    out.stop(f"listing stopped after {out.pages} pages (page budget {b.max_pages})")
                     break
                 if pending is None:
                     pending = asyncio.ensure_future(self._list_page(cursor))
@@ -702,14 +707,16 @@ class McpConnection:
                     out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
                     break
                 except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
-                    out.error = f"skills/list page {out.pages + 1} failed: {self.explain(exc)}"
+                    # Ours already names the request: said once, with the page.
+                    why = self.explain(exc).removeprefix("skills/list failed: ")
+                    out.error = f"skills/list page {out.pages + 1} failed: {why}"
                     break
                 finally:
                     pending = None
                 out.pages += 1
                 size = _json_size(page)
                 if out.bytes + size > b.max_bytes:
-                    out.notes.append(
+                    out.stop(
                         f"listing stopped at page {out.pages}: over the {b.max_bytes:,}-byte budget"
                     )
                     break
@@ -727,7 +734,7 @@ class McpConnection:
                 room = b.max_entries - len(out.entries)
                 if len(skills) > room:
                     self._take(out, skills[: max(room, 0)], on_page)
-                    out.notes.append(f"listing stopped at {b.max_entries} entries (entry budget)")
+                    out.stop(f"listing stopped at {b.max_entries} entries (entry budget)")
                     break
                 nxt = page.get("nextCursor")
                 stop: str | None = None
@@ -746,7 +753,7 @@ class McpConnection:
                             pending = asyncio.ensure_future(self._list_page(cursor))
                 self._take(out, skills, on_page)
                 if stop:
-                    out.notes.append(stop)
+                    out.stop(stop)
                 if nxt is None or stop:
                     break
         finally:

@@ -94,3 +94,13 @@ def test_an_answer_that_is_not_json_rpc_ends_its_read_at_once_saying_so(run_cli,
     for message in (result["message"], shown.stderr):
         # Not a timeout: the server did answer, and nothing waited for one.
         assert "not valid JSON-RPC" in message and "no answer" not in message
+
+
+def test_a_listing_that_is_not_json_rpc_is_said_once_with_its_page(run_cli, tmp_home) -> None:
+    listed = run_cli("list", "--json", "--server", server_option("unreadable-listing"))
+    assert listed.returncode == 1
+    (source,) = json.loads(listed.stdout)["sources"]
+    assert source["status"] == "error"
+    assert source["message"].startswith(
+        "nothing listed; skills/list page 1 failed: the server's answer is not valid JSON-RPC"
+    ), source["message"]

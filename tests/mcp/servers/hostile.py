@@ -519,6 +519,15 @@ def _lone_surrogate(message: dict[str, Any]) -> str:
     return json.dumps(message).replace('"@lone@"', '"\\ud800"')
 
 
+def _listing_not_object(message: dict[str, Any]) -> str:
+    """A skills/list result that is a list, not an object: not JSON-RPC the client reads."""
+    import json
+
+    if "skills" in message["result"]:
+        message["result"] = ["not", "an", "object"]
+    return json.dumps(message)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario")
@@ -564,6 +573,9 @@ async def main() -> None:
         return
     if args.scenario == "unreadable-answers":
         _rewrite_answers(args.record, _lone_surrogate)
+        return
+    if args.scenario == "unreadable-listing":
+        _rewrite_answers(args.record, _listing_not_object)
         return
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.

@@ -117,17 +117,28 @@ class Deadline:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.end = time.monotonic() + seconds
+        self.changed = False  # something was written or removed under it
 
     def check(self) -> None:
         if time.monotonic() > self.end:
             raise timeout_error(self.seconds)
 
 
-def timeout_error(seconds: float) -> ApprovalError:
+# What a failure left behind, said at the end of its message: a change the keyring
+# dropped out of halfway must not be reported as one that never began.
+NOTHING_CHANGED = "Nothing was changed."
+PARTLY_CHANGED = (
+    "Part of the change had been written when it stopped: `skill-catalog approvals` lists "
+    "what is stored now."
+)
+
+
+def timeout_error(seconds: float, *, changed: bool = False) -> ApprovalError:
     return ApprovalError(
         "timeout",
         f"The OS keyring did not answer within {seconds:g} s (an unlock prompt may be "
-        "waiting). Nothing was changed; skills count as not approved until it answers.",
+        f"waiting). {PARTLY_CHANGED if changed else NOTHING_CHANGED} Skills count as not "
+        "approved until it answers.",
     )
 
 
@@ -135,7 +146,8 @@ def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
     """Run ``fn`` on a worker thread; give up (``timeout``) after ``seconds``.
 
     ``fn`` receives the :class:`Deadline` and must check it before each keyring
-    call, so work abandoned after a timeout writes nothing more.
+    call, so work abandoned after a timeout writes nothing more; it sets the deadline's
+    ``changed`` once it has written or removed anything.
     """
     deadline = Deadline(seconds)
     results: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
@@ -151,7 +163,7 @@ def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
         ok, value = results.get(timeout=seconds)
     except queue.Empty:
         deadline.end = 0.0
-        raise timeout_error(seconds) from None
+        raise timeout_error(seconds, changed=deadline.changed) from None
     if ok:
         return value
     raise value
@@ -178,23 +190,25 @@ def transient(exc: BaseException) -> bool:
     return False
 
 
-def translate(exc: Exception, backend: object) -> ApprovalError:
-    """A keyring exception as an :class:`ApprovalError` with a message for people."""
+def translate(exc: Exception, backend: object, *, changed: bool = False) -> ApprovalError:
+    """A keyring exception as an :class:`ApprovalError` with a message for people;
+    ``changed``: something had already been written or removed when it failed."""
     if isinstance(exc, ApprovalError):
         return exc
     name = backend_name(backend)
+    outcome = PARTLY_CHANGED if changed else NOTHING_CHANGED
     if isinstance(exc, keyring.errors.KeyringLocked):
         return ApprovalError(
             "locked",
             f"The OS keyring ({name}) is locked and was not unlocked: the unlock prompt was "
             "refused or could not be shown. Unlock it (for example in Seahorse / Keychain "
-            "Access) and try again. Nothing was changed; skills count as not approved.",
+            f"Access) and try again. {outcome} Skills count as not approved.",
         )
     if isinstance(exc, keyring.errors.NoKeyringError):
         return ApprovalError("no-backend", f"No OS keyring is available ({exc}); {WHERE}.")
     return ApprovalError(
         "keyring-error",
-        f"The OS keyring ({name}) failed: {type(exc).__name__}: {exc}. Nothing was changed.",
+        f"The OS keyring ({name}) failed: {type(exc).__name__}: {exc}. {outcome}",
     )
 
 
@@ -227,7 +241,8 @@ class KeyringBlobs:
                 raise
             except Exception as exc:  # every backend failure becomes a message
                 if pause is None or not transient(exc):
-                    raise translate(exc, self.backend) from exc
+                    changed = self.deadline.changed
+                    raise translate(exc, self.backend, changed=changed) from exc
             time.sleep(pause)
         raise AssertionError("unreachable")
 
@@ -247,6 +262,7 @@ class KeyringBlobs:
 
     def _set(self, name: str, value: str) -> None:
         self._call(self.backend.set_password, self.service, name, value)
+        self.deadline.changed = True
 
     def _delete(self, name: str) -> bool:
         """Remove one entry; ``False`` when there was none."""
@@ -256,6 +272,7 @@ class KeyringBlobs:
                 self.backend.delete_password(self.service, name)
             except keyring.errors.PasswordDeleteError:
                 return False
+            self.deadline.changed = True
             return True
 
         return self._call(delete)

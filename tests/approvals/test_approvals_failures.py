@@ -331,3 +331,38 @@ def test_keyring_calls_never_overlap(
     monkeypatch.setattr(secret_service, "get_password", get)
     assert store.state(skill).state == APPROVED
     assert most[0] == 1
+
+
+def test_a_keyring_failing_halfway_through_a_change_does_not_say_nothing_changed(
+    store: ApprovalStore, service_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Secret Service can go away between two writes of one change (seen during a
+    revoke: the record gone, the index not yet rewritten). Its message must not claim
+    that nothing was changed. (The failure is put in by hand: gnome-keyring cannot be
+    made to drop out at one chosen call.)"""
+    skill = refunds()
+    store.approve(skill)
+    backend = keyring.get_keyring()
+    real_set = backend.set_password
+
+    def index_write_fails(service: str, name: str, value: str) -> None:
+        if name == INDEX_NAME:
+            raise keyring.errors.PasswordSetError("the Secret Service went away")
+        real_set(service, name, value)
+
+    monkeypatch.setattr(backend, "set_password", index_write_fails)
+    halfway = ApprovalStore(service_name, backend=backend, timeout=30)
+    with pytest.raises(ApprovalError) as revoked:
+        halfway.revoke(skill.id)
+    assert "Nothing was changed" not in revoked.value.message
+    assert "Part of the change had been written" in revoked.value.message
+    assert "skill-catalog approvals" in revoked.value.message
+
+    # A failure before anything was written still says that nothing was.
+    def every_write_fails(service: str, name: str, value: str) -> None:
+        raise keyring.errors.PasswordSetError("the Secret Service went away")
+
+    monkeypatch.setattr(backend, "set_password", every_write_fails)
+    with pytest.raises(ApprovalError) as approved:
+        halfway.approve(server_skill("docs", STDIO_A, server_entry("other")))
+    assert "Nothing was changed." in approved.value.message

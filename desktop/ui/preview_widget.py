@@ -174,8 +174,15 @@ class PreviewWidget(QWidget):
 
     def fetch(self) -> None:
         """Fetch and verify the shown file (a task; the button and shortcuts call this)."""
-        if self.skill is not None:
-            self.controller.spawn(self.fetch_now(), f"fetching {self.uri}")
+        if self.skill is None:
+            return
+        if not self.skill.loadable:
+            # Nothing is asked of an entry that cannot be loaded, whichever way the
+            # preview was asked for (Enter, Ctrl+P, a file of the detail pane): the pane
+            # says why, rather than a new message at every press.
+            self.status.setText(self.pending_text())
+            return
+        self.controller.spawn(self.fetch_now(), f"fetching {self.uri}")
 
     async def fetch_now(self) -> ReadResult | None:
         skill, uri = self.skill, self.uri

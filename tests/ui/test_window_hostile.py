@@ -1,0 +1,42 @@
+"""The window against misbehaving servers: what a user sees in each pane."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import wait_idle
+from .test_servers_ui import hostile_spec
+
+pytestmark = pytest.mark.slow
+
+
+def _only_skill(window: Any, name: str) -> Any:
+    return next(s for s in window.controller.catalog.skills if s.name == name)
+
+
+def test_previewing_an_invalid_entry_again_and_again_says_why_once(
+    make_window: Any, qtbot: Any
+) -> None:
+    # The entry lists a file outside the skill's folder: it cannot be loaded.
+    window = make_window([hostile_spec("outside")])
+    skill = _only_skill(window, "demo")
+    assert skill.state == "invalid"
+    window.select_skill(skill.id)
+    assert "outside the skill directory" in window.detail.text()
+    # Enter (or Ctrl+P) on the row, three times, then each file of the detail pane.
+    for _ in range(3):
+        window.actions_.preview_current()
+        wait_idle(qtbot, window)
+    for f in skill.files:
+        window.detail.fileRequested.emit(skill.id, f.uri)
+        wait_idle(qtbot, window)
+    status = window.preview.status.text()
+    assert "cannot be loaded" in status and "outside the skill directory" in status
+    assert not window.preview.fetch_button.isEnabled()
+    assert window.preview.raw.toPlainText() == ""
+    assert window.preview.rendered.toPlainText() == ""
+    # The panes say why; the Messages panel does not repeat it at every press.
+    assert window.messages.toPlainText().count("cannot be loaded") <= 1
+

@@ -9,6 +9,8 @@ window's controller stores it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -25,6 +27,7 @@ from desktop.core.approvals import ApprovalState, file_set_hash, unapprovable_re
 from desktop.core.entry import skill_md_uri
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
+from desktop.core.verify import FileVerification
 from desktop.core.visible import visible
 from desktop.core.words import count
 from desktop.ui.detail_html import approval_html
@@ -59,9 +62,30 @@ def binding_html(skill: Skill) -> str:
     return "".join(lines)
 
 
+def mismatch_html(mismatches: Sequence[FileVerification]) -> str:
+    """What the reads of this entry found against it: the digests an approval would bind
+    are ones the server's bytes did not match."""
+    if not mismatches:
+        return ""
+    items = "".join(f"<li>{escape(vf.message)}</li>" for vf in mismatches[:20])
+    more = f"<li>… and {len(mismatches) - 20} more</li>" if len(mismatches) > 20 else ""
+    return (
+        f"<p><b>The server's bytes did not match this entry</b> when "
+        f"{'a file was' if len(mismatches) == 1 else f'{len(mismatches)} files were'} "
+        f"read:</p><ul>{items}{more}</ul><p>An approval binds the files listed below, not "
+        "what the server sent. Refresh the entry in the preview (skills/get) to see what "
+        "it serves now.</p>"
+    )
+
+
 class ApprovalDialog(QDialog):
     def __init__(
-        self, skill: Skill, state: ApprovalState | None, parent: QWidget | None = None
+        self,
+        skill: Skill,
+        state: ApprovalState | None,
+        parent: QWidget | None = None,
+        *,
+        mismatches: Sequence[FileVerification] = (),
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(visible(f"Review approval: {skill.qualified_name}"))
@@ -95,7 +119,7 @@ class ApprovalDialog(QDialog):
                     "one it would cover whatever the server serves at any moment.</p>"
                 )
         else:
-            html += binding_html(skill)
+            html += mismatch_html(mismatches) + binding_html(skill)
         if state is not None and state.state == "changed":
             html = "<h3>Changed since approval</h3>" + approval_html(state) + html
         self.body.setHtml(visible(html))

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from desktop.core.model import SourceSpec
+from desktop.core.verify import MISMATCHES
 from desktop.sources.config import NothingSaved
 from desktop.ui.approval_dialog import APPROVE, REVOKE, ApprovalDialog
 from desktop.ui.compare_dialog import CompareDialog
@@ -106,7 +107,12 @@ class WindowActions:
         skill = c.catalog.get(skill_id) if skill_id else self.w.current_skill()
         if skill is None:
             return
-        dialog = ApprovalDialog(skill, c.approval_states.get(skill.id), self.w)
+        # Reads of this very entry that found other bytes than it lists: said in the review.
+        read = c.files.get(skill.id, {}).values()
+        mismatches = [vf for vf in read if vf.state in MISMATCHES]
+        dialog = ApprovalDialog(
+            skill, c.approval_states.get(skill.id), self.w, mismatches=mismatches
+        )
 
         def finished(result: int) -> None:
             if result != QDialog.DialogCode.Accepted:

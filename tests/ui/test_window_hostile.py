@@ -40,3 +40,24 @@ def test_previewing_an_invalid_entry_again_and_again_says_why_once(
     # The panes say why; the Messages panel does not repeat it at every press.
     assert window.messages.toPlainText().count("cannot be loaded") <= 1
 
+
+def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
+    make_window: Any, qtbot: Any
+) -> None:
+    # The listing gives the guide a digest its bytes do not have.
+    window = make_window([hostile_spec("wrong-digest")])
+    skill = _only_skill(window, "demo")
+    window.select_skill(skill.id)
+    window.actions_.review(skill.id)
+    dialog = window.actions_.dialog
+    assert "did not match" not in dialog.body.toPlainText()  # nothing read yet
+    dialog.reject()
+    guide = next(f.uri for f in skill.files if f.uri.endswith("guide.md"))
+    window.detail.fileRequested.emit(skill.id, guide)
+    wait_idle(qtbot, window)
+    assert "expected digest sha256:000" in window.preview.status.text()
+    assert window.preview.raw.toPlainText() == ""
+    window.actions_.review(skill.id)
+    body = window.actions_.dialog.body.toPlainText()
+    assert "The server's bytes did not match this entry" in body
+    assert "expected digest sha256:000" in body and "received bytes hash to" in body

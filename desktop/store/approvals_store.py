@@ -169,8 +169,14 @@ class IndexEntry:
         at approval, or the label and the skill's name."""
         if self.qualified_name and target == self.qualified_name:
             return True
+        if not self.skill_name:
+            return False
+        if not self.qualified_name and self.key.kind == "local" and target == self.skill_name:
+            # An entry rebuilt from its record (or written by an older version) does not
+            # know the name `list` showed; a local skill's is its bare name.
+            return True
         label = self.skill_id.partition(":")[0]
-        return bool(self.skill_name) and target == f"{label}{QUALIFIER}{self.skill_name}"
+        return target == f"{label}{QUALIFIER}{self.skill_name}"
 
     def matches(self, target: str) -> bool:
         if target in (self.name, self.skill_id):

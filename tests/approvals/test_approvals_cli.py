@@ -331,6 +331,23 @@ def test_an_index_deleted_by_hand_loses_no_approval_of_skills_not_at_hand(
     assert [s["state"] for s in states.values()] == ["approved"]
 
 
+def test_revoke_takes_a_local_skills_name_after_the_index_was_rebuilt(
+    cli: Callable[..., Any], service_name: str, tmp_path: Path
+) -> None:
+    """A rebuilt index does not know the name `list` showed; a local skill's bare name
+    still finds its approval (it was "no stored approval matches")."""
+    import keyring
+
+    write_skill(tmp_path / "a", "beta", {"SKILL.md": skill_md("beta")})
+    done = cli("approve", "a:beta/SKILL.md", "--folder", f"a={tmp_path / 'a'}")
+    assert done.returncode == 0, done.stderr
+    keyring.get_keyring().delete_password(service_name, "index")
+    gone = cli("revoke", "beta")
+    assert "rebuilt from the 1 approval in the keyring" in gone.stderr
+    assert gone.returncode == 0 and "Revoked a:beta/SKILL.md" in gone.stdout, gone.stderr
+    assert json.loads(cli("approvals", "--json").stdout)["approvals"] == []
+
+
 def test_revoke_takes_the_qualified_name_list_shows_unless_it_names_two(
     cli: Callable[..., Any], tmp_path: Path
 ) -> None:

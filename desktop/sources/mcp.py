@@ -254,6 +254,10 @@ def _fail(fut: asyncio.Future[Any], error: BaseException) -> None:
     fut.add_done_callback(lambda f: f.exception())
 
 
+# How long requests on a connection given up may take to end on its fault.
+FAULT_GRACE_SECONDS = 2.0
+
+
 class ServerHandle:
     """One server's connection, kept open by a worker task.
 
@@ -363,6 +367,12 @@ class ServerHandle:
                     task = asyncio.create_task(_settle(fn, conn, fut))
                     running.add(task)
                     task.add_done_callback(running.discard)
+                if running and conn.fault is not None:
+                    # Given up (the server exited, flooded its channel): every request
+                    # waiting ends on the fault at once. Let them, so that a listing
+                    # keeps its pages and names the one that failed, as it does on a
+                    # connection of its own, instead of being cancelled and sent again.
+                    await asyncio.wait(list(running), timeout=FAULT_GRACE_SECONDS)
                 for task in list(running):
                     task.cancel()
                 if running:

@@ -170,3 +170,20 @@ def test_a_stdio_server_that_dies_on_its_own_is_reported_at_once() -> None:
     assert "connection lost: the server exited with code 5" in message
     assert "server stderr: hostile: out of memory" in message
     assert again.verification.state == "verified", again.verification.message
+
+
+def test_a_kept_connection_whose_server_exits_mid_listing_keeps_what_arrived() -> None:
+    """The window lists on a kept connection: a server exiting at page 2 must end as the
+    command line says it (the first page kept, the page that failed named), not as "the
+    connection was closed" with nothing, after the listing was sent again."""
+
+    async def scenario():
+        async with ServerHandle(hostile_spec("exit-mid-listing"), TEST_BUDGETS) as handle:
+            return await handle.discover(timeout=60)
+
+    status, skills = run(scenario())
+    assert status.status == "error"
+    assert status.message.startswith(
+        "1 skill listed before the error kept; skills/list page 2 failed"
+    ), status.message
+    assert [s.id for s in skills] == ["h:skill://demo/SKILL.md"]

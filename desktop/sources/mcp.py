@@ -289,8 +289,11 @@ class ServerHandle:
         self._ready: asyncio.Future[McpConnection] | None = None
         self._lock = asyncio.Lock()
         self._abandoned: set[asyncio.Task[None]] = set()
-        # Told when the kept connection is given up between operations (its status).
-        self.on_lost: Callable[[SourceStatus], None] | None = None
+        # Told, with the status, when the kept connection is given up between
+        # operations, and when it is open again after that.
+        self.on_connection: Callable[[SourceStatus], None] | None = None
+        # The state and message of the last listing that succeeded.
+        self._listed: tuple[str, str] | None = None
 
     @property
     def connected(self) -> bool:
@@ -331,12 +334,15 @@ class ServerHandle:
                 return self.status
             fill_status(self.status, conn)
             if self.status.status in ("pending", "error"):
-                self.status.status = "ok"
-                self.status.message = "connected"
+                # Open again after a loss: what the last listing found still holds (its
+                # skills are the ones shown); the loss itself stays among the notes.
+                self.status.status, self.status.message = self._listed or ("ok", "connected")
             if lost:
                 self.status.notes.append(
                     f"connected again at {time.strftime('%H:%M:%S')} after the connection was lost"
                 )
+                if self.on_connection is not None:
+                    self.on_connection(self.status)
             return self.status
 
     async def _retire(self) -> None:
@@ -383,8 +389,8 @@ class ServerHandle:
                     self.status.notes.append(
                         f"{time.strftime('%H:%M:%S')} connection lost: {conn.fault}"
                     )
-                    if self.on_lost is not None:
-                        self.on_lost(self.status)
+                    if self.on_connection is not None:
+                        self.on_connection(self.status)
         except BaseException as exc:
             error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
             if not ready.done():
@@ -474,6 +480,7 @@ class ServerHandle:
             self.abandon()
             return status, skills
         self.status = status
+        self._listed = (status.status, status.message)
         return status, skills
 
     def abandon(self) -> None:
@@ -601,12 +608,12 @@ class ServerPool:
         budgets: Budgets | None = None,
         cache: SkillCache | None = None,
         *,
-        on_lost: Callable[[SourceStatus], None] | None = None,
+        on_connection: Callable[[SourceStatus], None] | None = None,
     ) -> None:
         self.specs = {s.label: s for s in specs if s.kind == "mcp"}
         self.budgets = budgets or DEFAULT_BUDGETS
         self.cache = cache if cache is not None else SkillCache()
-        self.on_lost = on_lost  # given to each handle (see ServerHandle.on_lost)
+        self.on_connection = on_connection  # given to each handle (see ServerHandle.on_connection)
         self._handles: dict[str, ServerHandle] = {}
 
     def handle(self, label: str) -> ServerHandle:
@@ -614,7 +621,7 @@ class ServerPool:
             if label not in self.specs:
                 raise KeyError(label)
             handle = ServerHandle(self.specs[label], self.budgets, self.cache)
-            handle.on_lost = self.on_lost
+            handle.on_connection = self.on_connection
             self._handles[label] = handle
         return self._handles[label]
 

@@ -52,7 +52,7 @@ class CatalogController(QObject):
         super().__init__(parent)
         self.notifier = notifier
         self.reader = reader or ContentReader()
-        self.reader.on_lost = self._connection_lost
+        self.reader.on_connection = self._connection_changed
         self.approvals = approvals or ApprovalService()
         self.specs: list[SourceSpec] = list(specs)
         self.reader.set_specs(self.specs)
@@ -77,10 +77,14 @@ class CatalogController(QObject):
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
         self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
 
-    def _connection_lost(self, status: SourceStatus) -> None:
-        """A kept server connection was given up between operations (a server flooding
-        it): say so; the next read connects again."""
-        self.notifier.warning(f"{status.origin.label}: {status.message}")
+    def _connection_changed(self, status: SourceStatus) -> None:
+        """A kept server connection was given up between operations (a server exiting
+        or flooding it): say so, the next read connects again; or it is open again: the
+        source shows what its listing found once more."""
+        if status.status == "error":
+            self.notifier.warning(f"{status.origin.label}: {status.message}")
+        else:
+            self.notifier.info(f"{status.origin.label}: connected again")
         self.sourceDone.emit(status)
 
     # -- tasks ---------------------------------------------------------------

@@ -39,8 +39,9 @@ class ContentReader:
         self.cache = cache if cache is not None else SkillCache()
         self.specs = list(specs)
         self._pool: ServerPool | None = None  # the MCP SDK loads on the first server read
-        # Told when a kept server connection is given up between operations.
-        self.on_lost: Callable[[SourceStatus], None] | None = None
+        # Told when a kept server connection is given up between operations, and when
+        # it is open again after that.
+        self.on_connection: Callable[[SourceStatus], None] | None = None
         self._retired: list[ServerPool] = []
         self._closing: set[asyncio.Task[None]] = set()
 
@@ -49,12 +50,14 @@ class ContentReader:
         if self._pool is None:
             from desktop.sources.mcp import ServerPool
 
-            self._pool = ServerPool(self.specs, self.budgets, self.cache, on_lost=self._lost)
+            self._pool = ServerPool(
+                self.specs, self.budgets, self.cache, on_connection=self._connection
+            )
         return self._pool
 
-    def _lost(self, status: SourceStatus) -> None:
-        if self.on_lost is not None:
-            self.on_lost(status)
+    def _connection(self, status: SourceStatus) -> None:
+        if self.on_connection is not None:
+            self.on_connection(status)
 
     def skill_md_uri(self, skill: Skill) -> str:
         return skill_md_uri(skill)

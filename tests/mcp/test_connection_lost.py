@@ -163,13 +163,16 @@ def test_a_stdio_server_that_dies_on_its_own_is_reported_at_once() -> None:
                 await asyncio.sleep(0.1)
             lost = (h.status.status, h.status.message)
             again = await h.read_skill_md(skill)
-            return lost, again
+            return lost, again, (h.status.status, h.status.message), status.message
 
-    (state, message), again = run(scenario())
+    (state, message), again, reopened, listed = run(scenario())
     assert state == "error"
     assert "connection lost: the server exited with code 5" in message
     assert "server stderr: hostile: out of memory" in message
     assert again.verification.state == "verified", again.verification.message
+    # Open again, the source says what its listing found, not a bare "connected".
+    assert listed == "1 skill in 1 page"
+    assert reopened == ("ok", listed)
 
 
 def test_a_kept_connection_whose_server_exits_mid_listing_keeps_what_arrived() -> None:

@@ -61,3 +61,23 @@ def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
     body = window.actions_.dialog.body.toPlainText()
     assert "The server's bytes did not match this entry" in body
     assert "expected digest sha256:000" in body and "received bytes hash to" in body
+
+
+def test_a_server_that_exited_and_was_started_again_shows_its_listing_again(
+    make_window: Any, qtbot: Any
+) -> None:
+    """The server exits on its own after listing: the source says so at once, and once
+    the next read has started it again, the panel shows what the listing found, not the
+    loss (nor a bare "connected") until a refresh."""
+    window = make_window([hostile_spec("exit-after-listing")])
+    model = window.sources_model
+    status_cell = model.index(0, 4)
+    assert status_cell.data().startswith("ok: 1 skill in 1 page")
+    qtbot.waitUntil(lambda: "connection lost" in status_cell.data(), timeout=20_000)
+    skill = _only_skill(window, "demo")
+    window.select_skill(skill.id)
+    window.actions_.preview_current()
+    wait_idle(qtbot, window)
+    assert window.preview.status.text().startswith("Bytes match the manifest")
+    assert status_cell.data().startswith("ok: 1 skill in 1 page"), status_cell.data()
+    assert "connected again" in window.messages.toPlainText()

@@ -91,13 +91,16 @@ def run(rounds: int) -> None:
     med = {k: statistics.median(v) for k, v in rows.items()}
     print(f"rounds: {rounds} (medians)")
     print(
-        f"approve a 512-file skill (35 values)   ours {med['approve']:.2f} s   floor: 35 plain writes {med['floor_w']:.2f} s"
+        f"approve a 512-file skill (35 values)   ours {med['approve']:.2f} s   "
+        f"floor: 35 plain writes {med['floor_w']:.2f} s"
     )
     print(
-        f"state of that skill (34 values read)   ours {med['state']:.2f} s   floor: 35 plain reads  {med['floor_r']:.2f} s"
+        f"state of that skill (34 values read)   ours {med['state']:.2f} s   "
+        f"floor: 35 plain reads  {med['floor_r']:.2f} s"
     )
     print(
-        f"states of 50 approved 3-file skills    ours {med['states50']:.2f} s   floor: 52 plain reads  {med['floor_r50']:.2f} s"
+        f"states of 50 approved 3-file skills    ours {med['states50']:.2f} s   "
+        f"floor: 52 plain reads  {med['floor_r50']:.2f} s"
     )
 
 
@@ -111,7 +114,10 @@ def main() -> int:
         return 0
     data = tempfile.mkdtemp(prefix="bench-keyring-")
     inner = shlex.join([sys.executable, *sys.argv])
-    script = f"printf %s bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec {inner}"
+    script = (
+        "printf %s bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null;"
+        f" exec {inner}"
+    )
     env = {**os.environ, "XDG_DATA_HOME": data, "BENCH_IN_SESSION": "1"}
     env.pop("DBUS_SESSION_BUS_ADDRESS", None)
     return subprocess.call(["dbus-run-session", "--", "sh", "-c", script], env=env)

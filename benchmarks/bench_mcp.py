@@ -37,9 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-HOSTILE = REPO / "tests" / "mcp" / "servers" / "hostile.py"
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop.core.entry import parse_entry
 from desktop.core.model import SourceSpec
@@ -49,6 +47,9 @@ from desktop.sources.mcp_session import McpConnection
 from desktop.sources.reader import accept_bytes, flush_cache_writes
 from desktop.sources.registry import discover
 from desktop.store.cache import SkillCache
+
+REPO = Path(__file__).resolve().parent.parent
+HOSTILE = REPO / "tests" / "mcp" / "servers" / "hostile.py"
 
 BUDGETS = Budgets(request_timeout=60, connect_timeout=300, server_timeout=600)
 
@@ -62,7 +63,8 @@ def make_skills(folder: Path, count: int) -> None:
         d = folder / f"skill-{i:05d}"
         d.mkdir(parents=True)
         (d / "SKILL.md").write_text(
-            f"---\nname: skill-{i:05d}\ndescription: Benchmark skill number {i}.\n---\n\nBody {i}.\n"
+            f"---\nname: skill-{i:05d}\ndescription: Benchmark skill number {i}.\n---\n\n"
+            f"Body {i}.\n"
         )
 
 
@@ -504,7 +506,8 @@ def bench_big(rounds: int) -> None:
         f"{baseline / m['best_checking']:.2f} and {baseline / m['best_cached']:.2f}"
     )
     print(
-        f"   the write alone (same bytes, new file, no hashing) takes {write * 1000:.1f} ms against "
+        f"   the write alone (same bytes, new file, no hashing) takes {write * 1000:.1f} ms"
+        " against "
         f"hashlib's {baseline * 1000:.1f} ms: even perfectly overlapped, checking + cache write "
         f"could reach {baseline / max(baseline, write):.2f} of hashlib's rate on this disk"
     )

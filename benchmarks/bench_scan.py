@@ -93,7 +93,8 @@ def main() -> None:
                 f = pick(t[i] for t in f_times)
                 o = pick(t[i] for t in o_times)
                 print(
-                    f"  {kind:4s} {how:6s}: floor (walk + read + sha256, plain loop) {f * 1000:7.1f} ms;"
+                    f"  {kind:4s} {how:6s}: floor (walk + read + sha256, plain loop) "
+                    f"{f * 1000:7.1f} ms;"
                     f" scan + checks + catalog + JSON {o * 1000:7.1f} ms; ratio {o / f:.2f}x"
                 )
         print(

@@ -175,7 +175,8 @@ def fake_catalog(n: int):
         name = f"{words[i % 10]}-{words[(i // 10) % 10]}-{i}"
         fm = {
             "name": name,
-            "description": f"Skill number {i} about {words[(i * 7) % 10]} and {words[(i * 3) % 10]}.",
+            "description": f"Skill number {i} about {words[(i * 7) % 10]}"
+            " and {words[(i * 3) % 10]}.",
             "metadata": {"nimblebrain": {"triggers": [f"{words[i % 10]} {i % 97}"]}},
         }
         loading, _ = read_loading(fm, origin.label if origin.kind == "mcp" else None)
@@ -205,7 +206,8 @@ def startup(env: dict[str, str], rounds: int) -> None:
     o = statistics.median(t for t, _ in ours)
     first = statistics.median(float(info[2]) for _, info in ours if len(info) > 2)
     print(
-        f"start-up      bare QMainWindow shown                   {b * 1000:6.0f} ms (median of {rounds})"
+        f"start-up      bare QMainWindow shown                   "
+        f"{b * 1000:6.0f} ms (median of {rounds})"
     )
     print(
         f"              window shown with the sample folder's skills {first * 1000:6.0f} ms "
@@ -267,7 +269,8 @@ def filter_latency(n: int, tmp: str) -> None:
     p90 = sorted(times)[int(len(times) * 0.9)] * 1000
     print(
         f"filter        {n:,} skills: median {med:.1f} ms, 90th percentile {p90:.1f} ms, "
-        f"max {max(times) * 1000:.1f} ms per keystroke ({len(times)} keystrokes; target median < 30 ms)"
+        f"max {max(times) * 1000:.1f} ms per keystroke "
+        f"({len(times)} keystrokes; target median < 30 ms)"
     )
     w.close()
     _close_loop(loop)

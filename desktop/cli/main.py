@@ -82,10 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     finally:
-        try:
+        with contextlib.suppress(OSError):  # said already, or nobody to say it to
             sys.stdout.flush()
-        except OSError:
-            pass  # said already, or nobody to say it to
         sys.stdout, sys.stderr = stdout, stderr
 
 

@@ -152,7 +152,8 @@ def _read_resources(
         return None, [
             _invalid(
                 "resources-type",
-                f"'resources' must be an array or \"dynamic\", got {type(raw).__name__} {short(raw, 40)}",
+                f"'resources' must be an array or \"dynamic\","
+                f" got {type(raw).__name__} {short(raw, 40)}",
             )
         ]
     problems: list[Problem] = []
@@ -162,7 +163,8 @@ def _read_resources(
         return files, [
             _invalid(
                 "resources-too-many",
-                f"the entry lists {len(raw)} resources; more than {MAX_RESOURCES_READ} are not read",
+                f"the entry lists {len(raw)} resources"
+                f"; more than {MAX_RESOURCES_READ} are not read",
             )
         ]
     files_out: list[SkillFile] = []
@@ -195,7 +197,8 @@ def _read_resources(
             problems.append(
                 _invalid(
                     "resource-digest",
-                    f"{short(uri)}: digest {short(digest, 40)} is not 'sha256:' and 64 lowercase hex digits",
+                    f"{short(uri)}: digest {short(digest, 40)}"
+                    " is not 'sha256:' and 64 lowercase hex digits",
                 )
             )
             digest = ""

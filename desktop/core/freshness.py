@@ -3,9 +3,9 @@
 ``ttlMs`` on a ``skills/list`` result is the server's hint for how long the listing
 may be treated as current. The window re-lists a server when that time is up, but
 never more often than a floor, whatever the server says (a ``ttlMs`` of 0 would
-otherwise mean asking without pause), and never less often than once a day. It is a freshness hint only: re-listed entries
-are checked exactly like the first ones, and nothing read against an entry that has
-since changed counts for the new one.
+otherwise mean asking without pause), and never less often than once a day. It is a
+freshness hint only: re-listed entries are checked exactly like the first ones, and
+nothing read against an entry that has since changed counts for the new one.
 """
 
 from __future__ import annotations

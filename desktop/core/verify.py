@@ -332,7 +332,8 @@ def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
         return SkillVerification(
             sid,
             DYNAMIC,
-            f"dynamic skill: {len(files)} file(s) read, none can be verified (no digests published)",
+            f"dynamic skill: {len(files)} file(s) read,"
+            " none can be verified (no digests published)",
             files,
         )
     if len(files) < len(skill.files):

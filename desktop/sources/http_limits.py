@@ -91,7 +91,9 @@ class CappedStream(httpx2.AsyncByteStream):
                 try:
                     chunk = inflater.feed(raw, room)
                 except zlib.error as exc:
-                    raise self._refuse(f"the server's {self._encoding} answer is corrupt ({exc})")
+                    raise self._refuse(
+                        f"the server's {self._encoding} answer is corrupt ({exc})"
+                    ) from exc
                 if len(chunk) >= room:
                     raise self._too_large()
             size += len(chunk)

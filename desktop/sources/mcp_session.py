@@ -874,7 +874,8 @@ class McpConnection:
             item = contents[0]
         else:
             raise SourceError(
-                f"resources/read of {uri} returned {len(contents)} contents, none unambiguously for it"
+                f"resources/read of {uri} returned {len(contents)} contents,"
+                " none unambiguously for it"
             )
         if isinstance(item, types.BlobResourceContents):
             if limit is not None and len(item.blob) > (limit * 4) // 3 + 8:

@@ -13,6 +13,7 @@ then marked as unverified). Hashing of large files runs in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -197,10 +198,10 @@ def _get_quietly(cache: SkillCache, skill: Skill, uri: str, expected: SkillFile)
 def _put_quietly(
     cache: SkillCache, skill: Skill, uri: str, expected: SkillFile, data: bytes
 ) -> None:
-    try:
+    with contextlib.suppress(
+        OSError
+    ):  # a cache that cannot be written costs a re-read, nothing else
         cache.put(skill.origin, uri, expected, data, hashed=True)
-    except OSError:
-        pass  # a cache that cannot be written costs a re-read, nothing else
 
 
 def _stage_quietly(
@@ -218,10 +219,8 @@ async def _settle(staging: asyncio.Future[StagedFile | None], verified: bool) ->
     if staged is None:
         return
     if verified:
-        try:
+        with contextlib.suppress(OSError):
             await asyncio.to_thread(staged.commit)
-        except OSError:
-            pass
     else:
         await asyncio.to_thread(staged.discard)
 

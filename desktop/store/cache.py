@@ -20,6 +20,7 @@ mismatch deletes the copy and reports a miss. Nothing is ever rewritten in place
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -81,10 +82,8 @@ class StagedFile:
         return self.target
 
     def discard(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self.tmp)
-        except OSError:
-            pass
 
 
 def _sweep_versions(kept: Path) -> None:
@@ -358,10 +357,8 @@ def _rmtree_private(path: Path) -> None:
         except OSError:
             continue
         if is_dir and not emptied:
-            try:
+            with contextlib.suppress(OSError):
                 os.chmod(here, 0o700)
-            except OSError:
-                pass
             pending.append((here, True))
             try:
                 with os.scandir(here) as entries:

@@ -54,7 +54,8 @@ def binding_html(skill: Skill) -> str:
     lines.append("<ul>")
     for f in files[:200]:
         lines.append(
-            f"<li><code>{escape(f.uri)}</code> {f.size:,} B <code>{escape(f.digest[:19])}…</code></li>"
+            f"<li><code>{escape(f.uri)}</code> {f.size:,} B"
+            f" <code>{escape(f.digest[:19])}…</code></li>"
         )
     if len(files) > 200:
         lines.append(f"<li>… and {len(files) - 200} more</li>")

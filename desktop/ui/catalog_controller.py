@@ -476,7 +476,8 @@ class CatalogController(QObject):
             self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
             return None
         self.notifier.info(
-            f"approved {skill.qualified_name} ({count(record.file_count, 'file')}, {record.set_hash[:19]}…)"
+            f"approved {skill.qualified_name} ({count(record.file_count, 'file')},"
+            f" {record.set_hash[:19]}…)"
         )
         await self.load_approvals([skill])
         return record

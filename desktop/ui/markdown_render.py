@@ -8,6 +8,7 @@ on the first preview, not when the window opens.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
 import xml.etree.ElementTree as ET
@@ -87,10 +88,10 @@ async def render_markdown_bounded(body: str, seconds: float = RENDER_SECONDS) ->
             done.set_result(value or "")
 
     def hand_over(value: str | None, error: BaseException | None) -> None:
-        try:
+        with contextlib.suppress(
+            RuntimeError
+        ):  # the window closed meanwhile: nobody waits for this render
             loop.call_soon_threadsafe(settle, value, error)
-        except RuntimeError:
-            pass  # the window closed meanwhile: nobody waits for this render
 
     def work() -> None:
         try:
@@ -125,12 +126,10 @@ def _stop(worker: Any) -> None:
     finishes in its own time, its result unused)."""
     import ctypes
 
-    try:
+    with contextlib.suppress(AttributeError, TypeError, ValueError):
         ctypes.pythonapi.PyThreadState_SetAsyncExc(
             ctypes.c_ulong(worker.ident), ctypes.py_object(_Stopped)
         )
-    except (AttributeError, TypeError, ValueError):
-        pass
 
 
 def has_long_run(text: str) -> bool:

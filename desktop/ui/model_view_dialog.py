@@ -40,7 +40,8 @@ class ModelViewDialog(QDialog):
     def reload(self) -> None:
         view = model_registry(self.controller.catalog)
         self.summary.setText(
-            f"{count(len(view.lines), 'skill')}, {view.length:,} characters. Server skills are marked "
+            f"{count(len(view.lines), 'skill')}, {view.length:,} characters."
+            " Server skills are marked "
             "third-party; names and descriptions appear exactly as a host passes them on."
         )
         body = view.text

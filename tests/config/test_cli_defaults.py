@@ -304,7 +304,8 @@ def test_a_secret_passed_through_a_placeholder_is_masked_whatever_its_name(
     echo = tmp_path / "echo_env.py"
     echo.write_text(
         "import os, sys\n"
-        "sys.stderr.write('starting with %s and %s\\n' % (os.environ['DD_APP'], os.environ['STRIPE_KEY']))\n"
+        "sys.stderr.write('starting with %s and %s\\n'"
+        " % (os.environ['DD_APP'], os.environ['STRIPE_KEY']))\n"
         "sys.exit(4)\n"
     )
     config_file = tmp_path / "servers.json"

@@ -209,7 +209,7 @@ def test_output_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path: Pa
         "full": ([*base, "list", "--json", "--folder", str(folder.parent)], {}, 1),
         "serve": ([*base, "serve", str(folder.parent)], {"stdin": None}, 2),
     }
-    for name, (argv, closed, code) in cases.items():
+    for name, (argv, _closed, code) in cases.items():
         script = (
             "import os, subprocess, sys\n"
             f"argv = {argv!r}\n"

@@ -273,7 +273,8 @@ def test_cli_show_and_verify_start_each_server_once(cli, tmp_path: Path) -> None
     starts = tmp_path / "starts"
     wrapper = tmp_path / "server.sh"
     wrapper.write_text(
-        f"#!/bin/sh\necho start >> {shlex.quote(str(starts))}\nexec {shlex.join(hostile_argv('ok'))}\n"
+        f"#!/bin/sh\necho start >> {shlex.quote(str(starts))}\n"
+        f"exec {shlex.join(hostile_argv('ok'))}\n"
     )
     wrapper.chmod(0o755)
     for args in (("show", "h:demo"), ("verify", "h:demo"), ("verify", "--all")):

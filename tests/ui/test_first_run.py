@@ -55,7 +55,9 @@ def test_first_run_finds_claude_desktop_servers_and_claude_skills(
     claude = tmp_home / ".config" / "Claude" / "claude_desktop_config.json"
     claude.parent.mkdir(parents=True)
     argv = [sys.executable, "-m", "desktop", "serve", str(tmp_path / "served")]
-    claude.write_text(json.dumps({"mcpServers": {"billing": {"command": argv[0], "args": argv[1:]}}}))
+    claude.write_text(
+        json.dumps({"mcpServers": {"billing": {"command": argv[0], "args": argv[1:]}}})
+    )
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

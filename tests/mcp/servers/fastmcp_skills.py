@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import warnings
 
 from fastmcp import FastMCP
@@ -19,10 +20,8 @@ def build(folder: str) -> FastMCP:
     mcp = FastMCP("fastmcp-skills")
     provider = SkillsDirectoryProvider(roots=folder, experimental_skills=True)
     mcp.add_provider(provider)
-    try:
+    with contextlib.suppress(ValueError):  # already registered by the provider itself
         mcp.add_extension(SkillsExtension(providers=[provider]))
-    except ValueError:
-        pass  # already registered by the provider itself
     return mcp
 
 

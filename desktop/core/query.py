@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from desktop.core.library import ALL, PROBLEMS, has_problems, in_view
 from desktop.core.model import Skill
 
 
@@ -32,6 +33,8 @@ class SkillQuery:
     sources: frozenset[str] = field(default_factory=frozenset)
     states: frozenset[str] = field(default_factory=frozenset)
     strategies: frozenset[str] = field(default_factory=frozenset)
+    view: str = ""  # a Library view (desktop.core.library), "" for all
+    problems: bool = False  # only skills with problems
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -39,7 +42,23 @@ class SkillQuery:
 
     @property
     def empty(self) -> bool:
-        return not (self.words or self.sources or self.states or self.strategies)
+        return not (self.words or self.restricted)
+
+    @property
+    def restricted(self) -> bool:
+        """Whether anything beyond the text restricts (a set, a view, problems)."""
+        return bool(
+            self.sources
+            or self.states
+            or self.strategies
+            or self.view not in ("", ALL)
+            or self.problems
+        )
+
+    @property
+    def needs_states(self) -> bool:
+        """Whether the answer depends on verification or approval states."""
+        return bool(self.states) or self.view not in ("", ALL, PROBLEMS)
 
     def narrows(self, previous: SkillQuery) -> bool:
         """Whether every skill this query accepts was accepted by ``previous``.
@@ -48,10 +67,12 @@ class SkillQuery:
         same position) and the sets are unchanged: a caller may then test only the
         skills the previous query accepted.
         """
-        if (self.sources, self.states, self.strategies) != (
+        if (self.sources, self.states, self.strategies, self.view, self.problems) != (
             previous.sources,
             previous.states,
             previous.strategies,
+            previous.view,
+            previous.problems,
         ):
             return False
         old, new = previous.words, self.words
@@ -104,6 +125,10 @@ def matches(
         return False
     if query.states and not (skill_states(skill, verification, approval) & query.states):
         return False
+    if query.problems and not has_problems(skill):
+        return False
+    if not in_view(query.view, skill, approval):
+        return False
     words = query.words
     if not words:
         return True
@@ -139,7 +164,7 @@ class SearchIndex:
             self._last = (query, out)
             return out
         candidates: Iterable[int]
-        if self._last is not None and not query.states and query.narrows(self._last[0]):
+        if self._last is not None and not query.needs_states and query.narrows(self._last[0]):
             previous = self._last[1]
             candidates = [i for i in range(n) if previous[i]]
         else:
@@ -147,7 +172,7 @@ class SearchIndex:
         out = bytearray(n)
         texts = self.texts
         words = query.words
-        if not (query.sources or query.states or query.strategies):
+        if not query.restricted:
             for i in candidates:  # the common case, typing: substring tests only
                 text = texts[i]
                 if all(w in text for w in words):

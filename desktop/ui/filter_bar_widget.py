@@ -49,6 +49,7 @@ class FilterBarWidget(QWidget):
         for text, value in STRATEGY_CHOICES:
             self.strategy.addItem(text, value)
         self._wanted_source = ""
+        self.view = ""  # the sidebar's Library view (desktop.core.library)
         self.count = QLabel("", self)
         self.count.setAccessibleName("Skills shown")
         # Never squeezed: the choices give way first.
@@ -93,14 +94,25 @@ class FilterBarWidget(QWidget):
             sources=chosen(self.source),
             states=chosen(self.state),
             strategies=chosen(self.strategy),
+            view=self.view,
         )
 
-    def restore(self, text: str, source: str, state: str, strategy: str) -> None:
+    def set_view(self, view: str) -> None:
+        """Show a Library view: any source, the text and other choices kept."""
+        self.view = view
+        self.source.blockSignals(True)
+        self.source.setCurrentIndex(0)
+        self.source.blockSignals(False)
+        self._emit()
+
+    def restore(self, text: str, source: str, state: str, strategy: str, view: str = "") -> None:
+        self.view = view
         self.text.setText(text)
         if source and self.source.findData(source) < 0:
             self._wanted_source = source
         for combo, value in ((self.source, source), (self.state, state), (self.strategy, strategy)):
             combo.setCurrentIndex(max(combo.findData(value), 0))
+        self._emit()
 
     def _emit(self) -> None:
         self.queryChanged.emit(self.query())

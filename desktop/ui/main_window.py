@@ -24,21 +24,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.library import ALL, source_counts, view_counts
 from desktop.core.model import Skill
+from desktop.core.query import SkillQuery
 from desktop.core.visible import visible
 from desktop.ui import window_state
-from desktop.ui.approval_queue_widget import ApprovalQueueWidget
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
 from desktop.ui.item_views import on_open, set_column_widths
 from desktop.ui.notifier import Notice
 from desktop.ui.preview_widget import PreviewWidget
+from desktop.ui.sidebar_widget import SidebarWidget
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
 from desktop.ui.sources_model import SourcesModel
 from desktop.ui.sources_service import SourcesService
-from desktop.ui.sources_widget import SourcesWidget
 from desktop.ui.status_widget import ProgressWidget
 from desktop.ui.window_actions import WindowActions
 
@@ -73,8 +74,7 @@ class MainWindow(QMainWindow):
         self.proxy.setSourceModel(self.table_model)
         self.sources_model = SourcesModel(self)
 
-        self.sources_widget = SourcesWidget(self.sources_model, self)
-        self.queue_widget = ApprovalQueueWidget(controller, self)
+        self.sidebar = SidebarWidget(self.sources_model, self)
         self.filter_bar = FilterBarWidget(self)
         self.table = self._make_table()
         self.detail = DetailWidget(controller, self)
@@ -89,11 +89,6 @@ class MainWindow(QMainWindow):
         mid_layout.setContentsMargins(0, 0, 0, 0)
         mid_layout.addWidget(self.filter_bar)
         mid_layout.addWidget(self.table, 1)
-        self.left_splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.left_splitter.setObjectName("leftSplitter")
-        self.left_splitter.addWidget(self.sources_widget)
-        self.left_splitter.addWidget(self.queue_widget)
-        self.left_splitter.setSizes([320, 380])  # room for a few sources and their status
         self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.right_splitter.setObjectName("rightSplitter")
         self.right_splitter.addWidget(middle)
@@ -101,20 +96,23 @@ class MainWindow(QMainWindow):
         self.right_splitter.setSizes([330, 420])
         self.main_splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.main_splitter.setObjectName("mainSplitter")
-        self.main_splitter.addWidget(self.left_splitter)
+        self.main_splitter.addWidget(self.sidebar)
         self.main_splitter.addWidget(self.right_splitter)
-        self.main_splitter.setSizes([450, 950])
+        self.main_splitter.setCollapsible(1, False)
+        self.main_splitter.setSizes([220, 1180])
+        self.main_splitter.setStretchFactor(0, 0)
         self.main_splitter.setStretchFactor(1, 1)
         self.setCentralWidget(self.main_splitter)
 
         self.messages = QPlainTextEdit(self)
         self.messages.setReadOnly(True)
-        self.messages.setAccessibleName("Messages")
-        self.messages_dock = QDockWidget("Messages", self)
-        self.messages_dock.setObjectName("messagesDock")
+        self.messages.setAccessibleName("Activity")
+        self.messages_dock = QDockWidget("Activity", self)
+        self.messages_dock.setObjectName("activityDock")
         self.messages_dock.setWidget(self.messages)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.messages_dock)
-        self.resizeDocks([self.messages_dock], [90], Qt.Orientation.Vertical)
+        self.resizeDocks([self.messages_dock], [120], Qt.Orientation.Vertical)
+        self.messages_dock.hide()  # the log, on demand (View ▸ Activity)
 
         self.progress = ProgressWidget(self)
         self.statusBar().addPermanentWidget(self.progress)
@@ -167,15 +165,16 @@ class MainWindow(QMainWindow):
         self.detail.reviewRequested.connect(self.actions_.review)
         self.detail.compareRequested.connect(lambda _id: self.actions_.compare())
         self.preview.skillRequested.connect(self._open_other_skill)
-        self.queue_widget.reviewRequested.connect(self.actions_.review)
-        self.queue_widget.skillSelected.connect(self.select_skill)
-        sw = self.sources_widget
-        sw.addRequested.connect(self.actions_.add_source)
-        sw.editRequested.connect(self.actions_.edit_source)
-        sw.removeRequested.connect(self.actions_.remove_source)
-        sw.toggleRequested.connect(self.actions_.toggle_source)
-        sw.instructionsRequested.connect(self.actions_.show_instructions)
-        sw.sourceChosen.connect(self._filter_source)
+        sb = self.sidebar
+        sb.addRequested.connect(self.actions_.add_source)
+        sb.editRequested.connect(self.actions_.edit_source)
+        sb.removeRequested.connect(self.actions_.remove_source)
+        sb.toggleRequested.connect(self.actions_.toggle_source)
+        sb.retryRequested.connect(lambda _label: self.actions_.refresh())
+        sb.instructionsRequested.connect(self.actions_.show_instructions)
+        sb.openFolderRequested.connect(self.actions_.open_folder)
+        sb.sourceChosen.connect(self._filter_source)
+        sb.viewChosen.connect(self.filter_bar.set_view)
 
     # -- starting --------------------------------------------------------------
 
@@ -214,6 +213,7 @@ class MainWindow(QMainWindow):
         for status in self.controller.catalog.sources:
             self.sources_model.set_status(status)
         self._update_count()
+        self._update_counts()
         if wanted is not None and self.select_skill(wanted):
             self._wanted_skill = None
             return
@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
         self.table_model.set_approvals(states)
         self.proxy.states_changed()
         self._update_count()
+        self._update_counts()
 
     def _on_verification(self, skill_id: str) -> None:
         skill = self.controller.catalog.get(skill_id)
@@ -253,6 +254,7 @@ class MainWindow(QMainWindow):
 
     def _on_query(self, query: object) -> None:
         self.proxy.set_query(query)  # type: ignore[arg-type]
+        self._follow_query(query)  # type: ignore[arg-type]
         self._update_count()
         if self._wanted_skill is not None:
             return  # a skill awaited from a source still reading
@@ -271,8 +273,27 @@ class MainWindow(QMainWindow):
         else:
             self.preview.follow_entry(skill)
 
+    def _update_counts(self) -> None:
+        skills = self.controller.catalog.skills
+        self.sidebar.set_counts(
+            view_counts(skills, self.table_model.approval), source_counts(skills)
+        )
+
+    def _follow_query(self, query: SkillQuery) -> None:
+        """The sidebar shows what the list is filtered by."""
+        if len(query.sources) == 1:
+            self.sidebar.select_source(next(iter(query.sources)), emit=False)
+        elif not query.sources:
+            self.sidebar.select_view(query.view or ALL, emit=False)
+
     def _filter_source(self, label: str) -> None:
-        self.filter_bar.restore(self.filter_bar.text.text(), label, "", "")
+        fb = self.filter_bar
+        fb.restore(
+            fb.text.text(),
+            label,
+            fb.state.currentData() or "",
+            fb.strategy.currentData() or "",
+        )
 
     # -- selection helpers -----------------------------------------------------
 

@@ -76,7 +76,7 @@ class SkillFilterProxyModel(QSortFilterProxyModel):
         """Verification or approval states changed: state filters must be asked again."""
         if self._index is not None:
             self._index.forget()
-        if self.query.states:
+        if self.query.needs_states:
             self.beginFilterChange()
             self._recompute()
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from desktop.core.model import SourceSpec
@@ -222,7 +223,7 @@ class WindowActions:
 
     def show_instructions(self, label: str) -> None:
         if not label:
-            spec = self.w.sources_widget.current_spec()
+            spec = self.w.sidebar.current_spec()
             skill = self.w.current_skill()
             label = spec.label if spec else (skill.origin.label if skill else "")
         status = self.w.controller.catalog.source(label)
@@ -232,6 +233,13 @@ class WindowActions:
         dialog = InstructionsDialog(status, self.w.controller, self.w)
         dialog.skillOpened.connect(self.w.select_skill)
         self._show(dialog)
+
+    def open_folder(self, label: str) -> None:
+        spec = self.w.sources_model.spec(label)
+        if spec is None or spec.kind != "local":
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(spec.endpoint)):
+            self.w.notifier.warning(f"could not open the folder {spec.endpoint}")
 
     def open_uri(self) -> None:
         dialog = OpenUriDialog(self.w.controller, self.w)

@@ -17,7 +17,6 @@ def restore(window: MainWindow) -> None:
         ("geometry", window.restoreGeometry),
         ("windowState", window.restoreState),
         ("mainSplitter", window.main_splitter.restoreState),
-        ("leftSplitter", window.left_splitter.restoreState),
         ("rightSplitter", window.right_splitter.restoreState),
         ("previewSplitter", window.preview.splitter.restoreState),
         ("tableHeader", window.table.horizontalHeader().restoreState),
@@ -38,7 +37,6 @@ def save(window: MainWindow) -> None:
     s.setValue("geometry", window.saveGeometry())
     s.setValue("windowState", window.saveState())
     s.setValue("mainSplitter", window.main_splitter.saveState())
-    s.setValue("leftSplitter", window.left_splitter.saveState())
     s.setValue("rightSplitter", window.right_splitter.saveState())
     s.setValue("previewSplitter", window.preview.splitter.saveState())
     s.setValue("tableHeader", window.table.horizontalHeader().saveState())

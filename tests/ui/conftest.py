@@ -165,3 +165,20 @@ def folder_spec(path: Path, label: str = "local") -> SourceSpec:
 def table_names(window: MainWindow) -> list[str]:
     proxy = window.proxy
     return [proxy.index(r, 1).data() for r in range(proxy.rowCount())]
+
+
+def to_review_count(window: MainWindow) -> int:
+    """The count the sidebar shows beside To review."""
+    from desktop.core.library import TO_REVIEW
+
+    return int(window.sidebar.view_items[TO_REVIEW].text(1) or 0)
+
+
+def click_sidebar(qtbot: Any, window: MainWindow, item: Any) -> None:
+    """A click on a row of the sidebar, where a person sees it."""
+    from PySide6.QtCore import Qt
+
+    tree = window.sidebar.tree
+    tree.scrollToItem(item)
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())

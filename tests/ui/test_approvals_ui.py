@@ -11,13 +11,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.core.approvals import ApprovalState
+from desktop.core.library import TO_REVIEW
 from desktop.core.model import Origin, Skill
 from desktop.store.approvals_store import ApprovalStore
 from desktop.ui.approval_dialog import ApprovalDialog
 from desktop.ui.approval_service import ApprovalService
 from desktop.ui.skill_table_model import COL_APPROVAL
 
-from .conftest import folder_spec, wait_idle, write_skill
+from .conftest import click_sidebar, folder_spec, to_review_count, wait_idle, write_skill
 
 BETA = "local:beta-tools/SKILL.md"
 
@@ -32,7 +33,7 @@ def test_review_approve_change_and_revoke(
 ) -> None:
     window = make_window([folder_spec(skills_folder)])
     assert _approval_cell(window, BETA) == "not-approved"
-    assert window.queue_widget.model.rowCount() == 3
+    assert to_review_count(window) == 3
     window.select_skill(BETA)
     window.activateWindow()
     qtbot.keyClick(
@@ -52,7 +53,7 @@ def test_review_approve_change_and_revoke(
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert _approval_cell(window, BETA) == "approved"
-    assert window.queue_widget.model.rowCount() == 2
+    assert to_review_count(window) == 2
     detail = window.detail.text()
     assert "granted: Read" in detail and "scripts not allowed" in detail
     state = window.controller.approval_states[BETA]
@@ -172,16 +173,17 @@ def test_an_invalid_skill_is_refused_for_its_own_reason(make_window: Any, tmp_pa
 def test_the_queue_works_from_the_keyboard(
     secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any
 ) -> None:
-    """Arrows in the queue show each skill's detail; Enter opens its review."""
+    """In To review, arrows show each skill's page; Ctrl+Shift+A opens its review."""
     window = make_window([folder_spec(skills_folder)])
-    view = window.queue_widget.view
-    assert window.queue_widget.model.rowCount() >= 2
+    click_sidebar(qtbot, window, window.sidebar.view_items[TO_REVIEW])
+    view = window.table
+    assert window.proxy.rowCount() == to_review_count(window) >= 2
     window.activateWindow()
     view.setFocus()
-    view.setCurrentIndex(window.queue_widget.model.index(0, 0))
+    view.setCurrentIndex(window.proxy.index(0, 0))
     first = window.current_skill()
     qtbot.keyClick(view, Qt.Key.Key_Down)
-    second = window.queue_widget.model.skill_at(1)
+    second = window.skill_at(window.proxy.index(1, 0))
     assert second is not None and window.current_skill() is not None
     assert window.current_skill().id == second.id != first.id
     # Under a style that activates items on a single click, a click still only selects.
@@ -195,10 +197,14 @@ def test_the_queue_works_from_the_keyboard(
 
     style = ClickActivates()
     view.setStyle(style)
-    rect = view.visualRect(window.queue_widget.model.index(1, 0))
+    rect = view.visualRect(window.proxy.index(1, 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.actions_.dialog is None
-    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.keyClick(
+        view,
+        Qt.Key.Key_A,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     dialog = window.actions_.dialog
     assert isinstance(dialog, ApprovalDialog)
     assert second.qualified_name in dialog.body.toPlainText()
@@ -263,12 +269,12 @@ def test_third_party_words_in_plain_places_show_controls_as_codes(
 
 def test_a_sources_status_tooltip_is_plain_text(make_window: Any, skills_folder: Path) -> None:
     window = make_window([folder_spec(skills_folder)])
-    model = window.sources_widget.model
+    model = window.sidebar.model
     label = model.specs[0].label
     model.statuses[label].message = "banner <img src=x> \u202eevil"
-    window.sources_widget.select_label(label)
-    window.sources_widget._update_buttons()
-    tip = window.sources_widget.status_line.toolTip()
+    window.sidebar.select_source(label)
+    window.sidebar._update_actions()
+    tip = window.sidebar.status_line.toolTip()
     assert "<img" not in tip and "&lt;img src=x&gt;" in tip and "\\u202eevil" in tip
 
 

@@ -171,12 +171,12 @@ def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
     assert window.minimumSizeHint().width() <= 900
     window.resize(900, 600)
     assert window.width() <= 900
-    window.sources_widget.select_label("gone")
-    line = window.sources_widget.status_line.text()
+    window.sidebar.select_source("gone")
+    line = window.sidebar.status_line.text()
     alone = make_window([missing])
     assert alone.detail.title.text().startswith("No skills: gone could not be read")
     assert line.startswith("gone (stdio): error: could not connect")
-    assert window.sources_widget.status_line.isVisibleTo(window)
+    assert window.sidebar.status_line.isVisibleTo(window)
 
 
 def test_clicking_a_column_header_sorts_the_table_and_keeps_the_selection(
@@ -256,7 +256,7 @@ def test_a_failing_source_is_said_once_not_after_every_refresh(
 def test_every_column_title_is_whole(make_window: Any, skills_folder: Path) -> None:
     """No table opens with a column narrower than its title ("ransport" for Transport)."""
     window = make_window([folder_spec(skills_folder)])
-    views = (window.table, window.sources_widget.view, window.queue_widget.view)
+    views = (window.table,)
     for view in views:
         header = view.horizontalHeader()
         metrics = header.fontMetrics()

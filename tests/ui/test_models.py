@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from desktop.core.approvals import ApprovalState
 from desktop.core.query import SkillQuery
 from desktop.sources.folder import scan_folder
-from desktop.ui.approval_queue_model import ApprovalQueueModel
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_table_model import (
     COL_APPROVAL,
@@ -68,15 +66,6 @@ def test_sources_model(qtmodeltester: Any, skills_folder: Path) -> None:
     assert model.index(0, 5).data() == "3"
 
 
-def test_approval_queue_model(qtmodeltester: Any, skills_folder: Path) -> None:
-    _, skills = _skills(skills_folder)
-    model = ApprovalQueueModel()
-    qtmodeltester.check(model)
-    model.set_rows([(s, ApprovalState("not-approved")) for s in skills])
-    qtmodeltester.check(model)
-    assert model.rowCount() == 3
-
-
 def test_third_party_text_is_shown_as_written_never_as_markup(tmp_path: Path) -> None:
     from PySide6.QtCore import Qt
 
@@ -114,10 +103,8 @@ def test_no_cell_of_any_table_shows_raw_control_or_bidi_characters(tmp_path: Pat
     sources = SourcesModel()
     sources.set_specs([folder_spec(folder)])
     sources.set_status(status)
-    queue = ApprovalQueueModel()
-    queue.set_rows([(s, ApprovalState("not-approved")) for s in skills])
     seen = []
-    for model in (skills_model, sources, queue):
+    for model in (skills_model, sources):
         assert model.rowCount() == 1
         for col in range(model.columnCount()):
             for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):

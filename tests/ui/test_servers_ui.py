@@ -19,7 +19,7 @@ from desktop.ui.open_uri_dialog import OpenUriDialog
 from desktop.ui.skill_table_model import COL_ORIGIN, COL_VERIFICATION
 from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
 
-from .conftest import folder_spec, table_names, wait_idle, write_skill
+from .conftest import folder_spec, table_names, to_review_count, wait_idle, write_skill
 from .test_preview_links import catalog, server_skill
 
 pytestmark = pytest.mark.slow
@@ -85,7 +85,7 @@ def test_server_skill_preview_is_verified(window: Any, qtbot: Any) -> None:
 
 
 def test_instructions_show_the_2048_cut(window: Any, long_instructions: Path) -> None:
-    window.sources_widget.select_label("srv")
+    window.sidebar.select_source("srv")
     window.actions_.show_instructions("srv")
     dialog = window.actions_.dialog
     assert isinstance(dialog, InstructionsDialog)
@@ -533,7 +533,7 @@ def test_cancelling_the_first_read_says_which_sources_were_cut_short(
     assert status_cell("good").startswith("ok")
     assert "good:demo" in table_names(window)
     # The skills that arrived have approval states: the queue lists them.
-    assert window.queue_widget.model.rowCount() == 1
+    assert to_review_count(window) == 1
     qtbot.wait(200)
     gc.collect()
     qtbot.wait(50)

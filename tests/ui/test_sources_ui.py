@@ -16,7 +16,7 @@ from desktop.ui.content_reader import ContentReader
 from desktop.ui.source_dialog import SourceDialog, spec_from_fields
 from desktop.ui.sources_service import SourcesService
 
-from .conftest import folder_spec, table_names, wait_idle, write_skill
+from .conftest import click_sidebar, folder_spec, table_names, wait_idle, write_skill
 
 
 def _saved_labels(path: Path) -> list[str]:
@@ -49,7 +49,7 @@ def test_add_edit_and_remove_sources(
 
     drafts = tmp_path / "drafts"
     write_skill(drafts, "draft-one")
-    window.sources_widget.add_button.click()
+    click_sidebar(qtbot, window, window.sidebar.add_item)
     dialog = window.actions_.dialog
     assert isinstance(dialog, SourceDialog)
     dialog.kind.setCurrentIndex(dialog.kind.findData("folder"))
@@ -95,14 +95,14 @@ def test_add_edit_and_remove_sources(
     wait_idle(qtbot, window)
     gone_row = [s.label for s in window.sources_model.specs].index("gone")
     assert window.sources_model.index(gone_row, 4).data().startswith("error")
-    window.sources_widget.select_label("gone")
+    window.sidebar.select_source("gone")
     asked: list[str] = []
     window.confirm = lambda q: asked.append(q) is None and len(asked) > 1  # no, then yes
-    window.sources_widget.remove_button.click()
+    window.sidebar.remove_action.trigger()
     wait_idle(qtbot, window)
     assert "gone" in _saved_labels(cfg_file) and cache.source_dirs("gone")
     assert "cached files are deleted too" in asked[0]
-    window.sources_widget.remove_button.click()
+    window.sidebar.remove_action.trigger()
     wait_idle(qtbot, window)
     assert "gone" not in _saved_labels(cfg_file)
     assert cache.source_dirs("gone") == []
@@ -123,11 +123,11 @@ def test_a_detected_folder_is_switched_off_not_edited_or_removed(
     window = make_window(None, sources=SourcesService(config_file=cfg_file, detect=True))
     assert "found-here" in table_names(window)
     (label,) = [s.label for s in window.sources_model.specs if s.label != "mine"]
-    window.sources_widget.select_label(label)
-    sw = window.sources_widget
-    assert sw.toggle_button.isEnabled()
-    assert not sw.edit_button.isEnabled() and not sw.remove_button.isEnabled()
-    sw.toggle_button.click()
+    window.sidebar.select_source(label)
+    sw = window.sidebar
+    assert sw.toggle_action.isEnabled()
+    assert not sw.edit_action.isEnabled() and not sw.remove_action.isEnabled()
+    sw.toggle_action.trigger()
     wait_idle(qtbot, window)
     assert "found-here" not in table_names(window)
     off = json.loads(cfg_file.read_text())["switched_off"]
@@ -137,12 +137,12 @@ def test_a_detected_folder_is_switched_off_not_edited_or_removed(
     row = [s.label for s in window.sources_model.specs].index(label)
     assert window.sources_model.index(row, 4).data() == "off"
     assert window.sources_model.index(row, 5).data() == ""
-    assert sw.toggle_button.isEnabled()
-    sw.toggle_button.click()
+    assert sw.toggle_action.isEnabled()
+    sw.toggle_action.trigger()
     wait_idle(qtbot, window)
     assert "found-here" in table_names(window)
-    window.sources_widget.select_label("mine")
-    assert sw.edit_button.isEnabled() and sw.remove_button.isEnabled()
+    window.sidebar.select_source("mine")
+    assert sw.edit_action.isEnabled() and sw.remove_action.isEnabled()
 
 
 def test_the_edit_dialog_says_what_it_keeps(qtbot: Any) -> None:

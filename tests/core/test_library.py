@@ -1,0 +1,99 @@
+"""The Library's views, their counts and the words said of a source (no Qt)."""
+
+from __future__ import annotations
+
+from desktop.core.library import (
+    ALL,
+    APPROVED,
+    CHANGED,
+    PROBLEMS,
+    TO_REVIEW,
+    failed_sources,
+    source_counts,
+    source_words,
+    view_counts,
+)
+from desktop.core.loading import read_loading
+from desktop.core.model import Origin, Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.query import SearchIndex, SkillQuery
+
+
+def _skill(name: str, label: str = "local", problems: list[Problem] | None = None) -> Skill:
+    origin = Origin(label, "local", "folder", f"/srv/{label}")
+    fm = {"name": name, "description": f"about {name}"}
+    loading, _ = read_loading(fm, None)
+    return Skill(
+        origin,
+        f"{name}/SKILL.md",
+        name,
+        fm["description"],
+        fm,
+        (SkillFile("SKILL.md", "sha256:" + "0" * 64, 1),),
+        loading=loading,
+        problems=problems or [],
+        qualified_name=name,
+    )
+
+
+BROKEN = Problem("name-mismatch", "the name is not the folder's", "error")
+NOTE = Problem("note", "a note", "warning")
+
+
+def _catalog() -> tuple[list[Skill], dict[str, str]]:
+    skills = [
+        _skill("a"),
+        _skill("b", problems=[BROKEN]),
+        _skill("c", "other", problems=[NOTE]),
+        _skill("d", "other"),
+    ]
+    approvals = {
+        skills[0].id: "approved",
+        skills[1].id: "not-approved",
+        skills[2].id: "changed",
+        skills[3].id: "unapprovable",
+    }
+    return skills, approvals
+
+
+def test_views_count_what_the_list_then_shows() -> None:
+    skills, approvals = _catalog()
+    counts = view_counts(skills, approvals)
+    assert counts == {ALL: 4, TO_REVIEW: 2, CHANGED: 1, PROBLEMS: 1, APPROVED: 1}
+    index = SearchIndex(skills)
+    for view, n in counts.items():
+        shown = index.select(SkillQuery(view=view), approval=approvals)
+        assert sum(shown) == n, view
+    assert source_counts(skills) == {"local": 2, "other": 2}
+
+
+def test_a_view_combines_with_the_text_and_a_source() -> None:
+    skills, approvals = _catalog()
+    index = SearchIndex(skills)
+
+    def names(q: SkillQuery) -> list[str]:
+        shown = index.select(q, approval=approvals)
+        return [s.name for s, on in zip(skills, shown, strict=True) if on]
+
+    assert names(SkillQuery("about", view=TO_REVIEW)) == ["b", "c"]
+    assert names(SkillQuery("about", view=TO_REVIEW, sources=frozenset({"other"}))) == ["c"]
+    assert names(SkillQuery("about b", view=PROBLEMS)) == ["b"]
+    # Typing more after a view was chosen: approvals changed meanwhile are asked again.
+    approvals[skills[3].id] = "changed"
+    assert names(SkillQuery("about", view=TO_REVIEW, sources=frozenset({"other"}))) == ["c", "d"]
+
+
+def test_a_source_says_its_state_in_a_word_and_the_rest_in_detail() -> None:
+    folder = SourceSpec("docs", "local", "folder", "/srv/docs")
+    server = SourceSpec("srv", "mcp", "stdio", "srv", command=("srv",))
+    web = SourceSpec("web", "mcp", "http", "https://example.com/mcp", enabled=False)
+    assert source_words(folder, None).status == "Reading…"
+    ok = source_words(folder, SourceStatus(folder.origin, skill_count=3))
+    assert (ok.kind, ok.status, ok.mark, ok.detail) == ("folder", "Ready", "ok", "3 skills")
+    failed = SourceStatus(server.origin, status="error", message="could not connect")
+    words = source_words(server, failed)
+    assert (words.kind, words.status, words.mark) == ("local process", "Failed", "error")
+    assert words.detail == "could not connect"
+    off = source_words(web, None)
+    assert (off.kind, off.status) == ("remote server", "Off")
+    statuses = {"srv": failed, "docs": SourceStatus(folder.origin)}
+    assert failed_sources([folder, server, web], statuses) == ["srv"]

@@ -8,6 +8,7 @@ sources are used.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from desktop.cli.output import err, fail_usage
@@ -39,6 +40,31 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="MCP servers from a client's config file (Claude, VS Code, Cursor, Codex)",
     )
+    group.add_argument(
+        "--connect-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="seconds every server has to start and answer (default: 20, or 120 for "
+        "servers started with npx, uvx, pipx run, bunx or docker run, which may first "
+        "install their package)",
+    )
+
+
+def _seconds(value: str) -> float:
+    from desktop.sources.launchers import parse_timeout
+
+    try:
+        return parse_timeout(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def with_connect_timeout(args: argparse.Namespace, specs: list[SourceSpec]) -> list[SourceSpec]:
+    """The specs with ``--connect-timeout`` applied to every server, when it was given."""
+    seconds = getattr(args, "connect_timeout", None)
+    if seconds is None:
+        return specs
+    return [replace(s, connect_timeout=seconds) if s.kind == "mcp" else s for s in specs]
 
 
 def parse_server(value: str) -> SourceSpec:
@@ -58,7 +84,7 @@ def parse_folder(value: str) -> SourceSpec:
 def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
     """The sources the options name, or ``None`` when no source option was given."""
     try:
-        return options.specs_from_options(
+        specs = options.specs_from_options(
             getattr(args, "folder", []) or [],
             getattr(args, "server", []) or [],
             getattr(args, "config", []) or [],
@@ -66,6 +92,7 @@ def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
         )
     except options.SourceOptionError as exc:
         fail_usage(str(exc))
+    return None if specs is None else with_connect_timeout(args, specs)
 
 
 def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
@@ -79,7 +106,7 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
     found = config.collect_sources()
     for file, reason in found.problems:
         err(f"{file}: {reason}")
-    return found.specs
+    return with_connect_timeout(args, found.specs)
 
 
 async def load_catalog(args: argparse.Namespace, budgets: Any = None) -> Catalog:

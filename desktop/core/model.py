@@ -325,6 +325,8 @@ class SourceSpec:
     (the command line). ``env`` and ``headers`` may hold ``${VAR}`` / ``${env:VAR}``
     placeholders, resolved only at connect time. ``agent`` names the agent that
     reads a detected folder (``None`` for folders the user added).
+    ``connect_timeout`` is the seconds a server has to start and answer its handshake
+    (``None``: the default for its kind of command).
     """
 
     label: str
@@ -337,6 +339,7 @@ class SourceSpec:
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     enabled: bool = True
     agent: str | None = None
+    connect_timeout: float | None = None
 
     @property
     def origin(self) -> Origin:

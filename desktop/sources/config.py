@@ -42,6 +42,7 @@ from desktop.sources.config_secrets import (
 )
 from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
 from desktop.sources.known_folders import KnownFolder, detect_known_folders
+from desktop.sources.launchers import parse_timeout
 
 __all__ = [
     "KEYRING_SERVICE",
@@ -172,6 +173,8 @@ class SavedSource:
             out["headers"] = dict(s.headers)
         if s.agent:
             out["agent"] = s.agent
+        if s.connect_timeout is not None:
+            out["connect_timeout"] = s.connect_timeout
         if self.imported_from:
             out["imported_from"] = dict(self.imported_from)
         return out
@@ -362,6 +365,12 @@ def _spec_from_json(raw: Any) -> SavedSource:
     for what, m in (("env", env), ("headers", headers)):
         if not (isinstance(m, dict) and all(isinstance(v, str) for v in m.values())):
             raise SavedSourceError(f"source {label!r}: {what} must map names to strings")
+    timeout = raw.get("connect_timeout")
+    if timeout is not None:
+        try:
+            timeout = parse_timeout(timeout)
+        except ValueError as exc:
+            raise SavedSourceError(f"source {label!r}: connect_timeout {exc}") from None
     agent = raw.get("agent") if isinstance(raw.get("agent"), str) else None
     imported = raw.get("imported_from") if isinstance(raw.get("imported_from"), dict) else None
     spec = SourceSpec(
@@ -374,6 +383,7 @@ def _spec_from_json(raw: Any) -> SavedSource:
         headers=tuple((str(k), v) for k, v in headers.items()),
         enabled=enabled,
         agent=agent,
+        connect_timeout=timeout,
     )
     return SavedSource(spec, imported_from=imported)
 

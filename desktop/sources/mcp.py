@@ -26,6 +26,7 @@ from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.verify import SkillVerification
 from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
+from desktop.sources.launchers import discovery_timeout
 from desktop.sources.mcp_session import (
     McpConnection,
     NoSkillsMethod,
@@ -163,9 +164,10 @@ async def discover_server(
     status = _status(spec)
     skills: list[Skill] = []
     conn = McpConnection(spec, b, mode=mode)
+    whole = discovery_timeout(spec, b.connect_timeout, b.server_timeout)
 
     async def work() -> list[Skill]:
-        async with asyncio.timeout(b.server_timeout):
+        async with asyncio.timeout(whole):
             async with conn:
                 return await discover_on(conn, status)
 
@@ -184,7 +186,7 @@ async def discover_server(
         status.message = conn.explain(SourceError("the connection to the server was lost"))
     except TimeoutError:
         status.status = "error"
-        status.message = f"discovery did not finish within {b.server_timeout:g} s"
+        status.message = f"discovery did not finish within {whole:g} s"
         tail = conn.stderr_tail()
         if tail:
             status.message += f" — server stderr: {tail}"

@@ -50,6 +50,7 @@ from desktop.core.placeholders import (
 from desktop.core.visible import json_excerpt, quoted
 from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
+from desktop.sources.launchers import connect_timeout, stop_graces, timeout_advice
 from desktop.sources.stdio_transport import StderrTail, stdio_transport
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -347,6 +348,7 @@ class McpConnection:
                 max_message=self.budgets.max_message_bytes,
                 on_fault=self._give_up,
                 on_exit=self._server_exited,
+                starting_graces=stop_graces(self.spec),
             )
         if spec.transport == "http":
             headers = dict(spec.headers)
@@ -554,7 +556,8 @@ class McpConnection:
             )
             launching = self.spec.transport == "stdio"
             slot = _launch_slot() if launching else contextlib.nullcontext()
-            async with slot, self._deadline(self.budgets.connect_timeout):
+            connect_seconds = connect_timeout(self.spec, self.budgets.connect_timeout)
+            async with slot, self._deadline(connect_seconds):
                 await stack.enter_async_context(client)
                 if self.mode in MODERN_PROTOCOL_VERSIONS:
                     # A pinned client adopts a synthesized discover result with no
@@ -562,11 +565,15 @@ class McpConnection:
                     raw = await client.session.send_discover(self.mode)
                     client.session.adopt(types.DiscoverResult.model_validate(raw))
         except BaseException as exc:
-            await _close_quietly(stack)  # the server is stopped, its last words read
-            message = self.explain(exc, self.budgets.connect_timeout)
+            # The server is stopped, its last words read.
+            await _close_quietly(stack, _close_seconds(self.spec))
+            seconds = connect_timeout(self.spec, self.budgets.connect_timeout)
+            message = self.explain(exc, seconds)
             if isinstance(exc, TimeoutError) and self._unreadable:
                 excerpt = next(iter(self._unreadable.values()))
                 message = f"the server's answer is not valid JSON-RPC: {excerpt}"
+            elif isinstance(exc, TimeoutError) and self._fault is None:
+                message += f" ({timeout_advice(self.spec, seconds)})"
             self._close_errlog()
             if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
                 raise
@@ -578,7 +585,7 @@ class McpConnection:
     async def __aexit__(self, *exc: object) -> None:
         stack, self._stack, self._client = self._stack, None, None
         if stack is not None:
-            await _close_quietly(stack)
+            await _close_quietly(stack, _close_seconds(self.spec))
         self._close_errlog()
 
     def _close_errlog(self) -> None:
@@ -1004,9 +1011,14 @@ def _timed_out(exc: BaseException) -> bool:
     return task is not None and task.cancelling() == 0
 
 
-async def _close_quietly(stack: AsyncExitStack) -> None:
+def _close_seconds(spec: SourceSpec) -> float:
+    """How long closing may take: a package runner still installing gets its graces."""
+    return 10.0 + sum(stop_graces(spec) or (0.0, 0.0))
+
+
+async def _close_quietly(stack: AsyncExitStack, seconds: float = 10.0) -> None:
     try:
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(seconds):
             await stack.aclose()
     except BaseException as exc:
         if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):

@@ -14,6 +14,7 @@ from typing import Any
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.sources.folder import scan_folder
+from desktop.sources.launchers import discovery_timeout
 
 SourceDone = Callable[[SourceStatus, list[Skill]], None]
 
@@ -69,6 +70,8 @@ async def discover(
 async def _on_pool(pool: Any, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     """One server listed on the pool's kept connection; never raises."""
     try:
-        return await pool.handle(spec.label).discover(timeout=pool.budgets.server_timeout)
+        b = pool.budgets
+        whole = discovery_timeout(spec, b.connect_timeout, b.server_timeout)
+        return await pool.handle(spec.label).discover(timeout=whole)
     except Exception as exc:  # noqa: BLE001 - one bad server must not stop the others
         return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []

@@ -111,13 +111,17 @@ async def stdio_transport(
     max_message: int,
     on_fault: Callable[[str], None],
     on_exit: Callable[[int | None], None] | None = None,
+    starting_graces: tuple[float, float] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the server and yield the session's (read, write) streams.
 
     ``on_fault`` is told, in words, why the connection ends (a message over
     ``max_message`` bytes) before the read stream ends. ``on_exit`` is told when the
     server ends its output (it exited) before we asked it to, with its exit code when
-    known, once its last stderr has been read.
+    known, once its last stderr has been read. ``starting_graces`` (exit grace, kill
+    grace) replace :data:`EXIT_GRACE` and :data:`KILL_GRACE` when the server is
+    stopped before it wrote anything: a package runner may still be installing, and
+    is given time to finish rather than be ended with a half-written install.
     """
     process = await anyio.open_process(
         [params.command, *params.args],
@@ -132,13 +136,16 @@ async def stdio_transport(
     writer_done = anyio.Event()
     errors_done = anyio.Event()
     closing = False
+    spoke = False
 
     async def read_output() -> None:
+        nonlocal spoke
         assert process.stdout is not None
         lines = LineSplitter(max_message)
         try:
             async with to_session:
                 async for chunk in process.stdout:
+                    spoke = True
                     try:
                         finished = lines.feed(chunk)
                     except OverflowError:
@@ -213,7 +220,10 @@ async def stdio_transport(
                 write_stream.close()
                 with anyio.move_on_after(FLUSH_GRACE):
                     await writer_done.wait()
-                await _stop(process)
+                if starting_graces is not None and not spoke:
+                    await _stop(process, *starting_graces)
+                else:
+                    await _stop(process)
                 # What a server said on its way out is what explains its failure.
                 with anyio.move_on_after(FLUSH_GRACE):
                     await errors_done.wait()
@@ -226,7 +236,9 @@ async def stdio_transport(
             tg.cancel_scope.cancel()
 
 
-async def _stop(process: Process) -> None:
+async def _stop(
+    process: Process, exit_grace: float = EXIT_GRACE, kill_grace: float = KILL_GRACE
+) -> None:
     """Close stdin, give the server its grace period, then end its process group.
 
     The group is ended whether or not the server left on its own: a server that exits
@@ -234,10 +246,10 @@ async def _stop(process: Process) -> None:
     with contextlib.suppress(*_PIPE_ERRORS):
         if process.stdin is not None:
             await process.stdin.aclose()
-    await _exited(process, EXIT_GRACE)
+    await _exited(process, exit_grace)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        await terminate_posix_process_tree(process, KILL_GRACE)
-    await _exited(process, KILL_GRACE)
+        await terminate_posix_process_tree(process, kill_grace)
+    await _exited(process, kill_grace)
     with contextlib.suppress(*_PIPE_ERRORS):
         if process.stdout is not None:
             await process.stdout.aclose()

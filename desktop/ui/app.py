@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QTimer
@@ -124,10 +126,32 @@ async def _capture(window: MainWindow, args: argparse.Namespace) -> None:
         QTimer.singleShot(0, window.close)
 
 
+def no_display_reason(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the window cannot open here, in one line, or None when it can.
+
+    On Linux and the BSDs Qt needs an X11 or Wayland display (or a platform named in
+    ``QT_QPA_PLATFORM``, such as ``offscreen``); without one it aborts the process.
+    """
+    env = os.environ if environ is None else environ
+    if sys.platform in ("win32", "darwin") or env.get("QT_QPA_PLATFORM"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "skill-catalog-window: no graphical display here (neither DISPLAY nor "
+        "WAYLAND_DISPLAY is set); run it from a desktop session, or use skill-catalog "
+        "in the terminal"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    reason = None if QApplication.instance() else no_display_reason()
+    if reason:
+        print(reason, file=sys.stderr)
+        return 1
     import qasync
 
-    args = parse_args(sys.argv[1:] if argv is None else argv)
     specs = specs_from_args(args)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)

@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.visible import quoted
+from desktop.sources.launchers import spec_runner, starting_message
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
@@ -122,7 +123,7 @@ class SourcesModel(ReadOnlyTableModel):
             if not spec.enabled:
                 return "off"
             if status is None:
-                return "reading…"
+                return starting_message(spec) + "…" if spec_runner(spec) else "reading…"
             return status.status if not status.message else f"{status.status}: {status.message}"
         if col == 5:
             return "" if status is None or not spec.enabled else str(status.skill_count)

@@ -2,18 +2,20 @@
 
 Keys read: ``command``, ``args``, ``env``, ``env_vars`` (names passed through from the
 environment), ``url``, ``http_headers``, ``env_http_headers`` (header from a variable),
-``bearer_token_env_var`` and ``enabled``. Values taken from the environment become
-``${env:VAR}`` placeholders, resolved at connect time.
+``bearer_token_env_var``, ``enabled`` and ``startup_timeout_sec`` (or the older
+``startup_timeout_ms``), which becomes the source's connect timeout. Values taken from
+the environment become ``${env:VAR}`` placeholders, resolved at connect time.
 """
 
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from desktop.sources.importers.base import ImportResult
+from desktop.sources.importers.base import ImportedServer, ImportResult
 from desktop.sources.importers.common import (
     TOO_DEEP,
     ConfigError,
@@ -21,6 +23,7 @@ from desktop.sources.importers.common import (
     import_server_map,
     read_text,
 )
+from desktop.sources.launchers import parse_timeout
 
 CLIENT = "Codex"
 
@@ -65,7 +68,27 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
         label_hint="codex",
         where="mcp_servers",
     )
+    result.servers = [_with_timeout(s, servers.get(s.server_id)) for s in result.servers]
     return result
+
+
+def _with_timeout(server: ImportedServer, entry: Any) -> ImportedServer:
+    """The server with Codex's startup timeout as its connect timeout."""
+    if not isinstance(entry, dict):
+        return server
+    for key, scale in (("startup_timeout_sec", 1.0), ("startup_timeout_ms", 0.001)):
+        if key not in entry:
+            continue
+        value = entry[key]
+        try:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{value!r} is not a number")
+            seconds = parse_timeout(value * scale)
+        except ValueError as exc:
+            note = f"{key} is not used: {exc}"
+            return replace(server, notes=(*server.notes, note))
+        return replace(server, spec=replace(server.spec, connect_timeout=seconds))
+    return server
 
 
 def _to_entry(entry: dict[str, Any]) -> dict[str, Any]:

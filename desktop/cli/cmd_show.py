@@ -15,6 +15,7 @@ import sys
 from desktop.cli._mcp_common import find_skill, parse_id, sources_named
 from desktop.cli.output import CheckFailed
 from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.visible import one_line
 from desktop.sources.mcp import ServerPool
 from desktop.sources.reader import ReadResult
 
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
                 "(pass --allow-dynamic to print unverified content)"
             )
         print(f"warning: {result.message}", file=sys.stderr)
+    for note in result.verification.notes:
+        print(f"note: {one_line(note)}", file=sys.stderr)
     if sys.stdout.isatty():
         # For reading: control characters shown as their codes (see desktop.core.visible).
         print(result.data.decode("utf-8", "replace"), end="")

@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
             for f in r.files:
                 if f.state != "verified":
                     print(f"  {one_line(f.uri)}: {f.state}: {one_line(f.message)}")
+                for note in f.notes:
+                    print(f"  {one_line(f.uri)}: note: {one_line(note)}")
         for s in unread:
             print(one_line(f"{s.origin.label}: not read: {s.message}"), file=sys.stderr)
         if not results:

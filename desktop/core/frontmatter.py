@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,12 @@ class ParsedSkillMd:
     body: str
     problems: list[Problem] = field(default_factory=list)
     has_frontmatter: bool = False
+    # The frontmatter as a YAML 1.2 reader reads it, when that differs from
+    # ``frontmatter`` (the YAML 1.1 reading), and the values that differ.
+    frontmatter_12: dict[str, Any] | None = None
+    differences_12: list[Any] = field(default_factory=list)
+    # Set by verification: what is worth knowing about bytes that agree with an entry.
+    notes: list[str] = field(default_factory=list)
 
 
 _CLOSING = re.compile(r"\n---(?:\r\n|\n|\r|\Z)")
@@ -98,9 +105,10 @@ class _FastEvents(_CParser or yaml.SafeLoader):  # type: ignore[misc]
 
 _RESOLVER = _JsonLoader("")
 _MERGE = "tag:yaml.org,2002:merge"
+MERGE = object()  # a merge key (<<), as a scalar rule returns it
 
 
-class _Refused(Exception):
+class Refused(Exception):
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.message)
         self.problem = problem
@@ -132,7 +140,7 @@ def _scalar(event: yaml.ScalarEvent, tag: str) -> Any:
 def _construct(value: str, style: str | None, tag: str) -> Any:
     constructor = _JsonLoader.yaml_constructors.get(tag)
     if constructor is None:
-        raise _Refused(
+        raise Refused(
             Problem(
                 "frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid"
             )
@@ -167,8 +175,8 @@ def _resolve_plain(value: str) -> Any:
 _FAST_READER = Reader(_resolve_plain, _IMPLICIT_FIRST)
 
 
-def _alias_problem() -> _Refused:
-    return _Refused(
+def _alias_problem() -> Refused:
+    return Refused(
         Problem(
             "frontmatter-alias",
             "frontmatter uses YAML anchors or aliases, which are refused "
@@ -178,7 +186,45 @@ def _alias_problem() -> _Refused:
     )
 
 
-def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """One YAML reader's event stream and scalar rule, for :func:`build`.
+
+    ``events(text)`` yields the parser's events; the event classes tell them apart;
+    ``scalar(event)`` is a scalar event's JSON value, or :data:`MERGE` for a merge key.
+    ``errors`` are the exceptions the parser raises on text that is not YAML.
+    """
+
+    events: Callable[[str], Iterable[Any]]
+    scalar_event: type
+    seq_start: type
+    map_start: type
+    seq_end: type
+    map_end: type
+    alias: type
+    scalar: Callable[[Any], Any]
+    errors: tuple[type[Exception], ...]
+
+
+def _scalar_11(event: yaml.ScalarEvent) -> Any:
+    tag = _scalar_tag(event)
+    return MERGE if tag == _MERGE else _scalar(event, tag)
+
+
+YAML_11 = Dialect(
+    events=lambda text: yaml.parse(text, Loader=_FastEvents),
+    scalar_event=yaml.ScalarEvent,
+    seq_start=yaml.SequenceStartEvent,
+    map_start=yaml.MappingStartEvent,
+    seq_end=yaml.SequenceEndEvent,
+    map_end=yaml.MappingEndEvent,
+    alias=yaml.AliasEvent,
+    scalar=_scalar_11,
+    errors=(yaml.YAMLError,),
+)
+
+
+def _build(yaml_text: str, duplicates: list[str] | None = None, dialect: Dialect = YAML_11) -> Any:
     """Build the value from one pass over the parser's events.
 
     Anchors and aliases are refused as they appear, explicit tags are limited to the
@@ -189,21 +235,18 @@ def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
     keys: list[Any] = []  # for each open container: the pending mapping key (or _NO_KEY)
     root: list[Any] = []
     nodes = 0
-    scalar_event, seq_start, map_start = (
-        yaml.ScalarEvent,
-        yaml.SequenceStartEvent,
-        yaml.MappingStartEvent,
-    )
-    end_events = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    scalar_event, seq_start, map_start = dialect.scalar_event, dialect.seq_start, dialect.map_start
+    end_events = (dialect.seq_end, dialect.map_end)
+    alias_event, scalar_of = dialect.alias, dialect.scalar
 
-    for event in yaml.parse(yaml_text, Loader=_FastEvents):
+    for event in dialect.events(yaml_text):
         kind = type(event)
         if kind is scalar_event or kind is seq_start or kind is map_start:
             if event.anchor is not None:
                 raise _alias_problem()
             nodes += 1
             if nodes > MAX_NODES:
-                raise _Refused(
+                raise Refused(
                     Problem(
                         "frontmatter-too-large",
                         f"frontmatter has more than {MAX_NODES} values",
@@ -211,11 +254,10 @@ def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
                     )
                 )
             if kind is scalar_event:
-                tag = _scalar_tag(event)
-                value: Any = _MERGE if tag == _MERGE else _scalar(event, tag)
+                value: Any = scalar_of(event)
             else:
                 if event.tag not in _STANDARD_COLLECTION_TAGS:
-                    raise _Refused(
+                    raise Refused(
                         Problem(
                             "frontmatter-yaml",
                             f"frontmatter uses the unsupported YAML tag {event.tag}",
@@ -223,7 +265,7 @@ def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
                         )
                     )
                 if len(stack) >= MAX_DEPTH:
-                    raise _Refused(
+                    raise Refused(
                         Problem(
                             "frontmatter-too-deep",
                             f"frontmatter nests deeper than {MAX_DEPTH} levels",
@@ -236,7 +278,7 @@ def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
         elif kind in end_events:
             value = stack.pop()
             keys.pop()
-        elif kind is yaml.AliasEvent:
+        elif kind is alias_event:
             raise _alias_problem()
         else:
             continue
@@ -248,11 +290,11 @@ def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
         if type(parent) is list:
             parent.append(value)
         elif keys[-1] is _NO_KEY:
-            keys[-1] = value if value is _MERGE else _key_of(value)
+            keys[-1] = value if value is MERGE else _key_of(value)
         else:
             key = keys[-1]
             keys[-1] = _NO_KEY
-            if key is _MERGE and isinstance(value, dict):
+            if key is MERGE and isinstance(value, dict):
                 for k, v in value.items():
                     parent.setdefault(k, v)
             else:
@@ -260,7 +302,7 @@ def _build(yaml_text: str, duplicates: list[str] | None = None) -> Any:
                     duplicates.append(key)
                 parent[key] = value
     if len(root) > 1:
-        raise _Refused(
+        raise Refused(
             Problem("frontmatter-yaml", "frontmatter holds more than one YAML document", "invalid")
         )
     return root[0] if root else None
@@ -307,6 +349,14 @@ def _key(key: Any) -> str:
 
 def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Parse frontmatter text into a JSON-compatible mapping, or report why not."""
+    return read_with(yaml_text, _FAST_READER, YAML_11)
+
+
+def read_with(
+    yaml_text: str, reader: Reader, dialect: Dialect
+) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Read frontmatter text by one YAML reader's rules, within the limits above: the
+    fast reader ``reader`` for the plain shape, else ``dialect``'s event stream."""
     size = len(yaml_text.encode("utf-8"))
     if size > MAX_FRONTMATTER_BYTES:
         return None, [
@@ -317,15 +367,22 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
             )
         ]
     if FAST_PATH:
-        simple = simple_mapping(yaml_text, _FAST_READER, MAX_DEPTH, MAX_NODES)
+        simple = simple_mapping(yaml_text, reader, MAX_DEPTH, MAX_NODES)
         if simple is not None:
             return simple, []
     duplicates: list[str] = []
+    not_yaml: tuple[type[Exception], ...] = (
+        *dialect.errors,
+        RecursionError,
+        ValueError,
+        TypeError,
+        ArithmeticError,
+    )
     try:
-        value = _build(yaml_text, duplicates)
-    except _Refused as refused:
+        value = _build(yaml_text, duplicates, dialect)
+    except Refused as refused:
         return None, [refused.problem]
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+    except not_yaml as exc:
         return None, [
             Problem("frontmatter-yaml", f"frontmatter is not valid YAML: {_short(exc)}", "invalid")
         ]
@@ -391,7 +448,13 @@ def parse_skill_md(data: bytes) -> ParsedSkillMd:
             ],
         )
     fields, problems = parse_frontmatter_text(yaml_text)
-    return ParsedSkillMd(fields, body, problems, has_frontmatter=True)
+    parsed = ParsedSkillMd(fields, body, problems, has_frontmatter=True)
+    if fields is not None:
+        from desktop.core.frontmatter_12 import second_reading, version_problems
+
+        parsed.frontmatter_12, parsed.differences_12 = second_reading(yaml_text, fields)
+        problems.extend(version_problems(parsed.differences_12))
+    return parsed
 
 
 def json_depth_ok(value: Any, limit: int = MAX_DEPTH, budget: int = MAX_NODES) -> bool:

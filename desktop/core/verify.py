@@ -12,12 +12,12 @@ A ``verified`` state means "these bytes agree with this manifest", never "safe" 
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.entry import short, skill_md_uri
 from desktop.core.frontmatter import ParsedSkillMd, parse_skill_md
+from desktop.core.jsondiff import ABSENT, differences
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill, SkillFile
 from desktop.core.words import count
@@ -65,7 +65,10 @@ class FileVerification:
     message: str
     expected: SkillFile | None = None
     actual: Measured | None = None
-    field: str | None = None  # the differing frontmatter field, for frontmatter-mismatch
+    field: str | None = None  # the first differing frontmatter field, for frontmatter-mismatch
+    fields: tuple[str, ...] = ()  # every differing field named (at most MAX_NAMED_FIELDS)
+    # Worth knowing about bytes that verified: fields read as YAML 1.2 reads them.
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -86,6 +89,8 @@ class FileVerification:
                 else None
             ),
             "actual": self.actual.to_json() if self.actual else None,
+            **({"fields": list(self.fields)} if self.fields else {}),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
@@ -102,13 +107,21 @@ class SkillVerification:
     def ok(self) -> bool:
         return self.state == VERIFIED
 
+    @property
+    def notes(self) -> list[str]:
+        """What is worth knowing about files that verified (each file's notes)."""
+        return [note for f in self.files for note in f.notes]
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "state": self.state,
             "message": self.message,
             "files": [f.to_json() for f in self.files],
         }
+        if self.notes:
+            out["notes"] = self.notes
+        return out
 
 
 def measure(data: bytes) -> Measured:
@@ -167,6 +180,7 @@ def verify_file(
                     "unverified (frontmatter matches the entry)",
                     None,
                     actual,
+                    notes=tuple(parsed.notes) if parsed is not None else (),
                 ),
                 parsed,
             )
@@ -219,94 +233,113 @@ def verify_file(
             + (" and its frontmatter matches field by field" if is_skill_md else ""),
             expected,
             actual,
+            notes=tuple(parsed.notes) if parsed is not None else (),
         ),
         parsed,
     )
 
 
 def _fm_mismatch(
-    uri: str, expected: SkillFile | None, actual: Measured, mismatch: tuple[str, str]
+    uri: str, expected: SkillFile | None, actual: Measured, mismatch: FrontmatterMismatch
 ) -> FileVerification:
-    fieldname, message = mismatch
     return FileVerification(
         uri,
         FRONTMATTER_MISMATCH,
-        f"{uri}: {message}; the content was discarded",
+        f"{uri}: {mismatch.message}; the content was discarded",
         expected,
         actual,
-        field=fieldname,
+        field=mismatch.fields[0],
+        fields=mismatch.fields,
     )
 
 
-_MISSING = object()
+@dataclass(frozen=True, slots=True)
+class FrontmatterMismatch:
+    """Every field where an entry's frontmatter is none of the SKILL.md's readings."""
+
+    fields: tuple[str, ...]
+    message: str
+
+
+# How many differing fields one mismatch names (a hostile entry may differ in thousands).
+MAX_NAMED_FIELDS = 20
 
 
 def compare_skill_md(
     skill: Skill, data: bytes
-) -> tuple[tuple[str, str] | None, ParsedSkillMd | None]:
+) -> tuple[FrontmatterMismatch | None, ParsedSkillMd | None]:
     """Parse a fetched SKILL.md and compare its frontmatter with the entry's (V3).
 
-    Returns ((field, message) or None, parsed document).
+    Each top-level field of the entry must equal the field as a YAML 1.1 reader (PyYAML)
+    or a YAML 1.2 reader (ruamel.yaml) reads the file: publishers read frontmatter by
+    either. Returns (the mismatch or None, parsed document); a document whose fields
+    agree only with the YAML 1.2 reading carries :attr:`ParsedSkillMd.notes` saying
+    which, with both values.
     """
     parsed = parse_skill_md(data)
     if parsed.frontmatter is None:
         reason = "; ".join(p.message for p in parsed.problems) or "no frontmatter"
-        return (
-            "(frontmatter)",
+        return FrontmatterMismatch(
+            ("(frontmatter)",),
             f"the fetched SKILL.md's frontmatter cannot be read: {reason}",
         ), None
-    diff = first_difference(skill.frontmatter or {}, parsed.frontmatter)
-    if diff is None:
-        return None, parsed
-    fieldname, expected, actual = diff
-    exp = "absent" if expected is _MISSING else short(expected)
-    got = "absent" if actual is _MISSING else short(actual)
-    return (
-        fieldname,
-        f"frontmatter field {fieldname!r} differs: the entry has {exp}, the SKILL.md has {got}",
-    ), None
+    entry = skill.frontmatter or {}
+    read_11 = parsed.frontmatter
+    read_12 = parsed.frontmatter_12  # None: both readings agree
+    unmatched: list[tuple[str, Any, Any, Any]] = []  # path, entry's, 1.1's, 1.2's value
+    notes: list[str] = []
+    for key in sorted(set(entry) | set(read_11) | set(read_12 or {})):
+        mine = entry.get(key, ABSENT)
+        as_11 = read_11.get(key, ABSENT)
+        off_11 = differences(mine, as_11, key, limit=MAX_NAMED_FIELDS)
+        if not off_11:
+            continue
+        if read_12 is None:
+            unmatched.extend((path, exp, got, got) for path, exp, got in off_11)
+        else:
+            as_12 = read_12.get(key, ABSENT)
+            off_12 = {path: got for path, _exp, got in differences(mine, as_12, key)}
+            if not off_12:  # the field as a YAML 1.2 reader reads it
+                notes.extend(
+                    f"field {path!r} agrees with the entry as YAML 1.2 reads it: "
+                    f"{_value(b)} (YAML 1.1 reads {_value(a)})"
+                    for path, a, b in differences(as_11, as_12, key, limit=MAX_NAMED_FIELDS)
+                )
+                continue
+            unmatched.extend((path, exp, got, off_12.get(path, exp)) for path, exp, got in off_11)
+        if len(unmatched) > MAX_NAMED_FIELDS:
+            break
+    if unmatched:
+        return _mismatch(unmatched), None
+    parsed.notes = notes
+    return None, parsed
+
+
+def _mismatch(unmatched: list[tuple[str, Any, Any, Any]]) -> FrontmatterMismatch:
+    shown = unmatched[:MAX_NAMED_FIELDS]
+    fields = tuple(dict.fromkeys(path for path, *_ in shown))
+    said = []
+    for _path, exp, as_11, as_12 in shown:
+        got = _value(as_11)
+        if differences(as_11, as_12, limit=1):
+            got = f"{got} (as YAML 1.1 reads it) or {_value(as_12)} (as YAML 1.2 does)"
+        said.append(f"the entry has {_value(exp)}, the SKILL.md has {got}")
+    if len(shown) == 1:
+        return FrontmatterMismatch(fields, f"frontmatter field {fields[0]!r} differs: {said[0]}")
+    more = "; and more fields differ" if len(unmatched) > MAX_NAMED_FIELDS else ""
+    listed = "; ".join(f"{path!r}: {what}" for (path, *_), what in zip(shown, said, strict=True))
+    return FrontmatterMismatch(fields, f"frontmatter: {len(fields)} fields differ: {listed}{more}")
+
+
+def _value(value: Any) -> str:
+    return "absent" if value is ABSENT else short(value)
 
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
-    """The first field (dotted path) where two JSON values differ, or None.
-
-    Strict on types (``true`` is not ``1``, ``"1"`` is not ``1``); an integer and a
-    float with the same value are equal (JSON does not tell them apart).
-    """
-    stack: list[tuple[str, Any, Any]] = [(path, expected, actual)]
-    while stack:
-        where, exp, act = stack.pop()
-        if isinstance(exp, dict) and isinstance(act, dict):
-            keys = sorted(set(exp) | set(act), reverse=True)
-            for key in keys:
-                sub = f"{where}.{key}" if where else str(key)
-                stack.append((sub, exp.get(key, _MISSING), act.get(key, _MISSING)))
-            continue
-        if isinstance(exp, list) and isinstance(act, list):
-            if len(exp) != len(act):
-                return (where or "(frontmatter)", exp, act)
-            for i in range(len(exp) - 1, -1, -1):
-                stack.append((f"{where}[{i}]", exp[i], act[i]))
-            continue
-        if not _scalar_equal(exp, act):
-            return (where or "(frontmatter)", exp, act)
-    return None
-
-
-def _scalar_equal(a: Any, b: Any) -> bool:
-    if a is _MISSING or b is _MISSING:
-        return a is b
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-            return True
-        return a == b
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict | list):
-        return False  # a container against a scalar was handled above
-    return bool(a == b)
+    """The first field (dotted path) where two JSON values differ, or None (see
+    :func:`desktop.core.jsondiff.differences`; an absent field is ``ABSENT``)."""
+    found = differences(expected, actual, path, limit=1)
+    return found[0] if found else None
 
 
 def _size(n: int) -> str:

@@ -1,0 +1,220 @@
+"""Frontmatter read as a YAML 1.2 reader reads it, and where that differs from YAML 1.1.
+
+The catalog reads frontmatter with PyYAML, which follows YAML 1.1. Many publishers
+and hosts read it as YAML 1.2 (core schema), and the two disagree on some plain
+scalars: ``017`` is 15 in 1.1 and 17 in 1.2, ``yes`` and ``on`` are booleans in 1.1
+and strings in 1.2, ``1:30`` is 90 in 1.1 and a string in 1.2, ``1.0e3`` is a string
+in 1.1 and 1000.0 in 1.2. A quoted value is a string in both.
+
+The second reading uses ruamel.yaml's YAML 1.2 parser and resolver, within the same
+limits as the first (size, no anchors or aliases, depth, number of values; see
+:mod:`desktop.core.frontmatter`). It is made only for a text holding a plain scalar
+the two versions may read differently (:func:`may_differ`), so the plain frontmatter
+most skills have costs nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml import events as ruamel_events
+from ruamel.yaml.error import YAMLError as RuamelYAMLError
+from ruamel.yaml.nodes import ScalarNode
+
+from desktop.core.frontmatter import MERGE, Dialect, Refused, read_with, to_json_value
+from desktop.core.frontmatter_fast import DECLINE, Reader
+from desktop.core.jsondiff import ABSENT, differences
+from desktop.core.model import Problem
+
+_STR = "tag:yaml.org,2002:str"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_FAST_TAGS = frozenset(
+    {
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:null",
+    }
+)
+_PLAIN_IMPLICIT = (True, False)
+# How many differing values one skill reports (a hostile file may hold thousands).
+MAX_REPORTED = 20
+
+# A plain scalar (key or value) that YAML 1.1 and 1.2 may read differently: the 1.1
+# booleans yes/no/on/off, numbers with a leading zero or an 0o prefix, base-60 numbers
+# (1:30), exponents without a dot or a sign (1e3, 1.0e3), and "=". Anything else is read
+# alike by both (tests/core/test_frontmatter_12.py checks that over generated texts).
+# Deliberately generous: a match only means the second reading is made.
+_MAY_DIFFER = re.compile(
+    r"(?<![^\s\[\],:?-])"  # at the start of a token
+    r"(?:"
+    r"(?i:yes|no|on|off)(?![^\s\[\],:#])"
+    r"|[-+]?0[0-9_o]"
+    r"|[-+]?[0-9][0-9_]*:[0-9]"
+    r"|[-+]?[0-9_.]*[0-9_][0-9_.]*[eE]"
+    r"|[-+]?\.[0-9_]*[eE]"
+    r"|="
+    r")",
+)
+
+
+def may_differ(yaml_text: str) -> bool:
+    """Whether ``yaml_text`` may hold a value YAML 1.1 and 1.2 read differently."""
+    return _MAY_DIFFER.search(yaml_text) is not None
+
+
+class _Local(threading.local):
+    """Per thread: a YAML instance for resolving single scalars (it never parses, so no
+    document's ``%YAML`` directive changes its rules)."""
+
+    def __init__(self) -> None:
+        self.resolver_yaml = _new_yaml()
+        self.resolver = self.resolver_yaml.resolver
+        self.constructor = self.resolver_yaml.constructor
+
+
+def _new_yaml() -> YAML:
+    y = YAML(typ="safe", pure=True)
+    y.version = (1, 2)
+    return y
+
+
+_LOCAL = _Local()
+
+
+def _construct(tag: str, value: str, style: str | None) -> Any:
+    constructor = _LOCAL.constructor
+    fn = type(constructor).yaml_constructors.get(tag)
+    if fn is None:
+        raise Refused(
+            Problem(
+                "frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid"
+            )
+        )
+    return to_json_value(fn(constructor, ScalarNode(tag, value, style=style)))
+
+
+def _tag_of(event: Any) -> str:
+    tag = event.tag
+    if tag is not None and tag != "!":
+        return str(tag)
+    if not event.implicit[0]:  # quoted or block scalar: a string
+        return _STR
+    return str(_LOCAL.resolver.resolve(ScalarNode, event.value, event.implicit))
+
+
+def _scalar_12(event: Any) -> Any:
+    tag = _tag_of(event)
+    if tag == _MERGE_TAG:
+        return MERGE
+    if tag in (_STR, _TIMESTAMP):  # JSON has no dates: a timestamp stays its text
+        return event.value
+    return _construct(tag, event.value, event.style)
+
+
+def _events(text: str) -> Iterable[Any]:
+    events: Iterable[Any] = _new_yaml().parse(text)  # its own parser: a %YAML directive stays its
+    return events
+
+
+YAML_12 = Dialect(
+    events=_events,
+    scalar_event=ruamel_events.ScalarEvent,
+    seq_start=ruamel_events.SequenceStartEvent,
+    map_start=ruamel_events.MappingStartEvent,
+    seq_end=ruamel_events.SequenceEndEvent,
+    map_end=ruamel_events.MappingEndEvent,
+    alias=ruamel_events.AliasEvent,
+    scalar=_scalar_12,
+    errors=(RuamelYAMLError,),
+)
+
+
+def _resolve_plain(value: str) -> Any:
+    """A one-line plain scalar's YAML 1.2 value (for the fast reader), or DECLINE."""
+    if not value or value[0] not in _IMPLICIT_FIRST:
+        return value
+    tag = str(_LOCAL.resolver.resolve(ScalarNode, value, _PLAIN_IMPLICIT))
+    if tag in (_STR, _TIMESTAMP):
+        return value
+    if tag not in _FAST_TAGS:
+        return DECLINE
+    try:
+        return _construct(tag, value, None)
+    except (ValueError, TypeError, ArithmeticError):
+        return DECLINE  # a scalar the library resolves but cannot build (".")
+
+
+_IMPLICIT_FIRST = frozenset(k for k in _LOCAL.resolver.versioned_resolver if k)
+_FAST_READER = Reader(_resolve_plain, _IMPLICIT_FIRST)
+
+
+def parse_frontmatter_text_12(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Frontmatter text as a YAML 1.2 reader reads it, within the same limits."""
+    return read_with(yaml_text, _FAST_READER, YAML_12)
+
+
+@dataclass(frozen=True, slots=True)
+class VersionDifference:
+    """One value YAML 1.1 and YAML 1.2 read differently (``path``: dotted, as in
+    ``metadata.build``; a key one reading lacks has the value ``ABSENT`` there)."""
+
+    path: str
+    yaml11: Any
+    yaml12: Any
+
+    def describe(self) -> str:
+        return f"{self.path!r} is {_shown(self.yaml11)} in YAML 1.1, {_shown(self.yaml12)} in 1.2"
+
+
+def _shown(value: Any) -> str:
+    if value is ABSENT:
+        return "absent"
+    from desktop.core.entry import short
+
+    return short(value)
+
+
+def second_reading(
+    yaml_text: str, first: dict[str, Any]
+) -> tuple[dict[str, Any] | None, list[VersionDifference]]:
+    """The YAML 1.2 reading of a text whose YAML 1.1 reading is ``first``, when the two
+    differ, with the values that differ; ``(None, [])`` when they agree or the text is
+    no valid YAML 1.2 (a host reading it so refuses it whatever it says)."""
+    if not may_differ(yaml_text):
+        return None, []
+    reading, _problems = parse_frontmatter_text_12(yaml_text)
+    if reading is None:
+        return None, []
+    found = differences(first, reading, limit=MAX_REPORTED + 1)
+    if not found:
+        return None, []
+    return reading, [VersionDifference(path, a, b) for path, a, b in found]
+
+
+def version_problems(found: list[VersionDifference]) -> list[Problem]:
+    """A warning for each value YAML 1.1 and 1.2 read differently, saying to quote it."""
+    problems = [
+        Problem(
+            "frontmatter-yaml-versions",
+            f"YAML readers disagree on this value: {d.describe()}; "
+            "put it in quotes (or write it so both read it alike) so every host reads the same",
+            "warning",
+        )
+        for d in found[:MAX_REPORTED]
+    ]
+    if len(found) > MAX_REPORTED:
+        problems.append(
+            Problem(
+                "frontmatter-yaml-versions",
+                f"more values than these {MAX_REPORTED} are read differently by YAML 1.1 and 1.2",
+                "warning",
+            )
+        )
+    return problems

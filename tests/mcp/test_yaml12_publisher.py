@@ -1,0 +1,100 @@
+"""A publisher that reads frontmatter as YAML 1.2 (a real server over stdio and HTTP, its
+entries built with ruamel.yaml): its skills verify and show, with notes on the fields the
+two YAML versions read differently; a command given an id reads one skill only."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import HttpServer, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+PUBLISHER = Path(__file__).resolve().parent / "servers" / "yaml12_publisher.py"
+PDF_MD = (
+    b"---\nname: pdf\ndescription: Fill PDF forms\nbuild: 017\nenabled: yes\nratio: 1:30\n"
+    b"version: 1.0e3\nmetadata:\n  build: 017\n  owner: me\n---\n\n# pdf\n\nFill the form.\n"
+)
+PLAIN_MD = b"---\nname: plain\ndescription: Nothing to disagree on\n---\n\nPlain.\n"
+
+
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "published"
+    (root / "pdf").mkdir(parents=True)
+    (root / "pdf" / "SKILL.md").write_bytes(PDF_MD)
+    (root / "plain").mkdir()
+    (root / "plain" / "SKILL.md").write_bytes(PLAIN_MD)
+    return root
+
+
+def server_option(root: Path, record: Path, label: str = "pub") -> str:
+    argv = [sys.executable, str(PUBLISHER), str(root), "--record", str(record)]
+    return f"{label}={shlex.join(argv)}"
+
+
+@pytest.fixture
+def cli(run_cli, tmp_home: Path):
+    return run_cli
+
+
+def test_the_listing_carries_the_yaml_12_values(cli, tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    proc = cli("list", "--json", "--server", server_option(root, tmp_path / "log"))
+    assert proc.returncode == 0, proc.stderr
+    skills = {s["name"]: s for s in json.loads(proc.stdout)["skills"]}
+    fm = skills["pdf"]["frontmatter"]
+    assert (fm["build"], fm["enabled"], fm["ratio"], fm["version"]) == (17, "yes", "1:30", 1e3)
+
+
+def test_verify_accepts_the_yaml_12_reading_and_notes_each_field(cli, tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    option = server_option(root, tmp_path / "log")
+    proc = cli(
+        "verify",
+        "--json",
+        "pub:skill://pdf/SKILL.md",
+        "pub:skill://plain/SKILL.md",
+        "--server",
+        option,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    pdf, plain = json.loads(proc.stdout)["results"]
+    assert pdf["state"] == plain["state"] == "verified"
+    notes = " | ".join(pdf["notes"])
+    for shown in (
+        "'build'",
+        "17 (YAML 1.1 reads 15)",
+        "'enabled'",
+        "'ratio'",
+        "'version'",
+        "'metadata.build'",
+    ):
+        assert shown in notes
+    assert "notes" not in plain
+    human = cli("verify", "pub:skill://pdf/SKILL.md", "--server", option)
+    assert human.returncode == 0, human.stdout + human.stderr
+    assert "note: field 'build' agrees with the entry as YAML 1.2 reads it" in human.stdout
+
+
+def test_show_prints_the_verified_bytes_and_the_notes(cli, tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    proc = cli(
+        "show", "pub:skill://pdf/SKILL.md", "--server", server_option(root, tmp_path / "log")
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.encode() == PDF_MD
+    assert "note: field 'ratio'" in proc.stderr
+
+
+def test_over_http_too(cli, tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    port = free_port()
+    argv = [sys.executable, str(PUBLISHER), str(root), "--http", str(port)]
+    with HttpServer(argv, port) as server:
+        proc = cli("verify", "pub:skill://pdf/SKILL.md", "--server", f"pub={server.url}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified" in proc.stdout

@@ -84,7 +84,7 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
     unusable = _not_text("description", description)
     if unusable is not None:
         problems.append(unusable)
-    elif len(description) > DESCRIPTION_MAX:
+    elif isinstance(description, str) and len(description) > DESCRIPTION_MAX:
         problems.append(
             Problem(
                 "description-too-long",

@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -128,7 +128,7 @@ def _scalar_tag(event: yaml.ScalarEvent) -> str:
         return _STR
     if value and value[0] not in _IMPLICIT_FIRST:
         return _STR
-    return _RESOLVER.resolve(yaml.ScalarNode, value, event.implicit)
+    return cast(str, cast(Any, _RESOLVER).resolve(yaml.ScalarNode, value, event.implicit))
 
 
 def _scalar(event: yaml.ScalarEvent, tag: str) -> Any:
@@ -164,7 +164,7 @@ def _resolve_plain(value: str) -> Any:
     """A one-line plain scalar's value by the same rule as :func:`_scalar_tag`."""
     if not value or value[0] not in _IMPLICIT_FIRST:
         return value
-    tag = _RESOLVER.resolve(yaml.ScalarNode, value, _PLAIN_IMPLICIT)
+    tag = cast(Any, _RESOLVER).resolve(yaml.ScalarNode, value, _PLAIN_IMPLICIT)
     if tag == _STR:
         return value
     if tag not in _FAST_TAGS:
@@ -239,6 +239,7 @@ def _build(yaml_text: str, duplicates: list[str] | None = None, dialect: Dialect
     end_events = (dialect.seq_end, dialect.map_end)
     alias_event, scalar_of = dialect.alias, dialect.scalar
 
+    event: Any  # the event kinds are told apart by type() below, for speed
     for event in dialect.events(yaml_text):
         kind = type(event)
         if kind is scalar_event or kind is seq_start or kind is map_start:

@@ -130,6 +130,7 @@ def simple_mapping(
     root: dict[str, Any] = {}
     # Open containers: (indent of their lines, container). The root's lines start at 0.
     stack: list[tuple[int, Any]] = [(0, root)]
+    top: Any
     top_indent, top = 0, root
     pending: tuple[dict[str, Any], str, int] | None = None  # "key:" waiting for a block
     nodes = 1  # counted as the YAML path counts them: every scalar and collection

@@ -17,6 +17,8 @@ from typing import Any, Literal
 #   warning: worth fixing; nothing breaks.
 #   info:    worth knowing (unknown fields, defaults applied).
 Severity = Literal["invalid", "error", "warning", "info"]
+SourceKind = Literal["local", "mcp"]
+Transport = Literal["folder", "stdio", "http"]
 SEVERITIES: tuple[str, ...] = ("invalid", "error", "warning", "info")
 
 # States of a listed skill (the CLI's `state` field).
@@ -71,8 +73,8 @@ class Origin:
     """
 
     label: str
-    kind: Literal["local", "mcp"]
-    transport: Literal["folder", "stdio", "http"]
+    kind: SourceKind
+    transport: Transport
     endpoint: str
 
     @property
@@ -330,8 +332,8 @@ class SourceSpec:
     """
 
     label: str
-    kind: Literal["local", "mcp"]
-    transport: Literal["folder", "stdio", "http"]
+    kind: SourceKind
+    transport: Transport
     endpoint: str
     command: tuple[str, ...] = ()
     # Values may be secrets (an imported API key): kept out of repr and logs.

@@ -26,9 +26,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.model import LABEL_RE, SourceKind, SourceSpec, Transport
 from desktop.core.placeholders import find_placeholders
 from desktop.core.visible import json_excerpt
 from desktop.sources import importers
@@ -257,7 +257,7 @@ class Config:
         for name in _own_secrets(old):
             if name not in kept:
                 store.delete(name)
-        self.sources.insert(at, SavedSource(spec, False, found.imported_from))
+        self.sources.insert(at, SavedSource(spec, None, found.imported_from))
         return spec
 
     def set_enabled(self, label_or_key: str, enabled: bool) -> None:
@@ -375,8 +375,8 @@ def _spec_from_json(raw: Any) -> SavedSource:
     imported = raw.get("imported_from") if isinstance(raw.get("imported_from"), dict) else None
     spec = SourceSpec(
         label=label,
-        kind=kind,
-        transport=transport,
+        kind=cast(SourceKind, kind),
+        transport=cast(Transport, transport),
         endpoint=endpoint,
         command=tuple(command),
         env=tuple((str(k), v) for k, v in env.items()),

@@ -18,6 +18,7 @@ import bisect
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
@@ -295,7 +296,14 @@ def _hash_or_error(path: str, keep: bool) -> HashResult:
         return exc.strerror or str(exc)
 
 
-def _collect(spec, root, tree, skill_dirs, digest_of, status):
+def _collect(
+    spec: SourceSpec,
+    root: Path,
+    tree: _Tree,
+    skill_dirs: list[str],
+    digest_of: Callable[[str], HashResult],
+    status: SourceStatus,
+) -> tuple[SourceStatus, list[Skill]]:
     skills: list[Skill] = []
     by_dir: dict[str, Skill] = {}
     for rel_dir in skill_dirs:
@@ -345,7 +353,13 @@ def _within(rel: str, rel_dir: str) -> bool:
     return not rel_dir or rel == rel_dir or rel.startswith(rel_dir + "/")
 
 
-def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill:
+def _scan_skill(
+    spec: SourceSpec,
+    root: Path,
+    tree: _Tree,
+    rel_dir: str,
+    digest_of: Callable[[str], HashResult],
+) -> Skill:
     skill_md_rel = f"{rel_dir}/{SKILL_MD}" if rel_dir else SKILL_MD
     skill_path = (
         tree.real_root + os.sep + rel_dir.replace("/", os.sep) if rel_dir else tree.real_root
@@ -444,8 +458,9 @@ def _scan_skill(spec, root: Path, tree: _Tree, rel_dir: str, digest_of) -> Skill
     problems.extend(loading_problems)
     problems.extend(check_limits(files))
     fm = frontmatter or {}
-    name = fm.get("name") if isinstance(fm.get("name"), str) else dir_name
-    description = fm.get("description") if isinstance(fm.get("description"), str) else ""
+    declared_name, declared_description = fm.get("name"), fm.get("description")
+    name = declared_name if isinstance(declared_name, str) else dir_name
+    description = declared_description if isinstance(declared_description, str) else ""
     return Skill(
         origin=spec.origin,
         uri=skill_md_rel,

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import anyio
 import orjson
@@ -627,7 +627,9 @@ class McpConnection:
     @property
     def directory_read(self) -> bool:
         settings = self.extension_settings or {}
-        nested = settings.get("config") if isinstance(settings.get("config"), dict) else {}
+        nested = settings.get("config")
+        if not isinstance(nested, dict):
+            nested = {}
         return settings.get("directoryRead") is True or nested.get("directoryRead") is True
 
     @property
@@ -671,12 +673,13 @@ class McpConnection:
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send a request and return the raw result (any shape the server sent)."""
-        return await self._bounded(
+        result: dict[str, Any] = await self._bounded(
             method,
             self.client.session.send_request(
                 types.Request(method=method, params=_Params(**(params or {}))), _RAW
             ),
         )
+        return result
 
     async def list_skills(self, on_page: Callable[[list[Any]], None] | None = None) -> Listing:
         """Walk ``skills/list`` within the budgets (D4).
@@ -863,7 +866,7 @@ class McpConnection:
         are base64-decoded. ``refresh`` (or an earlier mismatch) bypasses the SDK's
         response cache.
         """
-        mode = "refresh" if (refresh or uri in self._stale) else "use"
+        mode: Literal["refresh", "use"] = "refresh" if (refresh or uri in self._stale) else "use"
         # Large files take time to travel: allow 2 s per MiB on top of the request timeout.
         timeout = self.budgets.request_timeout + 2.0 * expected_size / (1024 * 1024)
         try:

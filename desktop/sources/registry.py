@@ -72,6 +72,9 @@ async def _on_pool(pool: Any, spec: SourceSpec) -> tuple[SourceStatus, list[Skil
     try:
         b = pool.budgets
         whole = discovery_timeout(spec, b.connect_timeout, b.server_timeout)
-        return await pool.handle(spec.label).discover(timeout=whole)
+        found: tuple[SourceStatus, list[Skill]] = await pool.handle(spec.label).discover(
+            timeout=whole
+        )
+        return found
     except Exception as exc:  # noqa: BLE001 - one bad server must not stop the others
         return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []

@@ -25,7 +25,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import keyring
 import keyring.backend
@@ -165,7 +165,7 @@ def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
         deadline.end = 0.0
         raise timeout_error(seconds, changed=deadline.changed) from None
     if ok:
-        return value
+        return cast(T, value)
     raise value
 
 
@@ -249,7 +249,7 @@ class KeyringBlobs:
     def _get(self, name: str) -> str | None:
         def get() -> str | None:
             try:
-                return self.backend.get_password(self.service, name)
+                return cast("str | None", self.backend.get_password(self.service, name))
             except UnicodeDecodeError as exc:
                 # One entry's bytes, not the keyring: only that entry cannot be used.
                 raise ApprovalError(

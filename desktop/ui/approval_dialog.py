@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QPushButton,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +31,7 @@ from desktop.core.visible import visible
 from desktop.core.words import count
 from desktop.ui.detail_html import approval_html
 from desktop.ui.markdown_render import escape
+from desktop.ui.safe_browser import SafeTextBrowser
 
 APPROVE = 1
 REVOKE = 2
@@ -97,8 +97,7 @@ class ApprovalDialog(QDialog):
         current = QLabel(f"Current state: {state.state if state else 'unknown'}", self)
         current.setAccessibleName("Current approval state")
         layout.addWidget(current)
-        self.body = QTextBrowser(self)
-        self.body.setOpenLinks(False)
+        self.body = SafeTextBrowser(self)  # names and URIs a third party chose
         self.body.setAccessibleName("What the approval binds")
         reason = unapprovable_reason(skill)
         problem = state.problem if state is not None else None

@@ -24,6 +24,19 @@ MAX_RENDER_BYTES = 128 * 1024
 MAX_BRACKET_DEPTH = 256  # nested [ ... ]: markdown's link search is quadratic in it
 MAX_TABLE_ROWS = 2000
 MAX_TABLE_CELLS = 10_000  # Qt lays out a wide table in time growing with its cells
+# What Qt lays out, weighed in microseconds of the window's thread as measured on a
+# small machine: a block (paragraph, heading, line of code, table row), a list item
+# (Qt numbers list items in time growing with the list: 20,000 took 27 s) and a table
+# cell. The HTML handed to Qt costs at most LAYOUT_BUDGET of them, about 150 ms:
+# counted on the document markdown built, so a table without leading "|", or one in a
+# quote or a list item, is counted as any other.
+BLOCK_COST = 25
+LIST_ITEM_COST = 120
+CELL_COST = 350
+LAYOUT_BUDGET = 150_000
+_BLOCK_RE = re.compile(r"<(?:p|h[1-6]|blockquote|tr|hr|pre)[ >/]")
+_CELL_RE = re.compile(r"<t[dh][ >]")
+_PRE_RE = re.compile(r"<pre[ >].*?</pre>", re.DOTALL)
 # What the budgets above cannot foresee (markdown is quadratic on some flat shapes too,
 # "[a](b " repeated): a render running longer is stopped, and the raw text shown.
 RENDER_SECONDS = 2.0
@@ -40,12 +53,12 @@ class NotRendered(Exception):
 
 def render_problem(body: str, *, markdown: bool = True) -> str | None:
     """Why ``body`` is not rendered (over a budget), or ``None``. Plain text (not
-    ``markdown``) has only the size budget: it is laid out as one block."""
+    ``markdown``) is laid out as one preformatted block: its size and lines count."""
     size = len(body.encode("utf-8", "surrogatepass"))
     if size > MAX_RENDER_BYTES:
         return f"{format_size(size)} is more than the {format_size(MAX_RENDER_BYTES)} rendered"
     if not markdown:
-        return None
+        return text_layout_problem(body)
     depth = deepest = 0
     for char in body:
         if char == "[":
@@ -62,6 +75,31 @@ def render_problem(body: str, *, markdown: bool = True) -> str | None:
     if cells > MAX_TABLE_CELLS:
         return f"tables of {cells:,} cells (more than {MAX_TABLE_CELLS:,} are not rendered)"
     return None
+
+
+def layout_problem(blocks: int, items: int, cells: int) -> str | None:
+    """Why a document of ``blocks`` blocks, ``items`` list items and ``cells`` table
+    cells is not handed to Qt (more than it lays out in a fraction of a second), or
+    ``None``."""
+    cost = blocks * BLOCK_COST + items * LIST_ITEM_COST + cells * CELL_COST
+    if cost <= LAYOUT_BUDGET:
+        return None
+    parts = [(blocks, "paragraphs and lines"), (items, "list items"), (cells, "table cells")]
+    counted = ", ".join(f"{n:,} {what}" for n, what in parts if n)
+    return f"{counted} are more than the preview lays out at once"
+
+
+def text_layout_problem(text: str) -> str | None:
+    """:func:`layout_problem` for plain text shown as one preformatted block."""
+    return layout_problem(text.count("\n") + 1, 0, 0)
+
+
+def _layout_counts(out: str) -> tuple[int, int, int]:
+    """Blocks, list items and table cells of markdown's HTML (the body's own HTML is
+    escaped: every tag in it is markdown's). A line of a code block is a block."""
+    blocks = len(_BLOCK_RE.findall(out))
+    blocks += sum(m.group(0).count("\n") for m in _PRE_RE.finditer(out))
+    return blocks, out.count("<li"), len(_CELL_RE.findall(out))
 
 
 class _Stopped(Exception):
@@ -88,9 +126,8 @@ async def render_markdown_bounded(body: str, seconds: float = RENDER_SECONDS) ->
             done.set_result(value or "")
 
     def hand_over(value: str | None, error: BaseException | None) -> None:
-        with contextlib.suppress(
-            RuntimeError
-        ):  # the window closed meanwhile: nobody waits for this render
+        # A RuntimeError: the window closed meanwhile, nobody waits for this render.
+        with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(settle, value, error)
 
     def work() -> None:
@@ -196,7 +233,8 @@ def _extensions() -> tuple[Any, Any]:
 def render_markdown(body: str) -> str:
     """HTML for a skill body. Raw HTML is escaped; images are not loaded; character
     references to control or bidirectional characters are written as their codes.
-    Raises :class:`NotRendered` for a body over a budget or nested too deeply."""
+    Raises :class:`NotRendered` for a body over a budget (its size, its nesting, what
+    Qt would lay out) or nested too deeply."""
     import markdown
 
     problem = render_problem(body)
@@ -210,6 +248,9 @@ def render_markdown(body: str) -> str:
         out = str(md.convert(body))
     except RecursionError:
         raise NotRendered("nested too deeply to render") from None
+    problem = layout_problem(*_layout_counts(out))
+    if problem is not None:
+        raise NotRendered(problem)
     return _REFERENCE_RE.sub(_visible_reference, out) if "&" in out else out
 
 

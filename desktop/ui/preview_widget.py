@@ -11,10 +11,11 @@ servers; anything else is shown, not opened.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QTextOption
+from PySide6.QtGui import QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QPlainTextEdit,
@@ -45,6 +46,28 @@ from desktop.ui.safe_browser import SafeTextBrowser
 
 Confirm = Callable[[str], bool]
 TEXT_LIMIT = 2 * 1024 * 1024
+# The raw text goes in by pieces, the window answering between them: Qt builds a
+# plain-text view in time growing with its lines (200,000 short lines took 3 s at once).
+RAW_STEP_LINES = 4000
+RAW_STEP_CHARS = 256 * 1024
+# Qt lays out a line in one piece, in time growing with its length (2 MB: 5 s): the raw
+# view breaks a longer line into lines of this many characters.
+RAW_LINE = 10_000
+
+
+_LONG_LINE_RE = re.compile(rf"[^\n]{{{RAW_LINE + 1}}}")
+
+
+def has_long_line(text: str) -> bool:
+    return _LONG_LINE_RE.search(text) is not None
+
+
+def _break_long_lines(text: str) -> str:
+    """``text`` with every line over :data:`RAW_LINE` characters cut into such lines."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        out.extend(line[i : i + RAW_LINE] for i in range(0, max(len(line), 1), RAW_LINE))
+    return "\n".join(out)
 
 
 def describe_binary(data: bytes) -> str | None:
@@ -102,6 +125,7 @@ class PreviewWidget(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setAccessibleName("Raw text")
         self.raw.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.raw.setUndoRedoEnabled(False)  # filled by pieces; nothing to undo
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("previewSplitter")
         self.splitter.addWidget(self.rendered)
@@ -230,7 +254,13 @@ class PreviewWidget(QWidget):
             self.raw.setPlainText(binary)
             return
         text = data[:TEXT_LIMIT].decode("utf-8", "replace")
-        self.raw.setPlainText(visible(text))
+        if not await self._fill_raw(text, result):
+            return  # another file was asked for meanwhile
+        if has_long_line(text):
+            self.status.setText(
+                self.status.text()
+                + f"; lines over {RAW_LINE:,} characters are broken in the raw text"
+            )
         long_run = has_long_run(text)
         source = result.parsed.body if result.parsed is not None else text
         try:
@@ -251,6 +281,36 @@ class PreviewWidget(QWidget):
             wrap.WrapAnywhere if long_run else wrap.WrapAtWordBoundaryOrAnywhere
         )
         self.rendered.setHtml(visible(html))
+
+    async def _fill_raw(self, text: str, result: ReadResult) -> bool:
+        """Show ``text`` in the raw view by pieces, the window answering between them
+        (controls as codes, lines over :data:`RAW_LINE` characters broken). False when
+        another file was asked for meanwhile."""
+        self.raw.setPlainText("")
+        cursor = QTextCursor(self.raw.document())
+        start, first = 0, True
+        while start < len(text):
+            end = start
+            for _ in range(RAW_STEP_LINES):
+                end = text.find("\n", end, start + RAW_STEP_CHARS)
+                if end < 0:
+                    end = min(len(text), start + RAW_STEP_CHARS)
+                    break
+                end += 1
+            if text[end - 1 : end] == "\r":
+                end += 1  # a CRLF stays whole
+            piece = visible(text[start:end])
+            if has_long_line(piece):
+                piece = _break_long_lines(piece)
+            if not first:
+                await asyncio.sleep(0)
+                if self.result is not result:
+                    return False
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(piece)
+            start, first = end, False
+        self.raw.moveCursor(QTextCursor.MoveOperation.Start)
+        return True
 
     # -- links ------------------------------------------------------------------
 

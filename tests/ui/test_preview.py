@@ -100,7 +100,8 @@ def test_safe_browser_loads_nothing(qtbot: Any, tmp_path: Path) -> None:
     browser = SafeTextBrowser()
     qtbot.addWidget(browser)
     url = QUrl.fromLocalFile(str(secret))
-    assert browser.loadResource(QTextDocument.ResourceType.ImageResource.value, url) is None
+    answer = browser.loadResource(QTextDocument.ResourceType.ImageResource.value, url)
+    assert answer.width() == 1 and answer.height() == 1  # a blank pixel, not the file
     with qtbot.assertNotEmitted(browser.sourceChanged):
         browser.setSource(url)
     assert browser.source().isEmpty()
@@ -158,7 +159,10 @@ def test_bodies_too_costly_to_render_show_their_raw_text_at_once(
     for name, (body, reason) in cases.items():
         preview = _preview_text(make_window, qtbot, tmp_path / name, body)
         assert "Bytes match the manifest" in preview.status.text()
-        assert f"Not rendered: {reason}" in preview.rendered.toPlainText(), name
+        shown = preview.rendered.toPlainText()
+        # On a loaded machine markdown may reach its 2 s stop before the nesting error.
+        stopped = name == "lists" and "Not rendered: it took more than 2 s" in shown
+        assert f"Not rendered: {reason}" in shown or stopped, name
         assert body[:200] in preview.raw.toPlainText(), name
     preview = _preview_text(make_window, qtbot, tmp_path / "run", "A" * 300_000 + "\n")
     assert "Not rendered" in preview.rendered.toPlainText()  # 293 KiB: over the budget

@@ -8,6 +8,7 @@ import asyncio
 from desktop.cli.output import emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
+from desktop.core.model import SourceStatus
 from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.known_folders import annotate_collisions, collision_views
@@ -44,9 +45,14 @@ def run(args: argparse.Namespace) -> int:
     # A source named on the command line that could not be read is a failed check; the
     # saved and detected sources (no source option) may be down without failing a run.
     named = any(getattr(args, o, None) for o in ("folder", "server", "config"))
-    if named and any(s.status == "error" for s in catalog.sources):
+    # A server that asks for a sign-in is not a failed check: the line says what to run.
+    if named and any(s.status == "error" and not _asks_sign_in(s) for s in catalog.sources):
         return 1
     return 0
+
+
+def _asks_sign_in(status: SourceStatus) -> bool:
+    return status.sign_in in ("required", "again")
 
 
 def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
@@ -54,6 +60,9 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
     for s in catalog.sources:
         extra = f" [{s.protocol_version}]" if s.protocol_version else ""
         msg = f": {one_line(s.message)}" if s.message else ""
+        if _asks_sign_in(s):
+            lines.append(f"  {one_line(s.origin.describe())}  {one_line(s.message)}")
+            continue
         lines.append(
             f"  {one_line(s.origin.describe())}{extra}  {s.status}, "
             f"{count(s.skill_count, 'skill')}{msg}"

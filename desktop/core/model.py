@@ -294,6 +294,8 @@ class SourceStatus:
     ttl_ms: int | None = None
     notes: list[str] = field(default_factory=list)
     skill_count: int = 0
+    # Sign-in of an HTTP server: "" (none asked) | required | again | signed-in.
+    sign_in: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = self.origin.to_json()
@@ -316,6 +318,8 @@ class SourceStatus:
                     "notes": list(self.notes),
                 }
             )
+            if self.sign_in:
+                out["sign_in"] = self.sign_in
         return out
 
 

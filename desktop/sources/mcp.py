@@ -67,6 +67,8 @@ def fill_status(status: SourceStatus, conn: McpConnection) -> None:
     status.declares_extension = conn.declares_extension
     status.directory_read = conn.directory_read
     status.instructions = conn.instructions
+    if conn.signed_in:
+        status.sign_in = "signed-in"
 
 
 async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
@@ -193,6 +195,7 @@ async def discover_server(
     except SourceError as exc:
         status.status = "error"
         status.message = str(exc)
+        status.sign_in = getattr(exc, "sign_in", "")
     except Exception as exc:  # noqa: BLE001 - a broken server must not break discovery
         status.status = "error"
         status.message = describe_error(exc)
@@ -296,6 +299,8 @@ class ServerHandle:
         self.on_connection: Callable[[SourceStatus], None] | None = None
         # The state and message of the last listing that succeeded.
         self._listed: tuple[str, str] | None = None
+        # Why the last opening failed (a sign-in asked for travels with it).
+        self._start_error: SourceError | None = None
 
     @property
     def connected(self) -> bool:
@@ -333,7 +338,10 @@ class ServerHandle:
             except SourceError as exc:
                 self.status.status = "error"
                 self.status.message = str(exc)
+                self.status.sign_in = getattr(exc, "sign_in", "")
+                self._start_error = exc
                 return self.status
+            self._start_error = None
             fill_status(self.status, conn)
             if self.status.status in ("pending", "error"):
                 # Open again after a loss: what the last listing found still holds (its
@@ -430,7 +438,7 @@ class ServerHandle:
         if not self.connected:
             status = await self.start()
             if not self.connected:
-                raise SourceError(status.message or "not connected")
+                raise self._start_error or SourceError(status.message or "not connected")
         fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         await self._queue.put((fn, fut))
         return self.connection, fut
@@ -472,6 +480,7 @@ class ServerHandle:
             return status, []
         except SourceError as exc:
             status.status, status.message = "error", str(exc)
+            status.sign_in = getattr(exc, "sign_in", "")
             skills = []
         except asyncio.CancelledError:
             self.abandon()

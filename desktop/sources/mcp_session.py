@@ -310,6 +310,9 @@ class McpConnection:
         # session ended): the kept connection is then replaced before the next request.
         self.lost = False
         self._secrets: list[str] = []
+        # Why the server's sign-in stopped the connection (see desktop.sources.signin).
+        self._auth_stop: SourceError | None = None
+        self._auth: Any = None
 
     # -- opening -----------------------------------------------------------------------
 
@@ -360,8 +363,12 @@ class McpConnection:
 
             # One TLS context for every connection: building one loads the CA bundle,
             # which costs tens of milliseconds per server otherwise.
+            from desktop.sources.signin import connection_auth
+
             http = httpx2.AsyncClient(
                 headers=request_headers(headers),
+                # Sign-in (OAuth): the stored token, refreshed; a challenge ends the connection.
+                auth=(auth := connection_auth(self.spec, spec.endpoint, env, self._auth_stopped)),
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
                 verify=_tls_context(),
                 event_hooks={
@@ -379,8 +386,19 @@ class McpConnection:
                 http_client=http,
                 max_sse_event_size=2 * self.budgets.max_message_bytes,
             )
+            self._auth = auth
             return _HttpTransport(http, transport)
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
+
+    def _auth_stopped(self, why: SourceError) -> None:
+        """The server asked for a sign-in that cannot happen here (or refused it): every
+        pending request ends now, with ``why``."""
+        if self._auth_stop is None:
+            self._auth_stop = why
+        now = asyncio.get_running_loop().time()
+        for deadline in list(self._deadlines):
+            with contextlib.suppress(RuntimeError):  # already expiring
+                deadline.reschedule(now)
 
     async def _note_http_status(self, response: Any) -> None:
         method = getattr(getattr(response, "request", None), "method", "")
@@ -510,6 +528,12 @@ class McpConnection:
                 deadline.reschedule(now)
 
     @property
+    def signed_in(self) -> bool:
+        """Whether the connection sends a token from a sign-in."""
+        context = getattr(self._auth, "context", None)
+        return getattr(context, "current_tokens", None) is not None
+
+    @property
     def fault(self) -> str | None:
         """Why the connection was given up, if it was."""
         return self._fault
@@ -577,6 +601,8 @@ class McpConnection:
             self._close_errlog()
             if isinstance(exc, asyncio.CancelledError) and not _timed_out(exc):
                 raise
+            if self._auth_stop is not None:
+                raise self._auth_stop from None
             raise SourceError(f"could not connect: {message}") from None
         self._stack = stack
         self._client = client
@@ -654,6 +680,9 @@ class McpConnection:
         except TimeoutError:
             if self._fault is not None:
                 raise SourceError(f"{what} failed: {self._fault}") from None
+            if self._auth_stop is not None:
+                self.lost = True
+                raise self._auth_stop from None
             assert deadline is not None
             excerpt = self._unreadable.pop(deadline, None)
             if excerpt is not None:

@@ -46,8 +46,16 @@ def _home_environment(home: Path) -> dict[str, str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Outside scripts/test, still keep the whole run away from the real home folder."""
+    """Outside scripts/test, still keep the whole run away from the real home folder.
+    Under scripts/test, each pytest-xdist worker gets a session bus and keyring of its own
+    (tests/helpers/worker_session.py)."""
     if os.environ.get("SKILL_CATALOG_TEST_SESSION"):
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        if worker:
+            from tests.helpers import worker_session
+
+            bus = worker_session.start(worker)
+            config.add_cleanup(lambda: worker_session.stop(bus))
         return
     home = Path(tempfile.mkdtemp(prefix="skill-catalog-test-home-"))
     config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))

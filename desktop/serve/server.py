@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 import anyio.to_thread
 import mcp_types as types
@@ -37,7 +37,7 @@ DEFAULT_PAGE_SIZE = 100
 DEFAULT_TTL_MS = 0
 # Directory reads are paginated too, but only very large directories span pages.
 DIRECTORY_PAGE_SIZE = 1000
-CACHE_SCOPE = "public"
+CACHE_SCOPE: Literal["public", "private"] = "public"
 
 
 class ListSkillsParams(types.RequestParams):
@@ -114,12 +114,12 @@ class SkillsHandlers:
             generation, publication = await self._fresh()
             return generation, publication, 0
         generation, offset = decode_cursor(cursor)
-        publication = self.folder.snapshot(generation)
-        if publication is None:
+        kept = self.folder.snapshot(generation)
+        if kept is None:
             raise invalid_params(
                 "the folder changed since this listing began; list again without a cursor"
             )
-        return generation, publication, offset
+        return generation, kept, offset
 
     def _page(
         self, items: Sequence[Any], generation: int, offset: int, size: int | None = None
@@ -275,7 +275,8 @@ def build_server(folder: PublishedFolder, options: ServeOptions | None = None) -
         version=__version__,
         title="Skill Catalog (serve)",
         instructions=options.instructions,
-        on_list_resources=handlers.list_resources,
+        # The listing is answered as a plain result, which the SDK sends as it is.
+        on_list_resources=cast(Any, handlers.list_resources),
         on_read_resource=handlers.read_resource,
     )
     server.extensions = {EXTENSION_ID: dict(EXTENSION_SETTINGS)}

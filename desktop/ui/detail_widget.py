@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QPushButton,
@@ -60,9 +60,9 @@ class DetailWidget(QWidget):
         controller.approvalsChanged.connect(self.refresh)
         controller.verificationChanged.connect(self._maybe_refresh)
 
-    def _emit(self, signal: Signal) -> None:  # type: ignore[type-arg]
+    def _emit(self, signal: SignalInstance) -> None:
         if self.skill is not None:
-            signal.emit(self.skill.id)  # type: ignore[attr-defined]
+            signal.emit(self.skill.id)
 
     def show_skill(self, skill: Skill | None) -> None:
         self.skill = skill

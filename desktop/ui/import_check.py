@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 _MARK = b"PySide6"
 
@@ -42,5 +42,5 @@ def install() -> bool:
     if feature is None or not callable(original):
         return False
     if not getattr(original, "reads_bytes", False):
-        feature._mod_uses_pyside = _reads_pyside(original)  # type: ignore[union-attr]
+        cast(Any, feature)._mod_uses_pyside = _reads_pyside(original)
     return True

@@ -14,7 +14,7 @@ import sys
 
 from desktop.core.collector import collector_paused
 
-_mcp_import: asyncio.Future[object] | None = None
+_mcp_import: asyncio.Future[None] | None = None
 # Imported by the MCP SDK on its first connection; loaded with it, off the loop's thread.
 _MCP_MODULES = (
     "desktop.sources.mcp",
@@ -59,4 +59,5 @@ async def load_mcp_support() -> None:
         or (_mcp_import.done() and _mcp_import.exception() is not None)
     ):
         _mcp_import = asyncio.ensure_future(asyncio.to_thread(_import_mcp_modules))
-    await asyncio.shield(_mcp_import)
+    importing = _mcp_import
+    await asyncio.shield(importing)

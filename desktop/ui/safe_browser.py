@@ -34,13 +34,13 @@ class SafeTextBrowser(QTextBrowser):
         self.anchorClicked.connect(self._on_anchor)
         self.requested: list[str] = []  # every resource the document asked for
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         """Refuse every resource: images, style sheets, anything remote or local.
 
         The answer is never nothing: given nothing, Qt reads a local file of that name
         itself, and given no image it loads a ``file:`` image directly. An image is
         answered with one transparent pixel, anything else with empty bytes."""
-        self.requested.append(name.toString())
+        self.requested.append(name.toString() if isinstance(name, QUrl) else name)
         del self.requested[:-100]
         if kind == QTextDocument.ResourceType.ImageResource.value:
             return _blank_image()

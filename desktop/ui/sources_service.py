@@ -7,9 +7,12 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from desktop.core.model import SourceSpec
 from desktop.sources import config
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -76,11 +79,11 @@ class SourcesService:
         _, messages = await self._edit(change)
         return messages
 
-    async def _edit(self, change: Callable[[config.Config], object]) -> tuple[object, list[str]]:
+    async def _edit(self, change: Callable[[config.Config], T]) -> tuple[T, list[str]]:
         if self._pinned is not None:
             return self._edit_pinned(change), []
 
-        def work() -> tuple[object, list[str]]:
+        def work() -> tuple[T, list[str]]:
             cfg = config.load_config(self.config_file)
             if not cfg.exists:
                 cfg = config.first_run_config()
@@ -89,7 +92,7 @@ class SourcesService:
 
         return await asyncio.to_thread(work)
 
-    def _edit_pinned(self, change: Callable[[config.Config], object]) -> object:
+    def _edit_pinned(self, change: Callable[[config.Config], T]) -> T:
         assert self._pinned is not None
         cfg = config.Config(sources=[config.SavedSource(s) for s in self._pinned], exists=True)
         result = change(cfg)

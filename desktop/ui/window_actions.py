@@ -169,7 +169,7 @@ class WindowActions:
             self.w.notifier.warning(m)
         if old_label is not None and (old_label != spec.label or spec.kind == "mcp"):
             await self.w.controller.reader.forget_source(old_label)
-        self.w.notifier.info(f"saved source {added.label}")  # type: ignore[union-attr]
+        self.w.notifier.info(f"saved source {added.label}")
         await self.w.reload_sources()
 
     def _ask_again(self, old_label: str | None, spec: SourceSpec, why: str) -> None:

@@ -131,3 +131,156 @@ def failed_sources(specs: Iterable[SourceSpec], statuses: Mapping[str, SourceSta
         if spec.enabled and status is not None and status.status == "error":
             out.append(spec.label)
     return out
+
+
+# -- a skill's row ------------------------------------------------------------------
+
+# Verification states in plain words, and the precise meaning for a tooltip.
+VERIFICATION_WORDS: dict[str, tuple[str, str]] = {
+    "verified": (
+        "Verified",
+        "Verified: the files match what the source listed (integrity, not safety)",
+    ),
+    "size-mismatch": ("Files differ", "A file's size is not the one the source listed"),
+    "digest-mismatch": ("Files differ", "A file's sha256 digest is not the one listed"),
+    "frontmatter-mismatch": (
+        "Files differ",
+        "The SKILL.md frontmatter read is not the one the listing described",
+    ),
+    "unlisted-file": ("Unlisted file", "A file was served that the listing does not name"),
+    "read-error": ("Could not read", "Reading a file failed"),
+    "partial": ("Partly verified", "The files read so far match what the source listed"),
+}
+NOT_READ = ("Not read yet", "Its files have not been read and checked against the listing")
+
+APPROVAL_WORDS: dict[str, tuple[str, str]] = {
+    "approved": ("Approved", "Approved for exactly the files it lists now"),
+    "not-approved": ("To review", "Nobody approved this skill yet"),
+    "changed": ("Changed", "Its files changed since they were approved: review the change"),
+    "unapprovable": (
+        "Cannot approve",
+        "This entry cannot be bound to files (invalid, dynamic or over a limit)",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One status mark on a skill's row: a key for the icon, a word, a tooltip."""
+
+    key: str  # approved | to-review | changed | unapprovable | problems | mismatch
+    word: str
+    tip: str
+
+
+def origin_chip(skill: Skill) -> tuple[str, bool]:
+    """The short origin shown beside the name, and whether it is third-party."""
+    if skill.origin.kind == "mcp":
+        return f"{skill.origin.label} · server", True
+    return skill.origin.label, False
+
+
+def problem_count(skill: Skill) -> int:
+    return sum(1 for p in skill.problems if p.severity in ("invalid", "error"))
+
+
+def row_marks(skill: Skill, approval: str | None, verification: str | None) -> list[Mark]:
+    """The marks a skill's row carries, in the order they are drawn."""
+    marks: list[Mark] = []
+    if verification in VERIFICATION_WORDS and verification != "verified":
+        word, tip = VERIFICATION_WORDS[verification]
+        marks.append(Mark("mismatch", word, tip))
+    n = problem_count(skill)
+    if n:
+        first = next(p.message for p in skill.problems if p.severity in ("invalid", "error"))
+        word = f"{n} problem{'s' if n != 1 else ''}"
+        marks.append(Mark("problems", word, f"{word}; the first: {first}"))
+    if approval in APPROVAL_WORDS:
+        key = "to-review" if approval == "not-approved" else approval
+        word, tip = APPROVAL_WORDS[approval]
+        marks.append(Mark(key, word, tip))
+    return marks
+
+
+def verification_words(skill: Skill, verification: str | None) -> tuple[str, str]:
+    """The verification state in a word or two, and its meaning."""
+    if skill.state == "invalid":
+        return "Invalid entry", "The listing's entry breaks the format: nothing can be read"
+    if skill.state == "over-limit":
+        return "Over a limit", "The entry is larger than the limits allow: nothing is read"
+    if skill.state == "dynamic":
+        return "Dynamic", "The server lists no files for this skill: they cannot be checked"
+    if not verification:
+        return NOT_READ
+    return VERIFICATION_WORDS.get(verification, (verification, verification))
+
+
+# -- empty states ---------------------------------------------------------------------
+
+SKILL_FOLDER_HELP = (
+    "A skill is a folder holding a SKILL.md file: YAML frontmatter between two '---' "
+    "lines with at least a name (the folder's own name, in lower case with hyphens) and "
+    "a description of when to use it, then Markdown instructions. Scripts and references "
+    "sit beside it. A source folder holds such skill folders, at any depth."
+)
+
+EMPTY_VIEWS = {
+    TO_REVIEW: ("Nothing to review", "Every skill shown has a decision."),
+    CHANGED: ("Nothing changed since approval", "Approved skills still hold the files approved."),
+    PROBLEMS: ("No problems found", "Every skill's entry follows the format."),
+    APPROVED: ("Nothing approved yet", "Approve a skill from its page: Review and approve."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyState:
+    title: str
+    detail: str
+    action: str  # "" | "clear" | "add" | "retry" | "explain"
+    action_text: str = ""
+
+
+def empty_state(
+    *,
+    text: str,
+    view: str,
+    others: bool,
+    total: int,
+    source: SourceSpec | None,
+    status: SourceStatus | None,
+    sources: int,
+) -> EmptyState:
+    """What the list says when it shows nothing, and the one action that helps.
+
+    ``text`` is the search text, ``view`` the Library view, ``others`` whether other
+    filters are chosen, ``total`` the skills of the catalog, ``source`` the source the
+    list is limited to (with its ``status``) and ``sources`` how many sources there are.
+    """
+    if text.strip() or others:
+        what = f"No skills match '{text.strip()}'" if text.strip() else "No skills match"
+        return EmptyState(what, "Nothing passes the chosen filters.", "clear", "Clear filters")
+    if source is not None:
+        if not source.enabled:
+            return EmptyState(f"{source.label} is turned off", "Its skills are not shown.", "")
+        if status is not None and status.status == "error":
+            return EmptyState(f"{source.label} could not be read", status.message, "retry", "Retry")
+        if status is None or status.status == "pending":
+            return EmptyState(f"Reading {source.label}…", "", "")
+        if source.kind == "local":
+            return EmptyState(
+                "This folder holds no skills",
+                source.endpoint,
+                "explain",
+                "What a skill folder looks like",
+            )
+        return EmptyState("This server lists no skills", status.message, "retry", "List again")
+    if view in EMPTY_VIEWS and total:
+        title, detail = EMPTY_VIEWS[view]
+        return EmptyState(title, detail, "")
+    if not sources:
+        return EmptyState(
+            "No sources yet", "Add a folder of skills or an MCP server.", "add", "Add source…"
+        )
+    return EmptyState(
+        "No skills found", "The sources are read and hold no skills.", "add", "Add source…"
+    )

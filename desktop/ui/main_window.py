@@ -11,20 +11,24 @@ from collections.abc import Callable
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDockWidget,
-    QHeaderView,
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.core.library import ALL, source_counts, view_counts
+from desktop.core.library import (
+    ALL,
+    SKILL_FOLDER_HELP,
+    EmptyState,
+    empty_state,
+    source_counts,
+    view_counts,
+)
 from desktop.core.model import Skill
 from desktop.core.query import SkillQuery
 from desktop.core.visible import visible
@@ -32,11 +36,12 @@ from desktop.ui import window_state
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
-from desktop.ui.item_views import on_open, set_column_widths
+from desktop.ui.item_views import on_open
 from desktop.ui.notifier import Notice
 from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.sidebar_widget import SidebarWidget
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
+from desktop.ui.skill_list_widget import SkillListWidget
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
 from desktop.ui.sources_model import SourcesModel
 from desktop.ui.sources_service import SourcesService
@@ -76,7 +81,9 @@ class MainWindow(QMainWindow):
 
         self.sidebar = SidebarWidget(self.sources_model, self)
         self.filter_bar = FilterBarWidget(self)
-        self.table = self._make_table()
+        self.skill_list = SkillListWidget(self.proxy, self)
+        self.table = self.skill_list.table  # the table view (View ▸ Show as table)
+        self.list = self.skill_list.list
         self.detail = DetailWidget(controller, self)
         self.preview = PreviewWidget(controller, self.confirm, self)
         self.tabs = QTabWidget(self)
@@ -88,7 +95,7 @@ class MainWindow(QMainWindow):
         mid_layout = QVBoxLayout(middle)
         mid_layout.setContentsMargins(0, 0, 0, 0)
         mid_layout.addWidget(self.filter_bar)
-        mid_layout.addWidget(self.table, 1)
+        mid_layout.addWidget(self.skill_list, 1)
         self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.right_splitter.setObjectName("rightSplitter")
         self.right_splitter.addWidget(middle)
@@ -124,27 +131,6 @@ class MainWindow(QMainWindow):
 
     # -- construction ----------------------------------------------------------
 
-    def _make_table(self) -> QTableView:
-        table = QTableView(self)
-        table.setObjectName("skillTable")
-        table.setAccessibleName("Skills")
-        table.setModel(self.proxy)
-        table.setSortingEnabled(True)
-        table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        table.verticalHeader().hide()
-        table.verticalHeader().setDefaultSectionSize(22)
-        # Fixed row heights: the header never measures 10,000 rows after a filter change.
-        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        table.setWordWrap(False)
-        table.setTabKeyNavigation(False)  # Tab leaves for the next pane; arrows move
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        set_column_widths(table, (130, 165, 185, 115, 95, 120, 55, 140, 300))
-        return table
-
     def _wire(self) -> None:
         c = self.controller
         c.catalogChanged.connect(self._on_catalog)
@@ -159,6 +145,8 @@ class MainWindow(QMainWindow):
         # A sort keeps the selected skill selected; it stays in sight too.
         self.proxy.layoutChanged.connect(self._current_in_view)
         on_open(self.table, lambda _: self.actions_.preview_current())
+        on_open(self.list, lambda _: self.actions_.preview_current())
+        self.skill_list.empty.actionRequested.connect(self._empty_action)
         self.detail.skillRequested.connect(self.select_skill)
         self.detail.fileRequested.connect(self._open_file)
         self.detail.previewRequested.connect(lambda _id: self.actions_.preview_current())
@@ -228,9 +216,7 @@ class MainWindow(QMainWindow):
             self.detail.show_skill(None)  # says why nothing is there
 
     def _current_in_view(self) -> None:
-        index = self.table.currentIndex()
-        if index.isValid():
-            self.table.scrollTo(index)
+        self.skill_list.scroll_to(self.table.currentIndex())
 
     def _on_approvals(self) -> None:
         states = {k: v.state for k, v in self.controller.approval_states.items()}
@@ -264,6 +250,44 @@ class MainWindow(QMainWindow):
     def _update_count(self) -> None:
         shown, total = self.proxy.rowCount(), self.table_model.rowCount()
         self.filter_bar.count.setText(f"{shown} of {total}")
+        self.skill_list.show_empty(None if shown else self._empty_state())
+
+    def _empty_state(self) -> EmptyState:
+        query = self.proxy.query
+        source = None
+        if len(query.sources) == 1:
+            source = self.sources_model.spec(next(iter(query.sources)))
+        others = bool(query.states or query.strategies or query.problems)
+        if len(query.sources) > 1:
+            others = True
+        return empty_state(
+            text=query.text,
+            view=query.view,
+            others=others,
+            total=self.table_model.rowCount(),
+            source=source,
+            status=self.sources_model.statuses.get(source.label) if source else None,
+            sources=len(self.sources_model.specs),
+        )
+
+    def _empty_action(self, action: str) -> None:
+        if action == "clear":
+            self.filter_bar.restore("", "", "", "")
+        elif action == "add":
+            self.actions_.add_source()
+        elif action == "retry":
+            self.actions_.refresh()
+        elif action == "explain":
+            box = QMessageBox(
+                QMessageBox.Icon.Information,
+                "What a skill folder looks like",
+                SKILL_FOLDER_HELP,
+                QMessageBox.StandardButton.Close,
+                self,
+            )
+            box.setTextFormat(Qt.TextFormat.PlainText)
+            box.setModal(False)
+            box.open()
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         skill = self.skill_at(current)
@@ -324,7 +348,7 @@ class MainWindow(QMainWindow):
             | QItemSelectionModel.SelectionFlag.Rows
         )
         self.table.selectionModel().setCurrentIndex(proxy_index, flags)
-        self.table.scrollTo(proxy_index)
+        self.skill_list.scroll_to(proxy_index)
         return True
 
     def move_selection(self, step: int) -> None:

@@ -44,6 +44,7 @@ COLUMNS = (
 
 SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+ROW_ROLE = Qt.ItemDataRole.UserRole + 3  # (skill, approval, verification, nesting depth)
 
 NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
@@ -84,7 +85,13 @@ class SkillTableModel(ReadOnlyTableModel):
     """Skills in rows, :data:`COLUMNS` in columns."""
 
     columns = COLUMNS
-    answered = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(SORT_ROLE), int(SKILL_ID_ROLE)}
+    answered = TEXT_ROLES | {
+        TOOLTIP,
+        FOREGROUND,
+        int(SORT_ROLE),
+        int(SKILL_ID_ROLE),
+        int(ROW_ROLE),
+    }
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -93,12 +100,14 @@ class SkillTableModel(ReadOnlyTableModel):
         self.verification_text: dict[str, str] = {}
         self.approval: dict[str, str] = {}
         self._row_of: dict[str, int] = {}
+        self._path: dict[str, tuple[str, ...]] = {}  # names from the outermost parent
 
     # -- feeding -------------------------------------------------------------
 
     def set_skills(self, skills: list[Skill], sort: tuple[int, Qt.SortOrder] | None = None) -> None:
         self.beginResetModel()
         self.skills = list(skills)
+        self._path = _nesting_paths(self.skills)
         if sort is not None and 0 <= sort[0] < len(COLUMNS):
             keyed = [(self.sort_key(s, sort[0]), s) for s in self.skills]
             keyed.sort(key=lambda p: p[0], reverse=sort[1] == Qt.SortOrder.DescendingOrder)
@@ -117,15 +126,16 @@ class SkillTableModel(ReadOnlyTableModel):
     def set_approvals(self, states: dict[str, str]) -> None:
         self.approval.update(states)
         if self.skills:
+            # From the first column: the list's two-line rows show the approval there.
             self.dataChanged.emit(
-                self.index(0, COL_APPROVAL), self.index(len(self.skills) - 1, COL_APPROVAL)
+                self.index(0, COL_NAME), self.index(len(self.skills) - 1, COL_APPROVAL)
             )
 
     def _row_changed(self, skill_id: str, column: int) -> None:
         row = self._row_of.get(skill_id)
         if row is not None:
-            idx = self.index(row, column)
-            self.dataChanged.emit(idx, idx)
+            # The list's row (the first column) shows every state too.
+            self.dataChanged.emit(self.index(row, COL_NAME), self.index(row, column))
 
     def row_of(self, skill_id: str) -> int | None:
         return self._row_of.get(skill_id)
@@ -137,6 +147,8 @@ class SkillTableModel(ReadOnlyTableModel):
         if column == COL_PRIORITY:
             p = skill.loading.priority
             return (0, -1.0 if p is None else float(p), skill.qualified_name.casefold())
+        if column == COL_NAME:  # nested skills under their parent
+            return (0, 0.0, "\x00".join(self._path.get(skill.id, (skill.name.casefold(),))))
         return (0, 0.0, self.text(skill, column).casefold())
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
@@ -167,6 +179,14 @@ class SkillTableModel(ReadOnlyTableModel):
     def role_data(self, skill: Skill, col: int, role: int) -> Any:
         if role == FOREGROUND:
             return self._color(skill, col)
+        if role == ROW_ROLE:
+            depth = len(self._path.get(skill.id, ())) - 1
+            return (
+                skill,
+                self.approval.get(skill.id),
+                self.verification.get(skill.id),
+                max(0, min(depth, 4)),
+            )
         if role == SORT_ROLE:
             if col == COL_PRIORITY:
                 p = skill.loading.priority
@@ -220,3 +240,19 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_NAME and skill.has_errors():
             return QBrush(_BAD)
         return None
+
+
+def _nesting_paths(skills: list[Skill]) -> dict[str, tuple[str, ...]]:
+    """Each skill's folded name after those of the skills it is nested in."""
+    by_id = {s.id: s for s in skills}
+    paths: dict[str, tuple[str, ...]] = {}
+    for skill in skills:
+        chain = [skill.name.casefold()]
+        parent = by_id.get(skill.nested_in or "")
+        seen = {skill.id}
+        while parent is not None and parent.id not in seen and len(chain) < 8:
+            seen.add(parent.id)
+            chain.append(parent.name.casefold())
+            parent = by_id.get(parent.nested_in or "")
+        paths[skill.id] = tuple(reversed(chain))
+    return paths

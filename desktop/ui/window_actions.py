@@ -51,7 +51,13 @@ class WindowActions:
         self.prev_action = self._act(
             view, "&Previous skill", "Alt+Up", lambda: window.move_selection(-1)
         )
-        view.addAction(window.messages_dock.toggleViewAction())
+        view.addSeparator()
+        self.table_action = self._act(view, "Show as &table", "Ctrl+Shift+T", lambda: None)
+        self.table_action.setCheckable(True)
+        self.table_action.toggled.connect(window.skill_list.set_table)
+        activity = window.messages_dock.toggleViewAction()
+        activity.setText("&Activity")
+        view.addAction(activity)
         skill = mb.addMenu("&Skill")
         self.preview_action = self._act(
             skill, "&Preview (fetch and verify)", "Ctrl+P", self.preview_current

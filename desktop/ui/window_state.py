@@ -24,6 +24,7 @@ def restore(window: MainWindow) -> None:
         value = s.value(key)
         if isinstance(value, QByteArray | bytes):
             fn(QByteArray(value))
+    window.actions_.table_action.setChecked(str(s.value("view/table", "")) == "true")
     window.filter_bar.restore(
         str(s.value("filter/text", "") or ""),
         str(s.value("filter/source", "") or ""),
@@ -36,6 +37,7 @@ def save(window: MainWindow) -> None:
     s = window.settings
     s.setValue("geometry", window.saveGeometry())
     s.setValue("windowState", window.saveState())
+    s.setValue("view/table", "true" if window.skill_list.as_table else "")
     s.setValue("mainSplitter", window.main_splitter.saveState())
     s.setValue("rightSplitter", window.right_splitter.saveState())
     s.setValue("previewSplitter", window.preview.splitter.saveState())

@@ -97,3 +97,40 @@ def test_a_source_says_its_state_in_a_word_and_the_rest_in_detail() -> None:
     assert (off.kind, off.status) == ("remote server", "Off")
     statuses = {"srv": failed, "docs": SourceStatus(folder.origin)}
     assert failed_sources([folder, server, web], statuses) == ["srv"]
+
+
+def test_row_marks_say_each_state_in_a_word() -> None:
+    from desktop.core.library import origin_chip, row_marks, verification_words
+
+    skills, approvals = _catalog()
+    words = lambda s, v=None: [m.word for m in row_marks(s, approvals.get(s.id), v)]  # noqa: E731
+    assert words(skills[0]) == ["Approved"]
+    assert words(skills[1]) == ["1 problem", "To review"]
+    assert words(skills[2]) == ["Changed"]
+    assert words(skills[3], "digest-mismatch") == ["Files differ", "Cannot approve"]
+    assert verification_words(skills[0], None)[0] == "Not read yet"
+    word, tip = verification_words(skills[0], "verified")
+    assert word == "Verified" and "integrity, not safety" in tip
+    assert origin_chip(skills[0]) == ("local", False)
+
+
+def test_empty_states_name_the_cause_and_one_action() -> None:
+    from desktop.core.library import empty_state
+
+    folder = SourceSpec("docs", "local", "folder", "/srv/docs")
+    base = dict(view="", others=False, total=3, source=None, status=None, sources=1)
+    assert empty_state(text="x", **base).action == "clear"  # type: ignore[arg-type]
+    failed = SourceStatus(folder.origin, status="error", message="not a folder")
+    state = empty_state(text="", **{**base, "source": folder, "status": failed})  # type: ignore[arg-type]
+    assert (state.title, state.detail, state.action) == (
+        "docs could not be read",
+        "not a folder",
+        "retry",
+    )
+    none = SourceStatus(folder.origin, status="no-skills")
+    state = empty_state(text="", **{**base, "source": folder, "status": none})  # type: ignore[arg-type]
+    assert state.title == "This folder holds no skills" and state.action == "explain"
+    state = empty_state(text="", **{**base, "view": TO_REVIEW})  # type: ignore[arg-type]
+    assert state.title == "Nothing to review" and state.action == ""
+    state = empty_state(text="", **{**base, "total": 0, "sources": 0})  # type: ignore[arg-type]
+    assert state.action == "add"

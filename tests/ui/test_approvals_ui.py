@@ -176,7 +176,7 @@ def test_the_queue_works_from_the_keyboard(
     """In To review, arrows show each skill's page; Ctrl+Shift+A opens its review."""
     window = make_window([folder_spec(skills_folder)])
     click_sidebar(qtbot, window, window.sidebar.view_items[TO_REVIEW])
-    view = window.table
+    view = window.list
     assert window.proxy.rowCount() == to_review_count(window) >= 2
     window.activateWindow()
     view.setFocus()

@@ -70,10 +70,10 @@ def test_collisions_link_to_the_other_skill(
 def test_keyboard_shortcuts(make_window: Any, skills_folder: Path, qtbot: Any) -> None:
     window = make_window([folder_spec(skills_folder)])
     window.activateWindow()
-    window.table.setFocus()
+    window.list.setFocus()
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.focusWidget() is window.filter_bar.text
-    window.table.setFocus()
+    window.list.setFocus()
     window.table.selectRow(0)
     first = window.current_skill().id
     qtbot.keyClick(window, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
@@ -82,7 +82,8 @@ def test_keyboard_shortcuts(make_window: Any, skills_folder: Path, qtbot: Any) -
     assert window.current_skill().id == first
     assert window.actions_.refresh_action.shortcut().toString() == "F5"
     assert window.actions_.review_action.shortcut().toString() == "Ctrl+Shift+A"
-    for widget in (window.filter_bar.text, window.table, window.detail.browser, window.preview.raw):
+    widgets = (window.filter_bar.text, window.list, window.table, window.detail.browser)
+    for widget in (*widgets, window.preview.raw):
         assert widget.accessibleName()
 
 
@@ -128,13 +129,13 @@ def test_the_keyboard_alone_moves_between_panes_and_previews(
     previews it, as a double click does."""
     window = make_window([folder_spec(skills_folder)])
     window.activateWindow()
-    window.table.setFocus()
+    window.list.setFocus()
     window.table.selectRow(0)
-    qtbot.keyClick(window.table, Qt.Key.Key_Tab)
-    assert QApplication.focusWidget() is not window.table
-    window.table.setFocus()
+    qtbot.keyClick(window.list, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is not window.list
+    window.list.setFocus()
     skill = window.current_skill()
-    qtbot.keyClick(window.table, Qt.Key.Key_Return)
+    qtbot.keyClick(window.list, Qt.Key.Key_Return)
     assert window.tabs.currentWidget() is window.preview
     wait_idle(qtbot, window)
     assert window.preview.skill is skill
@@ -186,6 +187,7 @@ def test_clicking_a_column_header_sorts_the_table_and_keeps_the_selection(
         skills_folder, "delta-first", "# Delta\n", metadata={"nimblebrain": {"priority": 90}}
     )
     window = make_window([folder_spec(skills_folder)])
+    window.actions_.table_action.setChecked(True)  # the table, for its column headers
     header = window.table.horizontalHeader()
 
     def click(column: int) -> list[str]:
@@ -235,8 +237,11 @@ def test_a_sort_keeps_the_selected_skill_in_sight(
     assert window.select_skill("local:skill-250/SKILL.md")
     window.proxy.sort(COL_NAME, Qt.SortOrder.DescendingOrder)
     qtbot.wait(10)
-    view = window.table.viewport().rect()
-    assert view.intersects(window.table.visualRect(window.table.currentIndex()))
+    for shown in (window.list, window.table):
+        window.actions_.table_action.setChecked(shown is window.table)
+        qtbot.wait(10)
+        view = shown.viewport().rect()
+        assert view.intersects(shown.visualRect(window.table.currentIndex()))
     assert window.current_skill().name == "skill-250"
 
 

@@ -1,0 +1,106 @@
+"""The skill list: two-line rows, nested skills under their parent, the table on
+demand with the selection kept, and empty states that say why and offer an action."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from desktop.ui.skill_row_delegate import row_tooltip
+from desktop.ui.skill_table_model import ROW_ROLE
+
+from .conftest import click_sidebar, folder_spec, wait_idle, write_skill
+
+
+def _list_names(window: Any) -> list[str]:
+    proxy = window.proxy
+    return [proxy.index(r, 0).data(ROW_ROLE)[0].name for r in range(proxy.rowCount())]
+
+
+def test_rows_are_two_lines_and_nested_skills_follow_their_parent(
+    make_window: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "skills"
+    parent = write_skill(root, "release-notes")
+    write_skill(parent, "changelog-format")
+    write_skill(root, "alpha")
+    write_skill(root, "zeta")
+    window = make_window([folder_spec(root)])
+    assert window.skill_list.currentWidget() is window.list
+    assert _list_names(window) == ["alpha", "release-notes", "changelog-format", "zeta"]
+    depths = [window.proxy.index(r, 0).data(ROW_ROLE)[3] for r in range(4)]
+    assert depths == [0, 0, 1, 0]
+    line = window.list.fontMetrics().lineSpacing()
+    assert window.list.sizeHintForRow(0) >= 2 * line
+    # The whole name and where it comes from are in the row's tooltip.
+    skill = window.controller.catalog.skills[0]
+    tip = row_tooltip(skill, [])
+    assert skill.name in tip and "local (folder " in tip
+
+
+def test_the_table_is_an_option_and_keeps_the_selection(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    assert window.select_skill("local:beta-tools/SKILL.md")
+    window.actions_.table_action.setChecked(True)
+    assert window.skill_list.currentWidget() is window.table
+    assert window.current_skill().name == "beta-tools"
+    window.actions_.table_action.setChecked(False)
+    assert window.skill_list.currentWidget() is window.list
+    assert window.current_skill().name == "beta-tools"
+
+
+def test_a_filter_that_matches_nothing_says_so_and_clears(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    window.filter_bar.text.setText("no-such-thing")
+    empty = window.skill_list.empty
+    assert window.skill_list.currentWidget() is empty
+    assert empty.title.text() == "No skills match 'no-such-thing'"
+    assert empty.button.text() == "Clear filters" and empty.button.isVisibleTo(window)
+    qtbot.mouseClick(empty.button, Qt.MouseButton.LeftButton)
+    assert window.filter_bar.text.text() == ""
+    assert window.skill_list.currentWidget() is window.list
+    assert window.proxy.rowCount() == 3
+
+
+def test_an_empty_folder_and_a_failed_source_say_what_to_do(
+    make_window: Any, skills_folder: Path, tmp_path: Path, qtbot: Any
+) -> None:
+    empty_folder = tmp_path / "nothing-here"
+    empty_folder.mkdir()
+    window = make_window(
+        [
+            folder_spec(skills_folder),
+            folder_spec(empty_folder, "drafts"),
+            folder_spec(tmp_path / "missing", "later"),
+        ]
+    )
+    empty = window.skill_list.empty
+    click_sidebar(qtbot, window, window.sidebar.source_items["drafts"])
+    assert empty.title.text() == "This folder holds no skills"
+    assert empty.button.text() == "What a skill folder looks like"
+    click_sidebar(qtbot, window, window.sidebar.source_items["later"])
+    assert empty.title.text() == "later could not be read"
+    assert empty.button.text() == "Retry"
+    write_skill(tmp_path / "missing", "arrived")
+    qtbot.mouseClick(empty.button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert window.skill_list.currentWidget() is window.list
+    assert _list_names(window) == ["arrived"]
+
+
+def test_no_sources_at_all_offers_to_add_one(make_window: Any, qtbot: Any) -> None:
+    window = make_window([])
+    empty = window.skill_list.empty
+    assert window.skill_list.currentWidget() is empty
+    assert empty.title.text() == "No sources yet"
+    qtbot.mouseClick(empty.button, Qt.MouseButton.LeftButton)
+    from desktop.ui.source_dialog import SourceDialog
+
+    assert isinstance(window.actions_.dialog, SourceDialog)
+    window.actions_.dialog.reject()

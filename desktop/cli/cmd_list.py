@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from typing import Any
 
 from desktop.cli.output import emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
-from desktop.core.model import SourceStatus
+from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.known_folders import annotate_collisions, collision_views
@@ -31,9 +32,11 @@ def run(args: argparse.Namespace) -> int:
     # The agents that read each detected folder (from their documentation).
     agents = {s.label: s.agent for s in specs if s.agent}
     data = catalog.to_json()
+    by_label = {s.label: s for s in specs}
     for source in data.get("sources", []):
         if source.get("label") in agents:
             source["agents"] = agents[source["label"]]
+        source.update(provenance(by_label.get(source.get("label", ""))))
     annotate_collisions(data.get("collisions", []), [s.origin for s in catalog.sources])
     if args.json:
         store = ApprovalStore()
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         say_notices(NAME, store.notices)
         emit_json(data)
     else:
-        print(render(catalog, agents))
+        print(render(catalog, agents, by_label))
     # A source named on the command line that could not be read is a failed check; the
     # saved and detected sources (no source option) may be down without failing a run.
     named = any(getattr(args, o, None) for o in ("folder", "server", "config"))
@@ -55,7 +58,24 @@ def _asks_sign_in(status: SourceStatus) -> bool:
     return status.sign_in in ("required", "again")
 
 
-def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
+def provenance(spec: SourceSpec | None) -> dict[str, Any]:
+    """Where a source came from, for ``--json``: a bundled sample, or the client file
+    a server was imported from."""
+    out: dict[str, Any] = {}
+    if spec is not None and spec.sample:
+        out["sample"] = True
+    if spec is not None and spec.imported_from is not None:
+        out["imported_from"] = {"client": spec.imported_from[0], "file": spec.imported_from[1]}
+    return out
+
+
+def render(
+    catalog: Catalog,
+    agents: dict[str, str] | None = None,
+    specs: dict[str, SourceSpec] | None = None,
+) -> str:
+    specs = specs or {}
+    samples = {label for label, spec in specs.items() if spec.sample}
     lines: list[str] = ["Sources:"]
     for s in catalog.sources:
         extra = f" [{s.protocol_version}]" if s.protocol_version else ""
@@ -69,6 +89,14 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
         )
         if agents and s.origin.label in agents:
             lines.append(f"    read by {agents[s.origin.label]}")
+        spec = specs.get(s.origin.label)
+        if spec is not None and spec.sample:
+            lines.append(
+                "    a bundled sample, shown while you have no source of your own "
+                f"(skill-catalog sources remove {spec.label})"
+            )
+        if spec is not None and spec.imported_from is not None:
+            lines.append(f"    imported from {spec.imported_from[0]}: {spec.imported_from[1]}")
         lines.extend(f"    note: {one_line(n)}" for n in s.notes)
     lines.append("")
     if not catalog.skills:
@@ -84,7 +112,9 @@ def render(catalog: Catalog, agents: dict[str, str] | None = None) -> str:
             [
                 skill.qualified_name,
                 skill.state,
-                skill.origin.label + (" (third-party)" if skill.kind == "mcp" else ""),
+                skill.origin.label
+                + (" (sample)" if skill.origin.label in samples else "")
+                + (" (third-party)" if skill.kind == "mcp" else ""),
                 strategy,
                 files,
                 skill.description,

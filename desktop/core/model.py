@@ -332,7 +332,8 @@ class SourceSpec:
     placeholders, resolved only at connect time. ``agent`` names the agent that
     reads a detected folder (``None`` for folders the user added).
     ``connect_timeout`` is the seconds a server has to start and answer its handshake
-    (``None``: the default for its kind of command).
+    (``None``: the default for its kind of command). ``imported_from`` is (client, file)
+    for a server read from a client's config file; ``sample`` marks a bundled sample.
     """
 
     label: str
@@ -346,6 +347,8 @@ class SourceSpec:
     enabled: bool = True
     agent: str | None = None
     connect_timeout: float | None = None
+    imported_from: tuple[str, str] | None = None
+    sample: bool = False
 
     @property
     def origin(self) -> Origin:

@@ -136,10 +136,13 @@ def bundled_sources() -> list[SourceSpec]:
         return []
     out: list[SourceSpec] = []
     if (res / "skills").is_dir():
-        out.append(SourceSpec(SAMPLES_LABEL, "local", "folder", str((res / "skills").resolve())))
+        folder = str((res / "skills").resolve())
+        out.append(SourceSpec(SAMPLES_LABEL, "local", "folder", folder, sample=True))
     if (res / "sample-server").is_dir():
         argv = sample_server_command((res / "sample-server").resolve())
-        out.append(SourceSpec(SAMPLE_SERVER_LABEL, "mcp", "stdio", shlex.join(argv), argv))
+        out.append(
+            SourceSpec(SAMPLE_SERVER_LABEL, "mcp", "stdio", shlex.join(argv), argv, sample=True)
+        )
     return out
 
 
@@ -517,13 +520,16 @@ class Sources:
     folders: list[KnownFolder] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     first_run: bool = False
+    samples_shown: bool = False
+    """The bundled samples are shown: nothing of the user's own was found."""
 
     @property
     def specs(self) -> list[SourceSpec]:
         return [e.spec for e in self.entries]
 
 
-def _same_server(a: SourceSpec, b: SourceSpec) -> bool:
+def same_server(a: SourceSpec, b: SourceSpec) -> bool:
+    """Whether two specs start or reach the same server (labels aside)."""
     if a.kind != "mcp" or b.kind != "mcp" or a.transport != b.transport:
         return False
     if a.transport == "stdio":
@@ -547,6 +553,8 @@ def collect_sources(
     # Each problem is paired with its file: the message names it already.
     out.problems += [(saved_at, m.removeprefix(f"{saved_at}: ")) for m in cfg.problems]
     base = cfg.sources if cfg.exists else first_run_config().sources
+    samples = [s for s in base if s.bundled]
+    base = [s for s in base if not s.bundled]
     labels = LabelAllocator()
     saved_folders: set[Path] = set()
     # Folders listed already, by resolved path: a detected folder inside one is not
@@ -558,22 +566,45 @@ def collect_sources(
         for s in base
         if s.imported_from
     }
+    # The samples' labels stay theirs, so that no detected source is labelled
+    # differently once the samples are removed.
+    for label in (*(s.spec.label for s in [*base, *samples]), SAMPLES_LABEL, SAMPLE_SERVER_LABEL):
+        labels.reserve(label)
     for saved in base:
-        labels.reserve(saved.spec.label)
-        origin = "bundled" if saved.bundled else "saved"
-        detail = ""
+        detail, spec = "", saved.spec
         if saved.imported_from:
-            detail = (
-                f"kept from {saved.imported_from.get('client')}: {saved.imported_from.get('file')}"
-            )
-        out.entries.append(SourceEntry(saved.spec, origin, f"saved:{saved.spec.label}", detail))
+            client = str(saved.imported_from.get("client"))
+            file = str(saved.imported_from.get("file"))
+            detail = f"kept from {client}: {file}"
+            spec = replace(spec, imported_from=(client, file))
+        out.entries.append(SourceEntry(spec, "saved", f"saved:{spec.label}", detail))
         if saved.spec.kind == "local":
             real = Path(os.path.realpath(saved.spec.endpoint))
             saved_folders.add(real)
             if saved.spec.enabled:
                 folder_paths[real] = saved.spec.label
-    if not detect:
-        return out
+    if detect:
+        _add_detected(out, env, here, cfg, labels, saved_folders, folder_paths, kept)
+    if not out.entries:
+        # Nothing of the user's own: the bundled samples show what the catalog does.
+        out.samples_shown = bool(samples)
+        for saved in samples:
+            spec = replace(saved.spec, sample=True)
+            out.entries.append(SourceEntry(spec, "bundled", f"saved:{spec.label}", "sample"))
+    return out
+
+
+def _add_detected(
+    out: Sources,
+    env: Mapping[str, str],
+    here: Path,
+    cfg: Config,
+    labels: LabelAllocator,
+    saved_folders: set[Path],
+    folder_paths: dict[Path, str],
+    kept: set[str],
+) -> None:
+    """The detected skill folders and the servers of the user's clients, into ``out``."""
     for folder in detect_known_folders(env, here, out.problems):
         if folder.path in saved_folders:
             continue  # the user's own source: listed once, under the user's label
@@ -596,7 +627,7 @@ def collect_sources(
     imported = importers.import_detected(env, here, LabelAllocator())
     out.problems += imported.problems
     for server in imported.servers:
-        if server.key in kept or any(_same_server(server.spec, e.spec) for e in out.entries):
+        if server.key in kept or any(same_server(server.spec, e.spec) for e in out.entries):
             continue
         label = labels.take(server.label, _client_hint(server.client))
         spec = replace(
@@ -604,6 +635,7 @@ def collect_sources(
             label=label,
             enabled=server.spec.enabled and server.key not in cfg.switched_off,
         )
+        spec = replace(spec, imported_from=(server.client, str(server.source_file)))
         detail = f"from {server.client}: {server.source_file}"
         if label != server.server_id:
             detail += f", where it is called {server.server_id!r}"
@@ -614,7 +646,6 @@ def collect_sources(
         if server.notes:
             detail += " (" + "; ".join(server.notes) + ")"
         out.entries.append(SourceEntry(spec, "imported", server.key, detail))
-    return out
 
 
 def _client_hint(client: str) -> str:

@@ -156,8 +156,14 @@ def specs_from_options(
                     f"{problem[0]}: {problem[1]}" if isinstance(problem, tuple) else str(problem)
                 )
             for server in result.servers:
+                same = next((s for s in specs if config.same_server(s, server.spec)), None)
+                if same is not None:
+                    # One server configured in two files is one source, as detection has it.
+                    report(f"{path}: server {server.server_id!r} is {same.label!r} already")
+                    continue
                 if server.label != server.server_id:
                     # Labels are part of a server's identity (approvals): never renamed silently.
                     report(f"{path}: server {server.server_id!r} is labelled {server.label!r}")
-            specs.extend(server.spec for server in result.servers)
+                where = (server.client, str(server.source_file))
+                specs.append(replace(server.spec, imported_from=where))
     return unique_labels(specs)

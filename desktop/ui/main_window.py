@@ -179,7 +179,10 @@ class MainWindow(QMainWindow):
         self.controller.set_specs(snapshot.specs)
         if snapshot.first_run and not self._said_first_run:
             self._said_first_run = True
-            self.notifier.info("first run: showing the bundled sample skills and the sample server")
+            self.notifier.info(
+                "no skills of your own were found, so the bundled samples are shown; they "
+                "go once you add a source, or when you remove them"
+            )
         self.controller.refresh()
 
     # -- reacting --------------------------------------------------------------

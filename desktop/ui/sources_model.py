@@ -87,7 +87,11 @@ class SourcesModel(ReadOnlyTableModel):
     def tooltip(self, spec: SourceSpec, col: int) -> str | None:
         status = self.statuses.get(spec.label)
         lines = [f"{spec.label}: {spec.shown_endpoint}"]
-        if spec.label in self.origins:
+        if spec.sample:
+            lines.append("(a bundled sample, shown while you have no source of your own)")
+        elif spec.imported_from is not None:
+            lines.append(f"(imported from {spec.imported_from[0]}: {spec.imported_from[1]})")
+        elif spec.label in self.origins:
             lines.append(f"({self.origins[spec.label]})")
         if status is not None and status.message:
             lines.append(status.message)
@@ -112,7 +116,7 @@ class SourcesModel(ReadOnlyTableModel):
     def text(self, spec: SourceSpec, col: int) -> str:
         status = self.statuses.get(spec.label)
         if col == 0:
-            return spec.label
+            return spec.label + (" (sample)" if spec.sample else "")
         if col == 1:
             return "folder" if spec.kind == "local" else spec.transport
         if col == 2:

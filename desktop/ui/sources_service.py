@@ -21,7 +21,7 @@ class SourcesSnapshot:
     origins: dict[str, str] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # label -> what switches it off
     problems: list[str] = field(default_factory=list)
-    first_run: bool = False
+    first_run: bool = False  # the bundled samples are shown: the user has no source yet
 
 
 class SourcesService:
@@ -59,7 +59,7 @@ class SourcesService:
             origins={e.spec.label: e.origin for e in found.entries},
             keys={e.spec.label: e.key for e in found.entries},
             problems=[f"{where}: {what}" for where, what in found.problems],
-            first_run=found.first_run,
+            first_run=found.samples_shown,
         )
 
     async def add(self, spec: SourceSpec) -> tuple[SourceSpec, list[str]]:

@@ -133,7 +133,7 @@ def test_done_when_claude_desktop_server_and_claude_skills_folder(
 ) -> None:
     """Issue 6's done-when, CLI half: a first run (nothing saved) with a Claude Desktop
     config whose server is ``skill-catalog serve FOLDER`` and a ``~/.claude/skills``
-    folder lists the skills of both, next to the bundled samples."""
+    folder lists the skills of both, and no samples."""
     served = tmp_path / "served"
     skill(served, "refund-policy", "How refunds are decided.")
     claude_desktop_config(tmp_home, {"billing": serve_entry(served)})
@@ -148,9 +148,8 @@ def test_done_when_claude_desktop_server_and_claude_skills_folder(
     ids = {s["id"] for s in data["skills"]}
     assert "claude-user:write-notes/SKILL.md" in ids
     assert any(i.startswith("billing:") and i.endswith("refund-policy/SKILL.md") for i in ids), ids
-    # First run: the bundled samples are there as well.
-    assert sources["samples"]["status"] == "ok"
-    assert "sample-server" in sources
+    # The user's own are found: the bundled samples stay out of their catalog.
+    assert "samples" not in sources and "sample-server" not in sources
 
 
 @pytest.mark.slow
@@ -262,8 +261,11 @@ def test_two_config_files_with_the_same_server_name(tmp_path: Path, run_cli: Run
         )
     proc = run_cli("list", "--json", "--config", one, "--config", two, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr  # neither server answers
-    labels = [s["label"] for s in json.loads(proc.stdout)["sources"]]
-    assert labels == ["docs", "docs-claude-code"]
+    # One server configured in two files is one source, as auto-detection lists it.
+    sources = json.loads(proc.stdout)["sources"]
+    assert [s["label"] for s in sources] == ["docs"]
+    assert sources[0]["imported_from"] == {"client": "Claude Desktop", "file": str(one)}
+    assert f"{two}: server 'docs' is 'docs' already" in proc.stderr
 
 
 @pytest.mark.slow

@@ -126,8 +126,6 @@ def test_labels_unique_across_saved_detected_and_imported(tmp_home: Path) -> Non
     labels = [s.label for s in sources.specs]
     assert len(labels) == len({label.casefold() for label in labels})
     assert labels == [
-        "samples",
-        "sample-server",
         "claude-user",
         "claude-user-claude-desktop",
         "samples-claude-desktop",
@@ -148,7 +146,7 @@ def test_detected_sources_can_be_switched_off(tmp_home: Path) -> None:
     config.save_config(cfg)
     specs = {s.label: s for s in config.default_sources(cwd=tmp_home)}
     assert specs["claude-user"].enabled is False and specs["t"].enabled is False
-    assert specs["samples"].enabled is True
+    assert "samples" not in specs  # sources of the user's own were found
     cfg.set_enabled(entries["t"].key, True)
     config.save_config(cfg)
     assert {s.label: s for s in config.default_sources(cwd=tmp_home)}["t"].enabled is True

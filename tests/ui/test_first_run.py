@@ -1,5 +1,6 @@
-"""First run: no configuration opens on the bundled sample skills and the bundled sample
-server started with `skill-catalog serve` over stdio (issue item 8)."""
+"""First run: with nothing of the user's own, the window opens on the bundled sample
+skills and the bundled sample server started with `skill-catalog serve` over stdio;
+with skills or servers of the user's own, on those alone."""
 
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ def test_first_run_shows_both_origins(make_window: Any, tmp_path: Path, qtbot: A
     window = make_window(None, sources=service)
     labels = [s.label for s in window.sources_model.specs]
     assert labels == ["samples", "sample-server"]
+    shown = [window.sources_model.text(s, 0) for s in window.sources_model.specs]
+    assert shown == ["samples (sample)", "sample-server (sample)"]
     kinds = {s.kind for s in window.controller.catalog.skills}
     assert kinds == {"local", "mcp"}
     names = table_names(window)
     assert "sample-server:refunds" in names and "git-commit-style" in names
-    assert any("first run" in n.text for n in window.notifier.notices)
+    assert any("bundled samples are shown" in n.text for n in window.notifier.notices)
     # a newcomer previews a local sample at once
     window.select_skill("samples:git-commit-style/SKILL.md")
     window.actions_.preview_current()
@@ -36,9 +39,9 @@ def test_first_run_shows_both_origins(make_window: Any, tmp_path: Path, qtbot: A
 def test_first_run_finds_claude_desktop_servers_and_claude_skills(
     make_window: Any, tmp_home: Path, tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 6's done-when, window half: a first run in a home holding a Claude Desktop
-    config (its server is ``skill-catalog serve FOLDER``) and a ``~/.claude/skills`` folder
-    shows the skills of both, beside the bundled samples."""
+    """A first run in a home holding a Claude Desktop config (its server is
+    ``skill-catalog serve FOLDER``) and a ``~/.claude/skills`` folder shows the skills of
+    both, and no samples: they would mix into the user's own catalog."""
     import json
     import sys
 
@@ -64,7 +67,9 @@ def test_first_run_finds_claude_desktop_servers_and_claude_skills(
 
     window = make_window(None, sources=SourcesService())
     labels = {s.label for s in window.sources_model.specs}
-    assert {"billing", "claude-user", "samples", "sample-server"} <= labels
+    assert {"billing", "claude-user"} <= labels
+    assert not {"samples", "sample-server"} & labels
+    assert not any("bundled samples" in n.text for n in window.notifier.notices)
     ids = {s.id for s in window.controller.catalog.skills}
     assert "claude-user:write-notes/SKILL.md" in ids
     assert any(i.startswith("billing:") and i.endswith("refund-policy/SKILL.md") for i in ids)

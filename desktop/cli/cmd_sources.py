@@ -1,0 +1,247 @@
+"""``skill-catalog sources``: the sources in use, and the saved ones changed.
+
+``list`` shows every source the catalog uses without source options (saved, detected,
+imported, or the bundled samples) and where each came from, without reading any.
+``add``, ``remove``, ``enable`` and ``disable`` change ``sources.json``, the file the
+window edits too. Detected folders and imported servers are found again at each start:
+they can be switched off and on, not removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from desktop.cli.output import CheckFailed, emit_json, err, fail_usage, table
+from desktop.core.model import SourceSpec
+
+NAME = "sources"
+HELP = "list the sources in use; add, remove, enable or disable saved ones"
+
+ORIGINS = {
+    "saved": "saved",
+    "bundled": "sample",
+    "detected-folder": "detected",
+    "imported": "imported",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    p = sub.add_parser("list", help="every source in use and where it came from")
+    p.add_argument("--json", action="store_true", help="print one JSON object for scripts")
+    p = sub.add_parser(
+        "add",
+        help="save a folder or a server",
+        description="Save a source: [LABEL=]DIR for a folder of skills, "
+        "LABEL=COMMAND for a server over stdio (quote the whole command), "
+        "LABEL=https://HOST/mcp for a server over Streamable HTTP.",
+    )
+    p.add_argument("source", metavar="SOURCE", help="[LABEL=]DIR, LABEL=COMMAND or LABEL=URL")
+    p.add_argument(
+        "--connect-timeout",
+        metavar="SECONDS",
+        help="seconds the server has to start and answer (saved with it)",
+    )
+    p.add_argument("--off", action="store_true", help="save it switched off")
+    for action, what in (
+        ("remove", "remove a saved source (or a sample)"),
+        ("enable", "switch a source on"),
+        ("disable", "switch a source off"),
+    ):
+        p = sub.add_parser(action, help=what)
+        p.add_argument("label", metavar="LABEL", help="the source's label (see sources list)")
+
+
+def run(args: argparse.Namespace) -> int:
+    action = getattr(args, "action", None)
+    if action is None or action == "list":
+        return _list(bool(getattr(args, "json", False)))
+    if action == "add":
+        return _add(args)
+    return _change(action, args.label)
+
+
+# -- list ----------------------------------------------------------------------------------
+
+
+def _list(as_json: bool) -> int:
+    from desktop.sources import config
+
+    found = config.collect_sources()
+    rows: list[dict[str, Any]] = [_row(e) for e in found.entries]
+    if as_json:
+        emit_json(
+            {
+                "config_file": str(config.config_path()),
+                "sources": rows,
+                "problems": [{"file": f, "message": m} for f, m in found.problems],
+            }
+        )
+        return 0
+    for file, message in found.problems:
+        err(f"{file}: {message}")
+    if not rows:
+        print("No sources. Add one with: skill-catalog sources add [LABEL=]DIR")
+        return 0
+    lines = table(
+        [
+            [
+                r["label"],
+                r["kind"],
+                "on" if r["enabled"] else "off",
+                _from_text(r),
+                r["endpoint"],
+            ]
+            for r in rows
+        ],
+        ["LABEL", "KIND", "ON", "FROM", "WHERE"],
+        [40, 6, 3, 70, 80],
+    )
+    print(lines)
+    print()
+    print(f"Saved sources are kept in {config.config_path()}")
+    if found.samples_shown:
+        print(
+            "The samples are shown while you have no source of your own; remove them with "
+            "`skill-catalog sources remove LABEL`."
+        )
+    return 0
+
+
+def _row(entry: Any) -> dict[str, Any]:
+    spec: SourceSpec = entry.spec
+    row: dict[str, Any] = {
+        "label": spec.label,
+        "kind": "folder" if spec.kind == "local" else spec.transport,
+        "endpoint": spec.shown_endpoint,
+        "enabled": spec.enabled,
+        "origin": ORIGINS.get(entry.origin, entry.origin),
+        "sample": spec.sample,
+    }
+    if spec.agent:
+        row["agents"] = spec.agent
+    if spec.imported_from is not None:
+        row["imported_from"] = {"client": spec.imported_from[0], "file": spec.imported_from[1]}
+    if spec.connect_timeout is not None:
+        row["connect_timeout"] = spec.connect_timeout
+    return row
+
+
+def _from_text(row: dict[str, Any]) -> str:
+    origin = row["origin"]
+    if origin == "sample":
+        return "bundled sample"
+    if "imported_from" in row:
+        imp = row["imported_from"]
+        verb = "kept from" if origin == "saved" else "imported from"
+        return f"{verb} {imp['client']}: {imp['file']}"
+    if origin == "detected":
+        return f"detected, read by {row.get('agents', 'an agent')}"
+    text = "saved"
+    if "connect_timeout" in row:
+        text += f", connect timeout {row['connect_timeout']:g} s"
+    return text
+
+
+# -- changes ------------------------------------------------------------------------------
+
+
+def _load() -> Any:
+    from desktop.sources import config
+
+    cfg = config.load_config()
+    if not cfg.exists:
+        cfg = config.first_run_config()  # the samples stay markers, as the window saves
+    return cfg
+
+
+def _save(cfg: Any) -> None:
+    from desktop.sources import config
+
+    try:
+        messages = config.save_config(cfg, all_or_nothing=True)
+    except config.NothingSaved as exc:
+        raise CheckFailed(f"skill-catalog sources: {exc}") from None
+    for message in messages:
+        err(message)
+
+
+def _add(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from desktop.sources.launchers import parse_timeout
+
+    spec = _parse_source(args.source)
+    if args.connect_timeout is not None:
+        if spec.kind != "mcp":
+            fail_usage("--connect-timeout is for servers, not folders")
+        try:
+            spec = replace(spec, connect_timeout=parse_timeout(args.connect_timeout))
+        except ValueError as exc:
+            fail_usage(f"--connect-timeout: {exc}")
+    if args.off:
+        spec = replace(spec, enabled=False)
+    cfg = _load()
+    if any(s.spec.label.casefold() == spec.label.casefold() for s in cfg.sources):
+        fail_usage(
+            f"a saved source is labelled {spec.label!r} already; remove it first, "
+            "or choose another label (LABEL=...)"
+        )
+    added = cfg.add(spec)
+    _save(cfg)
+    kind = "folder" if added.kind == "local" else f"{added.transport} server"
+    print(f"added {added.label} ({kind}: {added.shown_endpoint})")
+    return 0
+
+
+def _parse_source(value: str) -> SourceSpec:
+    from desktop.sources import options
+
+    label, rest = options.split_label(value)
+    where = rest.strip()
+    try:
+        if where.startswith(("http://", "https://")):
+            return options.source_from_fields(label, "http", where)
+        if Path(where).expanduser().is_dir():
+            return options.source_from_fields(label, "folder", where)
+        if not label:
+            fail_usage(
+                f"{value!r} is not a folder; a server is LABEL=COMMAND or LABEL=URL "
+                "(quote the whole command)"
+            )
+        return options.source_from_fields(label, "stdio", where)
+    except options.SourceOptionError as exc:
+        fail_usage(str(exc))
+
+
+def _change(action: str, label: str) -> int:
+    from desktop.sources import config
+
+    cfg = _load()
+    found = config.collect_sources(config=cfg)
+    entry = next((e for e in found.entries if e.spec.label == label), None)
+    saved = cfg.get(label)
+    if entry is None and saved is None:
+        known = ", ".join(e.spec.label for e in found.entries) or "none"
+        fail_usage(f"no source is labelled {label!r} (the sources: {known})")
+    if action == "remove":
+        if saved is None:
+            assert entry is not None
+            where = entry.detail or entry.origin
+            raise CheckFailed(
+                f"skill-catalog sources: {label} is not a saved source ({where}); it is "
+                f"found again at each start. Switch it off: skill-catalog sources disable "
+                f"{label}"
+            )
+        cfg.remove(label)
+        _save(cfg)
+        print(f"removed {label}")
+        return 0
+    on = action == "enable"
+    key = label if saved is not None else (entry.key if entry is not None else label)
+    cfg.set_enabled(key, on)
+    _save(cfg)
+    print(f"{label} is switched {'on' if on else 'off'}")
+    return 0

@@ -21,7 +21,9 @@ from desktop.core.approvals import (
     SetDiff,
     bind,
 )
+from desktop.core.audit import FORMATS, audit_rows, export
 from desktop.core.catalog import Catalog
+from desktop.core.grants import explain_tool
 from desktop.core.model import Skill
 from desktop.core.placeholders import expand_env, mask_endpoint
 from desktop.core.visible import one_line
@@ -33,6 +35,11 @@ HELP = "list the approvals stored in the OS keyring (with sources: their current
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object (audit record)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="print every decision as a Markdown table or as CSV (an audit export)",
+    )
     add_source_options(parser)
 
 
@@ -56,10 +63,21 @@ def describe_record(record: ApprovalRecord, indent: str = "") -> str:
     lines = [
         f"identity:  {describe_key(record.key, record.transport)}",
         f"files:     {record.file_count} ({record.total_size} bytes), set {record.set_hash}",
-        f"tools:     granted {granted} (requested: {requested})",
-        f"scripts:   {'allowed' if record.grants.scripts else 'not allowed'}",
-        f"approved:  {record.approved_at} by {record.approved_by}",
+        f"read:      {record.evidence()}",
     ]
+    if record.rejected:
+        lines.append(f"rejected:  {record.approved_at} by {record.approved_by}")
+        lines.append(f"reason:    {record.reason or '(none given)'}")
+        return "\n".join(indent + one_line(line) for line in lines)
+    lines.append(f"tools:     granted {granted} (requested: {requested})")
+    # What each grant allows, in the words the window uses too.
+    for tool in record.requested_tools:
+        mark = "+" if tool in record.grants.tools else "-"
+        lines.append(f"           {mark} {explain_tool(tool).explain()}")
+    lines.append(f"scripts:   {'allowed' if record.grants.scripts else 'not allowed'}")
+    if record.despite_problems:
+        lines.append(f"despite:   {'; '.join(record.despite_problems)}")
+    lines.append(f"approved:  {record.approved_at} by {record.approved_by}")
     return "\n".join(indent + one_line(line) for line in lines)
 
 
@@ -118,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
             emit_json({"service": store.service, "approvals": [], "error": exc.to_json()})
         err(f"skill-catalog approvals: {exc.message}")
         return 1
+    if args.format:
+        print(export(audit_rows(items), args.format), end="")
+        return 0
     rows = []
     for item in items:
         row = item.to_json()

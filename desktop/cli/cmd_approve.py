@@ -2,19 +2,25 @@
 
 The approval binds the skill's whole (uri, digest) set (A2). Tools the skill asks
 for in ``allowed-tools`` are granted one by one with ``--grant-tool``; running
-its bundled scripts is ``--allow-scripts`` (A3). Only the listed entry is used:
-no file is fetched (V1).
+its bundled scripts is ``--allow-scripts`` (A3), for a skill that has scripts.
+Only the listed entry is used: no file is fetched (V1), and the record says the
+files were not read. ``--read`` reads and verifies every file first (refusing the
+approval when one does not match), records that, and keeps the verified copies so a
+later change can be compared with them. A skill with errors is approved only with
+``--despite-problems``, which is recorded.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from typing import Any
 
 from desktop.cli.cmd_approvals import describe_record, find_skill
 from desktop.cli.output import emit_json, err, say_notices
-from desktop.cli.sources_args import add_source_options, load_catalog
-from desktop.core.approvals import ApprovalError
+from desktop.cli.sources_args import add_source_options, load_catalog, resolve_specs
+from desktop.core.approvals import ApprovalError, make_record
+from desktop.core.model import Skill, SkillFile, SourceSpec
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import KEYRING_FAILURES, ApprovalStore
 
@@ -36,6 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also allow running the skill's bundled scripts",
     )
+    parser.add_argument(
+        "--read",
+        action="store_true",
+        help="read and verify every file first, and record that they were read",
+    )
+    parser.add_argument(
+        "--despite-problems",
+        action="store_true",
+        help="approve a skill that has errors (recorded with the approval)",
+    )
     parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
     add_source_options(parser)
 
@@ -53,16 +69,48 @@ def run(args: argparse.Namespace) -> int:
         else:
             err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
         return 1
+    try:  # the rules first: nothing is read for an approval that would be refused
+        make_record(
+            skill,
+            grant_tools=tuple(args.grant_tool),
+            allow_scripts=args.allow_scripts,
+            approved_at="",
+            approved_by="",
+            despite_problems=args.despite_problems,
+        )
+    except ApprovalError as exc:
+        err(f"skill-catalog approve: {one_line(exc.message)}")
+        return 1
+    read: list[tuple[SkillFile, bytes]] | None = None
+    if args.read:
+        read, failures = asyncio.run(read_every_file(skill, resolve_specs(args)))
+        if failures:
+            err(
+                f"skill-catalog approve: {one_line(skill.id)} is not approved: "
+                "its files do not all verify"
+            )
+            for line in failures[:20]:
+                err(f"  {one_line(line)}")
+            return 1
     store = ApprovalStore()
     # Also lists again approvals an index deleted by hand lost.
     before = store.states(catalog.skills).get(skill.id)
     try:
-        record = store.approve(skill, grant_tools=args.grant_tool, allow_scripts=args.allow_scripts)
+        record = store.approve(
+            skill,
+            grant_tools=args.grant_tool,
+            allow_scripts=args.allow_scripts,
+            files_read=read is not None,
+            despite_problems=args.despite_problems,
+        )
     except ApprovalError as exc:
         say_notices(NAME, store.notices)
         err(f"skill-catalog approve: {one_line(exc.message)}")
         return 1
     say_notices(NAME, store.notices)
+    kept = keep_copies(record.key.storage_name, read)
+    if kept:
+        err(f"skill-catalog approve: {kept}")
     if before is not None and before.problem and before.problem.code not in KEYRING_FAILURES:
         # The record this approval replaces was damaged: say so, it is gone now.
         err(
@@ -75,4 +123,50 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"Approved {one_line(skill.id)}")
         print(describe_record(record, indent="  "))
+        if read is None:
+            print("  Its files were not read: pass --read to read and verify each one first.")
     return 0
+
+
+async def read_every_file(
+    skill: Skill, specs: list[SourceSpec]
+) -> tuple[list[tuple[SkillFile, bytes]], list[str]]:
+    """Every file of ``skill`` read and verified: (file, bytes) pairs, and a line for
+    each file that did not verify (nothing of those is kept)."""
+    from desktop.sources.reader import read_file
+
+    pairs: list[tuple[SkillFile, bytes]] = []
+    failures: list[str] = []
+
+    async def each(read: Any) -> None:
+        for f in sorted(skill.files, key=lambda f: f.uri):
+            result = await read(f.uri)
+            if result.verified and result.data is not None:
+                pairs.append((f, result.data))
+            else:
+                failures.append(f"{f.uri}: {result.state}: {result.message}")
+
+    if skill.origin.kind == "local":
+        await each(lambda uri: read_file(skill, uri))
+    else:
+        from desktop.sources.mcp import ServerPool
+
+        async with ServerPool([s for s in specs if s.label == skill.origin.label]) as pool:
+            await each(lambda uri: pool.read_file(skill, uri))
+    return pairs, failures
+
+
+def keep_copies(name: str, read: list[tuple[SkillFile, bytes]] | None) -> str:
+    """Keep the verified copies an approval binds (or let go of older ones, when the
+    files were not read); returns a message when the cache could not be written."""
+    from desktop.store.cache import SkillCache
+
+    cache = SkillCache()
+    try:
+        if read is None:
+            cache.release_approved(name)
+        else:
+            cache.keep_approved(name, read)
+    except (OSError, ValueError) as exc:
+        return f"the approved files could not be kept for a later comparison: {exc}"
+    return ""

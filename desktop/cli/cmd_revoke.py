@@ -1,4 +1,4 @@
-"""``skill-catalog revoke ID``: remove approvals from the OS keyring.
+"""``skill-catalog revoke ID``: remove approvals (or rejections) from the OS keyring.
 
 ``ID`` is a skill id (``LABEL:URI``), a local skill folder, or a storage name
 shown by ``approvals --json``. Without source options every stored approval that
@@ -21,7 +21,7 @@ from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore
 
 NAME = "revoke"
-HELP = "remove a skill's approval from the OS keyring"
+HELP = "remove a skill's approval or rejection from the OS keyring"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +83,12 @@ def run(args: argparse.Namespace) -> int:
     if not gone:
         err(f"skill-catalog revoke: no stored approval matches {args.id!r} (see `approvals`)")
         return 1
+    from desktop.cli.cmd_approve import keep_copies
+
     for entry in gone:
+        kept = keep_copies(entry.name, None)  # the approved copies go with the approval
+        if kept:
+            err(f"skill-catalog revoke: {kept}")
         print(f"Revoked {one_line(entry.skill_id or entry.name)}: {describe_key(entry.key)}")
         if entry.name in damaged:
             print(f"  (its stored record could not be used: {one_line(damaged[entry.name])})")

@@ -11,8 +11,16 @@ keeps records in the OS keyring; this module decides what a record means.
 - :func:`bind` compares a skill with its record: ``not-approved``, ``approved``,
   ``changed`` (with a :class:`SetDiff`) or ``unapprovable`` (A5, V5).
 - Grants (A3): each requested tool from ``allowed-tools`` is granted explicitly;
-  running bundled scripts is a separate yes/no. Nothing is granted unless the
-  skill is ``approved`` right now.
+  running bundled scripts is a separate yes/no, offered only for a skill with
+  scripts (:mod:`desktop.core.grants` says what each allows). Nothing is granted
+  unless the skill is ``approved`` right now.
+- A record says whether every file was read and verified when it was made, or the
+  decision was taken from the listing alone (``files_read``; ``None`` in records
+  made before it was kept), and which error-level problems it was approved despite.
+- A rejection is a record of its own kind, bound to the same digest set, with an
+  optional reason: the skill shows as ``rejected`` until its files change, and is
+  then waiting for a decision again. It never grants anything, and a version that
+  does not know rejections cannot read it as an approval.
 """
 
 from __future__ import annotations
@@ -28,12 +36,16 @@ from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
 
 FORMAT_VERSION = 1
 RECORD_KIND = "skill-approval"
+REJECTION_KIND = "skill-rejection"
+DECISION_KINDS = {RECORD_KIND: "approved", REJECTION_KIND: "rejected"}
+REASON_LIMIT = 2000  # characters of a rejection's reason
 
 NOT_APPROVED = "not-approved"
 APPROVED = "approved"
 CHANGED = "changed"
 UNAPPROVABLE = "unapprovable"
-APPROVAL_STATES: tuple[str, ...] = (NOT_APPROVED, APPROVED, CHANGED, UNAPPROVABLE)
+REJECTED = "rejected"
+APPROVAL_STATES: tuple[str, ...] = (NOT_APPROVED, APPROVED, CHANGED, UNAPPROVABLE, REJECTED)
 
 
 class ApprovalError(Exception):
@@ -165,7 +177,8 @@ class Grants:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRecord:
-    """One stored approval: who approved which exact files of which skill, when."""
+    """One stored decision: who approved (or rejected) which exact files of which
+    skill, when, and on what evidence."""
 
     key: ApprovalKey
     skill_id: str
@@ -181,6 +194,25 @@ class ApprovalRecord:
     # The frontmatter listed when approved (its name, description, requests): the entry
     # a reviewer was shown. "" in records made before it was kept.
     frontmatter_hash: str = ""
+    decision: Literal["approved", "rejected"] = "approved"
+    # True: every file was read and its bytes verified before the decision; False: it
+    # was taken from the listing alone; None: not recorded (an older record).
+    files_read: bool | None = None
+    # The error-level problems the reviewer chose to approve despite.
+    despite_problems: tuple[str, ...] = ()
+    reason: str = ""  # a rejection's reason, as the reviewer wrote it
+
+    @property
+    def rejected(self) -> bool:
+        return self.decision == "rejected"
+
+    def evidence(self) -> str:
+        """What the decision was taken on, in plain words."""
+        if self.files_read is True:
+            return "every file was read and verified"
+        if self.files_read is False:
+            return "from the listing alone (the files were not read)"
+        return "not recorded (a record made before this was kept)"
 
     @property
     def file_count(self) -> int:
@@ -191,9 +223,10 @@ class ApprovalRecord:
         return sum(f.size for f in self.files)
 
     def to_json(self, *, with_files: bool = True) -> dict[str, Any]:
+        kind = REJECTION_KIND if self.rejected else RECORD_KIND
         out: dict[str, Any] = {
             "format": self.format,
-            "kind": RECORD_KIND,
+            "kind": kind,
             "identity": self.key.to_json(),
             "skill_id": self.skill_id,
             "name": self.name,
@@ -208,6 +241,12 @@ class ApprovalRecord:
         }
         if self.frontmatter_hash:
             out["frontmatter_hash"] = self.frontmatter_hash
+        if self.files_read is not None:
+            out["files_read"] = self.files_read
+        if self.despite_problems:
+            out["despite_problems"] = list(self.despite_problems)
+        if self.rejected:
+            out["reason"] = self.reason
         if with_files:
             out["files"] = [f.to_json() for f in self.files]
         return out
@@ -234,7 +273,8 @@ class ApprovalRecord:
     def _parse(cls, data: Any) -> ApprovalRecord:
         if not isinstance(data, dict):
             raise TypeError("not an object")
-        if data.get("kind") != RECORD_KIND:
+        decision = DECISION_KINDS.get(data.get("kind"))  # type: ignore[arg-type]
+        if decision is None:
             raise ValueError(f"not an approval record (kind {data.get('kind')!r})")
         if data.get("format") != FORMAT_VERSION:
             raise ValueError(f"unknown format version {data.get('format')!r}")
@@ -263,6 +303,15 @@ class ApprovalRecord:
         listed = data.get("frontmatter_hash", "")
         if not isinstance(listed, str):
             raise TypeError("frontmatter_hash must be a string")
+        files_read = data.get("files_read")
+        if files_read is not None and not isinstance(files_read, bool):
+            raise TypeError("files_read must be true or false")
+        despite = data.get("despite_problems", [])
+        if not isinstance(despite, list) or not all(isinstance(t, str) for t in despite):
+            raise ValueError("despite_problems must be a list of strings")
+        reason = data.get("reason", "")
+        if not isinstance(reason, str):
+            raise TypeError("reason must be a string")
         return cls(
             key=ApprovalKey.from_json(data["identity"]),
             skill_id=strings["skill_id"],
@@ -275,6 +324,10 @@ class ApprovalRecord:
             approved_at=strings["approved_at"],
             approved_by=strings["approved_by"],
             frontmatter_hash=listed,
+            decision=decision,  # type: ignore[arg-type]
+            files_read=files_read,
+            despite_problems=tuple(despite),
+            reason=reason,
         )
 
 
@@ -317,6 +370,11 @@ def unapprovable_reason(skill: Skill) -> str | None:
     return None
 
 
+def error_problems(skill: Skill) -> list[str]:
+    """The messages of ``skill``'s error-level problems (they block an approval)."""
+    return [p.message for p in skill.problems if p.severity == "error"]
+
+
 def make_record(
     skill: Skill,
     *,
@@ -324,15 +382,35 @@ def make_record(
     allow_scripts: bool = False,
     approved_at: str,
     approved_by: str,
+    files_read: bool = False,
+    despite_problems: bool = False,
 ) -> ApprovalRecord:
     """Build the record approving ``skill`` as listed now; raises :class:`ApprovalError`.
 
     Only tools the skill requests in ``allowed-tools`` can be granted: granting a
-    tool it never asked for would record a power no reviewer was shown.
+    tool it never asked for would record a power no reviewer was shown. Running
+    scripts can be allowed only for a skill that has scripts. A skill with
+    error-level problems is approved only ``despite_problems``, which the record
+    keeps with the problems' messages. ``files_read`` is the caller's word that every
+    file was read and verified against this very entry.
     """
+    from desktop.core.grants import has_scripts
+
     reason = unapprovable_reason(skill)
     if reason:
         raise ApprovalError("unapprovable", f"{skill.id} cannot be approved: {reason}")
+    errors = error_problems(skill)
+    if errors and not despite_problems:
+        raise ApprovalError(
+            "has-errors",
+            f"{skill.id} has {len(errors)} error{'s' if len(errors) != 1 else ''} "
+            f"({'; '.join(errors[:3])}{'; …' if len(errors) > 3 else ''}); it is approved "
+            "only by choosing to approve it despite its problems, which is recorded",
+        )
+    if allow_scripts and not has_scripts(skill):
+        raise ApprovalError(
+            "no-scripts", f"{skill.id} has no scripts: there is nothing to allow running"
+        )
     requested = tuple(dict.fromkeys(skill.allowed_tools()))
     unknown = [t for t in grant_tools if t not in requested]
     if unknown:
@@ -355,6 +433,46 @@ def make_record(
         approved_at=approved_at,
         approved_by=approved_by,
         frontmatter_hash=frontmatter_hash(skill.frontmatter),
+        files_read=files_read,
+        despite_problems=tuple(errors) if despite_problems else (),
+    )
+
+
+def make_rejection(
+    skill: Skill,
+    *,
+    reason: str = "",
+    rejected_at: str,
+    rejected_by: str,
+    files_read: bool = False,
+) -> ApprovalRecord:
+    """Build the record rejecting ``skill`` as listed now (bound to its digest set like an
+    approval, granting nothing); raises :class:`ApprovalError`."""
+    why = unapprovable_reason(skill)
+    if why:
+        raise ApprovalError(
+            "unapprovable", f"{skill.id} cannot be decided on against content: {why}"
+        )
+    if len(reason) > REASON_LIMIT:
+        raise ApprovalError(
+            "reason-too-long", f"the reason is {len(reason)} characters; at most {REASON_LIMIT}"
+        )
+    files = tuple(sorted(skill.files, key=lambda f: f.uri))
+    return ApprovalRecord(
+        key=ApprovalKey.for_skill(skill),
+        skill_id=skill.id,
+        name=skill.name,
+        transport=skill.origin.transport,
+        files=files,
+        set_hash=file_set_hash(files),
+        grants=Grants(),
+        requested_tools=tuple(dict.fromkeys(skill.allowed_tools())),
+        approved_at=rejected_at,
+        approved_by=rejected_by,
+        frontmatter_hash=frontmatter_hash(skill.frontmatter),
+        decision="rejected",
+        files_read=files_read,
+        reason=reason.strip(),
     )
 
 
@@ -455,6 +573,10 @@ class ApprovalState:
     def message(self) -> str:
         if self.problem is not None:
             return self.problem.message
+        if self.state == REJECTED and self.record is not None:
+            rec = self.record
+            why = f": {rec.reason}" if rec.reason else " (no reason given)"
+            return f"rejected by {rec.approved_by} at {rec.approved_at}{why}"
         if self.state == CHANGED and self.diff is not None:
             if not self.diff and self.reason:
                 return f"changed since approval: {self.reason}"
@@ -481,6 +603,11 @@ class ApprovalState:
             out["approved_at"] = rec.approved_at
             out["approved_by"] = rec.approved_by
             out["grants"] = rec.grants.to_json() if self.state == APPROVED else None
+            out["decision"] = rec.decision
+            if rec.files_read is not None:
+                out["files_read"] = rec.files_read
+            if rec.rejected:
+                out["rejection_reason"] = rec.reason
         if self.diff is not None:
             out["diff"] = self.diff.to_json()
         if self.elsewhere:
@@ -511,6 +638,21 @@ def bind(
         )
         return ApprovalState(NOT_APPROVED, problem=err)
     current = tuple(sorted(skill.files, key=lambda f: f.uri))
+    if record.rejected:
+        same = file_set_hash(current) == record.set_hash and (
+            not record.frontmatter_hash
+            or record.frontmatter_hash == frontmatter_hash(skill.frontmatter)
+        )
+        if same:
+            return ApprovalState(REJECTED, record=record)
+        # Another version than the one rejected: it waits for a decision again.
+        diff = diff_sets(record.files, current)
+        return ApprovalState(
+            NOT_APPROVED,
+            reason=f"rejected earlier; it changed since ({diff.summary()})",
+            record=record,
+            diff=diff,
+        )
     if file_set_hash(current) == record.set_hash:
         listed = frontmatter_hash(skill.frontmatter)
         if record.frontmatter_hash and record.frontmatter_hash != listed:

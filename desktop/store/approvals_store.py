@@ -40,6 +40,7 @@ from desktop.core.approvals import (
     ApprovalState,
     bind,
     make_record,
+    make_rejection,
     unapprovable_reason,
 )
 from desktop.core.model import QUALIFIER, Skill
@@ -398,17 +399,47 @@ class ApprovalStore:
         *,
         grant_tools: Iterable[str] = (),
         allow_scripts: bool = False,
+        files_read: bool = False,
+        despite_problems: bool = False,
         who: str | None = None,
         when: str | None = None,
     ) -> ApprovalRecord:
-        """Approve ``skill`` exactly as listed now (no file is read: V1)."""
+        """Approve ``skill`` exactly as listed now (no file is read here: V1).
+
+        ``files_read`` is the caller's word that it read and verified every file of
+        this entry; ``despite_problems`` approves a skill with errors (recorded)."""
         record = make_record(
             skill,
             grant_tools=tuple(grant_tools),
             allow_scripts=allow_scripts,
             approved_at=when or now_utc(),
             approved_by=who or current_user(),
+            files_read=files_read,
+            despite_problems=despite_problems,
         )
+        return self._store(record, skill)
+
+    def reject(
+        self,
+        skill: Skill,
+        *,
+        reason: str = "",
+        files_read: bool = False,
+        who: str | None = None,
+        when: str | None = None,
+    ) -> ApprovalRecord:
+        """Record a rejection of ``skill`` as listed now; it replaces an approval."""
+        record = make_rejection(
+            skill,
+            reason=reason,
+            rejected_at=when or now_utc(),
+            rejected_by=who or current_user(),
+            files_read=files_read,
+        )
+        return self._store(record, skill)
+
+    def _store(self, record: ApprovalRecord, skill: Skill) -> ApprovalRecord:
+        """Write ``record`` in place of the skill's decision, and list it in the index."""
         entry = IndexEntry.of(record, skill.qualified_name)
 
         def work(blobs: KeyringBlobs) -> ApprovalRecord:

@@ -11,11 +11,19 @@ Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verifie
           <digest hex>          the verified bytes, mode 0400, written once by rename;
                                 only the newest version's copy is kept
 
+      approved/                 copies an approval binds, kept while it exists
+        <approval name>/        one per stored approval (its keyring entry's name)
+          <uri-hash32>/<digest hex>   the verified bytes of each file read when approved
+
 Only verified bytes are cached (the caller passes the digest they matched); a large
 file may be written under a temporary name while its digest is computed, and is
 renamed into place only once it matched (removed otherwise). Every
 read re-hashes the file and compares it with the entry's digest and size; a
 mismatch deletes the copy and reports a miss. Nothing is ever rewritten in place.
+
+The copies an approval binds (of a local skill as of a server's) are kept apart from
+the newest-version copies, so that a later change can be compared with what was
+approved; revoking the approval removes them.
 """
 
 from __future__ import annotations
@@ -26,12 +34,14 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from desktop.core.manifest import DIGEST_RE
 from desktop.core.model import Origin, SkillFile
 
 APP_NAME = "skill-catalog"
+APPROVED_DIR = "approved"
 _RECORD_LIMIT = 64 * 1024  # a source.json is a label and an address
 
 
@@ -294,6 +304,75 @@ class SkillCache:
                 path.unlink()
         except OSError:
             pass
+
+    # -- the approved versions ----------------------------------------------------------
+
+    def approved_dir(self, name: str) -> Path:
+        """Where the copies bound by the approval stored as ``name`` are kept."""
+        if not name or not all(c.isalnum() or c == "-" for c in name):
+            raise ValueError(f"not an approval name: {name!r}")
+        return self.root / APPROVED_DIR / name
+
+    def keep_approved(self, name: str, files: Iterable[tuple[SkillFile, bytes]]) -> int:
+        """Keep verified copies of an approved version's files (in place of the ones
+        kept for an earlier approval of it); returns how many were kept. Bytes that
+        do not hash to their entry are refused (``ValueError``)."""
+        checked = []
+        for expected, data in files:
+            if (
+                len(data) != expected.size
+                or "sha256:" + hashlib.sha256(data).hexdigest() != expected.digest
+            ):
+                raise ValueError(f"refusing to keep bytes that do not match {expected.digest}")
+            checked.append((expected, data))
+        self._mkdir_private(self.root)
+        self._mkdir_private(self.root / APPROVED_DIR)
+        target = self.approved_dir(name)
+        staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
+        try:
+            for expected, data in checked:
+                folder = staging / _hex(expected.uri, 32)
+                folder.mkdir(mode=0o700, exist_ok=True)
+                copy = folder / expected.digest.split(":", 1)[1]
+                copy.write_bytes(data)
+                os.chmod(copy, 0o400)
+            self.release_approved(name)
+            os.replace(staging, target)
+        except BaseException:
+            _rmtree_private(staging)
+            raise
+        return len(checked)
+
+    def approved_copy(self, name: str, expected: SkillFile) -> bytes | None:
+        """The kept copy of a file as approved, if it still hashes to ``expected``."""
+        if not DIGEST_RE.match(expected.digest):
+            return None
+        path = self.approved_dir(name) / _hex(expected.uri, 32) / expected.digest.split(":")[1]
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(path, flags)
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            try:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    return None
+                data = fh.read(expected.size + 1)
+            except OSError:
+                return None
+        if len(data) != expected.size or "sha256:" + hashlib.sha256(data).hexdigest() != (
+            expected.digest
+        ):
+            return None
+        return data
+
+    def release_approved(self, name: str) -> bool:
+        """Let go of the copies an approval kept (it was revoked or replaced)."""
+        target = self.approved_dir(name)
+        if not os.path.lexists(target):
+            return False
+        _rmtree_private(target)
+        return True
 
     # -- removal -----------------------------------------------------------------------
 

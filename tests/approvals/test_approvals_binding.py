@@ -116,7 +116,8 @@ def test_dynamic_invalid_and_over_limit_are_unapprovable(entry: dict, reason: st
 
 
 def test_grants_are_explicit_and_only_for_requested_tools() -> None:
-    skill = server_skill("docs", STDIO_A, server_entry("deploy", allowed_tools="Bash Read"))
+    entry = server_entry("deploy", {"scripts/go.sh": b"echo go\n"}, allowed_tools="Bash Read")
+    skill = server_skill("docs", STDIO_A, entry)
     plain = bind(skill, approve(skill))
     assert plain.approved
     assert not plain.tool_granted("Bash") and not plain.scripts_allowed
@@ -144,7 +145,7 @@ def test_grants_fall_away_when_the_files_change() -> None:
 
 
 def test_record_round_trips_and_detects_tampering() -> None:
-    skill = server_skill("docs", STDIO_A, server_entry("refunds", {"a.md": b"a"}))
+    skill = server_skill("docs", STDIO_A, server_entry("refunds", {"a.py": b"a"}))
     record = approve(skill, allow_scripts=True)
     data = json.loads(json.dumps(record.to_json()))
     assert ApprovalRecord.from_json(data) == record

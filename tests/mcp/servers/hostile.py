@@ -29,6 +29,7 @@ from pydantic import ConfigDict
 
 EXT = "io.modelcontextprotocol/skills"
 MIB = 1024 * 1024
+GUIDE_FILE: list[str] = []  # rotate: the file the guide is read from (--guide)
 
 
 class Params(types.RequestParams):
@@ -179,6 +180,22 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
     elif scenario == "stale":
         # The guide changed after the listing: only skills/get describes it.
         cat.files["skill://demo/references/guide.md"] = b"a newer guide\n"
+    elif scenario == "rotate":
+        # The guide is read from the file given by --guide at each request (a server
+        # whose file changes); `ops` asks for tools and bundles a script.
+        tools = "allowed-tools: Bash Read mcp__h__search\n"
+        cat.add(
+            "ops",
+            "ops",
+            "Deploys things",
+            extra_fm=tools,
+            fm={
+                "name": "ops",
+                "description": "Deploys things",
+                "allowed-tools": "Bash Read mcp__h__search",
+            },
+            files={"scripts/deploy.sh": b"#!/bin/sh\necho deploying\n"},
+        )
     elif scenario == "directory":
         opts["directory"] = True
         cat.files["skill://demo/references/added-later.md"] = b"new\n"
@@ -233,7 +250,18 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
     cat, opts = build(scenario)
     state = {"reads": 0, "gets": 0}
 
+    def rotate() -> None:
+        if scenario != "rotate" or not GUIDE_FILE:
+            return
+        data = Path(GUIDE_FILE[0]).read_bytes()
+        uri = "skill://demo/references/guide.md"
+        cat.files[uri] = data
+        for r in cat.entries[0]["resources"]:
+            if r["uri"] == uri:
+                r["digest"], r["size"] = digest(data), len(data)
+
     def note(method: str) -> None:
+        rotate()
         if record:
             with open(record, "a", encoding="utf-8") as fh:
                 fh.write(method + "\n")
@@ -532,6 +560,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario")
     parser.add_argument("--record")
+    parser.add_argument("--guide", help="rotate: the file the guide is read from")
     parser.add_argument("--http", type=int)
     parser.add_argument("--require-header", metavar="NAME=VALUE")
     parser.add_argument("--gzip", action="store_true", help="compress answers (HTTP)")
@@ -580,6 +609,8 @@ async def main() -> None:
     if args.scenario == "banner":
         # A banner on stdout before serving normally: a common slip of real servers.
         print("hostile: starting up", flush=True)
+    if args.guide:
+        GUIDE_FILE.append(args.guide)
     server = make_server(args.scenario, args.record)
     if args.http:
         import uvicorn

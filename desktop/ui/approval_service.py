@@ -14,7 +14,7 @@ from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
 from desktop.core.model import Skill
 
 if TYPE_CHECKING:
-    from desktop.store.approvals_store import ApprovalStore, IndexEntry
+    from desktop.store.approvals_store import ApprovalStore, IndexEntry, StoredApproval
 
 
 def _default_store() -> ApprovalStore:
@@ -52,12 +52,35 @@ class ApprovalService:
         return await self._run_with_store(lambda store: store.states(chosen))
 
     async def approve(
-        self, skill: Skill, *, grant_tools: Iterable[str] = (), allow_scripts: bool = False
+        self,
+        skill: Skill,
+        *,
+        grant_tools: Iterable[str] = (),
+        allow_scripts: bool = False,
+        files_read: bool = False,
+        despite_problems: bool = False,
     ) -> ApprovalRecord:
         tools = tuple(grant_tools)
         return await self._run_with_store(
-            lambda store: store.approve(skill, grant_tools=tools, allow_scripts=allow_scripts)
+            lambda store: store.approve(
+                skill,
+                grant_tools=tools,
+                allow_scripts=allow_scripts,
+                files_read=files_read,
+                despite_problems=despite_problems,
+            )
         )
+
+    async def reject(
+        self, skill: Skill, *, reason: str = "", files_read: bool = False
+    ) -> ApprovalRecord:
+        return await self._run_with_store(
+            lambda store: store.reject(skill, reason=reason, files_read=files_read)
+        )
+
+    async def records(self) -> list[StoredApproval]:
+        """Every stored decision (for the audit export)."""
+        return await self._run_with_store(lambda store: store.records())
 
     async def revoke(self, skill: Skill) -> list[IndexEntry]:
         key = ApprovalKey.for_skill(skill)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -17,7 +17,8 @@ from PySide6.QtCore import QObject, Signal
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
-from desktop.core.model import OPENED_BY_URI, Problem, Skill, SourceSpec, SourceStatus
+from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.review import verified_pairs
 from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
 from desktop.core.words import count
 from desktop.sources.registry import read_source
@@ -389,8 +390,9 @@ class CatalogController(QObject):
 
     # -- verified reads ------------------------------------------------------
 
-    async def read(self, skill: Skill, uri: str) -> ReadResult:
-        result = await self.reader.read(skill, uri)
+    async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
+        """A verified read; ``refresh`` asks the server again rather than any copy."""
+        result = await self.reader.read(skill, uri, refresh=refresh)
         vf = result.verification
         self.files.setdefault(skill.id, {})[uri] = vf
         if vf.state in MISMATCHES:
@@ -462,25 +464,85 @@ class CatalogController(QObject):
         return current
 
     async def approve(
-        self, skill: Skill, *, grant_tools: Iterable[str] = (), allow_scripts: bool = False
+        self,
+        skill: Skill,
+        *,
+        grant_tools: Iterable[str] = (),
+        allow_scripts: bool = False,
+        read: Mapping[str, bytes] | None = None,
+        despite_problems: bool = False,
     ) -> ApprovalRecord | None:
+        """Approve ``skill`` as listed. ``read`` holds the verified bytes the reviewer read,
+        by URI: when they cover every file the record says so, and they are kept in the
+        private cache for as long as the approval exists (to show a later change)."""
         current = self._current(skill, "approve")
         if current is None:
             return None
         skill = current
+        pairs = verified_pairs(skill, read or {})
+        files_read = len(pairs) == len(skill.files)
         try:
             record = await self.approvals.approve(
-                skill, grant_tools=grant_tools, allow_scripts=allow_scripts
+                skill,
+                grant_tools=grant_tools,
+                allow_scripts=allow_scripts,
+                files_read=files_read,
+                despite_problems=despite_problems,
             )
         except ApprovalError as exc:
             self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
             return None
+        await self._keep_copies(record.key.storage_name, pairs if files_read else None)
+        read_words = "every file read" if files_read else "files not read"
         self.notifier.info(
-            f"approved {skill.qualified_name} ({count(record.file_count, 'file')},"
-            f" {record.set_hash[:19]}…)"
+            f"approved {skill.qualified_name} ({count(record.file_count, 'file')}, "
+            f"{read_words}, {record.set_hash[:19]}…)"
         )
         await self.load_approvals([skill])
         return record
+
+    async def reject(
+        self, skill: Skill, *, reason: str = "", read: Mapping[str, bytes] | None = None
+    ) -> ApprovalRecord | None:
+        """Record a rejection of ``skill`` as listed (with the reviewer's reason)."""
+        current = self._current(skill, "reject")
+        if current is None:
+            return None
+        skill = current
+        files_read = len(verified_pairs(skill, read or {})) == len(skill.files)
+        try:
+            record = await self.approvals.reject(skill, reason=reason, files_read=files_read)
+        except ApprovalError as exc:
+            self.notifier.error(f"reject {skill.qualified_name}: {exc.message}")
+            return None
+        await self._keep_copies(record.key.storage_name, None)
+        self.notifier.info(f"rejected {skill.qualified_name}")
+        await self.load_approvals([skill])
+        return record
+
+    async def _keep_copies(self, name: str, pairs: list[tuple[SkillFile, bytes]] | None) -> None:
+        """Keep an approval's verified copies (``None``: let go of earlier ones)."""
+        cache = self.reader.cache
+
+        def work() -> None:
+            if pairs is None:
+                cache.release_approved(name)
+            else:
+                cache.keep_approved(name, pairs)
+
+        try:
+            await asyncio.to_thread(work)
+        except (OSError, ValueError) as exc:
+            self.notifier.warning(f"the approved files could not be kept for comparison: {exc}")
+
+    def approved_copy(self, state: ApprovalState | None, old: SkillFile) -> bytes | None:
+        """The bytes of ``old`` as its approval kept them, or ``None``."""
+        if state is None or state.record is None or state.record.rejected:
+            return None
+        try:
+            return self.reader.cache.approved_copy(state.record.key.storage_name, old)
+        except (OSError, ValueError):
+            return None
 
     async def revoke(self, skill: Skill) -> int:
         try:
@@ -488,7 +550,9 @@ class CatalogController(QObject):
         except ApprovalError as exc:
             self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
             return 0
-        self.notifier.info(f"revoked {count(len(gone), 'approval')} of {skill.qualified_name}")
+        for entry in gone:
+            await self._keep_copies(entry.name, None)
+        self.notifier.info(f"revoked {count(len(gone), 'decision')} of {skill.qualified_name}")
         # Evaluated for the entry the catalog holds now, which a refresh may have renewed.
         current = self.catalog.get(skill.id)
         if current is not None:

@@ -13,13 +13,12 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QDialog
 
 from desktop.core.model import SourceSpec
-from desktop.core.verify import MISMATCHES
 from desktop.sources.config import NothingSaved
-from desktop.ui.approval_dialog import APPROVE, REVOKE, ApprovalDialog
 from desktop.ui.compare_dialog import CompareDialog
 from desktop.ui.instructions_dialog import InstructionsDialog
 from desktop.ui.model_view_dialog import ModelViewDialog
 from desktop.ui.open_uri_dialog import OpenUriDialog
+from desktop.ui.review_view import ReviewView
 from desktop.ui.source_dialog import SourceDialog
 from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
 
@@ -63,7 +62,7 @@ class WindowActions:
             skill, "&Preview (fetch and verify)", "Ctrl+P", self.preview_current
         )
         self.review_action = self._act(
-            skill, "Review &approval…", "Ctrl+Shift+A", lambda: self.review("")
+            skill, "Review and &approve…", "Ctrl+Shift+A", lambda: self.review("")
         )
         self.compare_action = self._act(skill, "&Compare two skills…", "Ctrl+D", self.compare)
         tools = mb.addMenu("&Tools")
@@ -110,34 +109,13 @@ class WindowActions:
     # -- approvals ----------------------------------------------------------------
 
     def review(self, skill_id: str) -> None:
+        """Open the review view at ``skill_id`` (the selected skill when empty); it then
+        steps through the skills waiting for a decision."""
         c = self.w.controller
         skill = c.catalog.get(skill_id) if skill_id else self.w.current_skill()
         if skill is None:
             return
-        # Reads of this very entry that found other bytes than it lists: said in the review.
-        read = c.files.get(skill.id, {}).values()
-        mismatches = [vf for vf in read if vf.state in MISMATCHES]
-        dialog = ApprovalDialog(
-            skill, c.approval_states.get(skill.id), self.w, mismatches=mismatches
-        )
-
-        def finished(result: int) -> None:
-            if result != QDialog.DialogCode.Accepted:
-                return
-            if dialog.decision == APPROVE:
-                c.spawn(
-                    c.approve(
-                        skill,
-                        grant_tools=dialog.granted_tools(),
-                        allow_scripts=dialog.scripts_box.isChecked(),
-                    ),
-                    "approving",
-                )
-            elif dialog.decision == REVOKE:
-                c.spawn(c.revoke(skill), "revoking")
-
-        dialog.finished.connect(finished)
-        self._show(dialog)
+        self._show(ReviewView(c, skill.id, self.w))
 
     # -- sources ------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from keyring.backends.fail import Keyring as NoKeyring
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.library import TO_REVIEW
@@ -16,6 +15,7 @@ from desktop.core.model import Origin, Skill
 from desktop.store.approvals_store import ApprovalStore
 from desktop.ui.approval_dialog import ApprovalDialog
 from desktop.ui.approval_service import ApprovalService
+from desktop.ui.review_view import ReviewView
 from desktop.ui.skill_table_model import COL_APPROVAL
 
 from .conftest import click_sidebar, folder_spec, to_review_count, wait_idle, write_skill
@@ -42,14 +42,16 @@ def test_review_approve_change_and_revoke(
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
     dialog = window.actions_.dialog
-    assert isinstance(dialog, ApprovalDialog)
+    assert isinstance(dialog, ReviewView)
+    wait_idle(qtbot, window)  # a local skill's files are read at once
     text = dialog.body.toPlainText()
-    assert "binds exactly 1 file " in text
-    assert "set hash sha256:" in text
-    assert "local folder" not in text or "local skill from local (folder" in text
-    assert [b.text() for b in dialog.tool_boxes] == ["Grant tool Read", "Grant tool Bash(git:*)"]
+    assert "1 of 1 file read; 1 file " in text
+    assert "set sha256:" in text
+    names = [b.accessibleName() for b in dialog.tool_boxes]
+    assert names == ["Grant tool Bash(git:*)", "Grant tool Read"]  # highest risk first
     assert not any(b.isChecked() for b in dialog.tool_boxes)  # nothing granted by default
-    dialog.tool_boxes[0].setChecked(True)
+    assert dialog.scripts_box is None  # no scripts: nothing to allow
+    dialog.tool_boxes[1].setChecked(True)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert _approval_cell(window, BETA) == "approved"
@@ -68,6 +70,7 @@ def test_review_approve_change_and_revoke(
     assert "added: notes.txt" in window.detail.text()
     window.actions_.review(BETA)
     dialog = window.actions_.dialog
+    wait_idle(qtbot, window)
     assert "Changed since approval" in dialog.body.toPlainText()
     # The grants of the approval the change voided are decided again, not pre-ticked.
     assert not any(b.isChecked() for b in dialog.tool_boxes)
@@ -131,9 +134,11 @@ def test_without_a_keyring_the_review_says_so_before_anything_is_ticked(
     assert keyring_warnings() == 1
     window.actions_.review(BETA)
     dialog = window.actions_.dialog
-    assert isinstance(dialog, ApprovalDialog)
-    assert "Approvals cannot be stored or revoked now" in dialog.body.toPlainText()
-    assert dialog.approve_button is None and not dialog.revoke_button.isEnabled()
+    assert isinstance(dialog, ReviewView)
+    wait_idle(qtbot, window)
+    assert "Decisions cannot be stored or read now" in dialog.body.toPlainText()
+    assert not dialog.approve_button.isEnabled() and not dialog.revoke_button.isEnabled()
+    assert not dialog.reject_button.isEnabled()
     assert not dialog.tool_boxes[0].isEnabled()
     dialog.reject()
 
@@ -206,8 +211,9 @@ def test_the_queue_works_from_the_keyboard(
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
     dialog = window.actions_.dialog
-    assert isinstance(dialog, ApprovalDialog)
+    assert isinstance(dialog, ReviewView)
     assert second.qualified_name in dialog.body.toPlainText()
+    wait_idle(qtbot, window)
     dialog.reject()
 
 
@@ -282,31 +288,35 @@ def test_a_sources_status_tooltip_is_plain_text(make_window: Any, skills_folder:
 def test_a_review_left_open_across_a_change_does_not_approve_the_new_files(
     secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any
 ) -> None:
-    """The review dialog stays open while the catalog is read again: approving from it
-    after the skill's files changed is refused, and Enter never approves."""
+    """The review stays open while the catalog is read again: it then shows the new
+    files (read again) rather than approve what it showed before, and Enter never
+    approves."""
     window = make_window([folder_spec(skills_folder)])
     window.actions_.review(BETA)
     dialog = window.actions_.dialog
-    assert isinstance(dialog, ApprovalDialog)
-    # Enter presses the default button: Cancel, never Approve or Revoke.
-    cancel = dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel)
-    assert cancel.isDefault()
-    for button in (dialog.approve_button, dialog.revoke_button):
+    assert isinstance(dialog, ReviewView)
+    wait_idle(qtbot, window)
+    assert dialog.approve_button.isEnabled()
+    for button in (dialog.approve_button, dialog.revoke_button, dialog.reject_button):
         assert not button.isDefault() and not button.autoDefault()
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     wait_idle(qtbot, window)
     assert _approval_cell(window, BETA) == "not-approved"
 
-    window.actions_.review(BETA)
-    dialog = window.actions_.dialog
+    before = dialog.skill
     (skills_folder / "beta-tools" / "run.sh").write_text("#!/bin/sh\necho added\n")
     window.actions_.refresh()
     wait_idle(qtbot, window)
     assert dialog.isVisible()
-    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert dialog.skill is window.controller.catalog.get(BETA) is not before
+    assert dialog.read_line.text() == "2 of 2 files read"  # the new file was read too
+    # The entry shown before the change is never approved: the controller refuses it.
+    task = window.controller.spawn(window.controller.approve(before), "approving")
     wait_idle(qtbot, window)
+    assert task.result() is None
     assert _approval_cell(window, BETA) == "not-approved"
     assert "changed since its review opened" in window.notifier.last("error").text
     window.select_skill(BETA)
     assert "approved |" not in window.detail.text()
     assert window.controller.approvals.store.records() == []
+    dialog.reject()

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from desktop.core.model import SourceSpec
 from desktop.ui.review_view import ReviewView
 
-from .conftest import folder_spec, wait_idle, write_skill
+from .conftest import folder_spec, to_review_count, wait_idle, write_skill
 
 pytestmark = pytest.mark.keyring
 
@@ -203,7 +203,7 @@ def test_reject_leaves_the_queue_until_the_files_change(
     secret_service: Any, make_window: Any, ops_folder: Path, qtbot: Any
 ) -> None:
     window = make_window([folder_spec(ops_folder)])
-    waiting = window.queue_widget.model.rowCount()
+    waiting = to_review_count(window)
     view = open_review(window, qtbot, OPS)
     view.reason.setText("deploys to production without asking")
     key(qtbot, view, Qt.Key.Key_J)
@@ -211,7 +211,7 @@ def test_reject_leaves_the_queue_until_the_files_change(
     state = window.controller.approval_states[OPS]
     assert state.state == "rejected" and not state.approved
     assert not state.tool_granted("Bash")
-    assert window.queue_widget.model.rowCount() == waiting - 1
+    assert to_review_count(window) == waiting - 1
     assert "deploys to production without asking" in view.body.toPlainText()
     view.close()
     (ops_folder / "ops" / "SKILL.md").write_text(
@@ -220,7 +220,7 @@ def test_reject_leaves_the_queue_until_the_files_change(
     window.actions_.refresh()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[OPS].state == "not-approved"
-    assert window.queue_widget.model.rowCount() == waiting
+    assert to_review_count(window) == waiting
 
 
 def test_errors_block_until_approved_despite_them_which_is_recorded(

@@ -81,7 +81,10 @@ def decision_html(state: ApprovalState | None) -> str:
     if rec.despite_problems:
         out += f"<p>Approved despite: {esc('; '.join(rec.despite_problems))}</p>"
     if state.state == CHANGED:
-        out += f"<p><b>Changed since approval:</b> {esc(state.message())}</p>"
+        what = state.diff.summary() if state.diff else ""
+        if state.diff is not None and not state.diff and state.reason:
+            what = state.reason
+        out += f"<p><b>Changed since approval:</b> {esc(what)}</p>"
     return out
 
 
@@ -89,10 +92,16 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
     third = (
         ' <span style="color:#b54708"><b>third-party server</b></span>'
         if skill.kind == "mcp"
-        else " (local folder)"
+        else ""
     )
-    parts = [
-        f"<h2>{esc(skill.qualified_name or skill.name)}</h2>",
+    errors = len(error_problems(skill)) + sum(p.severity == "invalid" for p in skill.problems)
+    parts = [f"<h2>{esc(skill.qualified_name or skill.name)}</h2>"]
+    if errors:
+        # Said before the description, which may be long: errors are what block.
+        parts.append(
+            f'<p style="color:#b42318"><b>{count(errors, "error")}</b>: see Problems below.</p>'
+        )
+    parts += [
         f"<p>{esc(skill.description)}</p>",
         f"<p><b>From</b> {esc(skill.origin.describe())}{third}</p>",
         decision_html(state),
@@ -104,7 +113,6 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
         )
     problems = sorted_problems(skill.problems)
     if problems:
-        errors = len(error_problems(skill)) + sum(p.severity == "invalid" for p in problems)
         head = f"Problems ({count(errors, 'error')})" if errors else "Problems"
         items = "".join(
             f"<li><b>{escape(p.severity)}</b>: {esc(p.message)}</li>" for p in problems[:50]

@@ -74,7 +74,8 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     window = make_window([folder_spec(ops_folder)])
     view = open_review(window, qtbot, OPS)
     body = view.body.toPlainText()
-    assert "ops" in body and "The ops skill." in body and "local folder" in body
+    assert "ops" in body and "The ops skill." in body and "From local (folder " in body
+    assert "third-party" not in body
     assert "run any command on this machine" in body and "high risk" in body
     assert "1 script that would run on this machine" in body
     assert view.read_line.text() == "2 of 2 files read"

@@ -110,6 +110,10 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
     if status is None or status.status == "pending":
         return SourceWords(kind, "Reading…", "busy", "Being read.")
     message = status.message
+    if status.sign_in == "required":
+        return SourceWords(kind, "Sign in required", "error", message)
+    if status.sign_in == "again":
+        return SourceWords(kind, "Sign in again", "error", message)
     if status.status == "error":
         return SourceWords(kind, "Failed", "error", message or "Could not be read.")
     if status.status == "no-skills":
@@ -120,6 +124,8 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
         return SourceWords(kind, status.status.capitalize(), "partial", message)
     n = status.skill_count
     detail = f"{n} skill{'s' if n != 1 else ''}" + (f"; {message}" if message else "")
+    if status.sign_in == "signed-in":
+        detail += "; signed in"
     return SourceWords(kind, "Ready", "ok", detail)
 
 

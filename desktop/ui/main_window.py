@@ -40,6 +40,7 @@ from desktop.ui.item_views import on_open
 from desktop.ui.notifier import Notice
 from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.sidebar_widget import SidebarWidget
+from desktop.ui.signin_flow import attach as attach_sign_in
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_list_widget import SkillListWidget
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
@@ -163,6 +164,7 @@ class MainWindow(QMainWindow):
         sb.openFolderRequested.connect(self.actions_.open_folder)
         sb.sourceChosen.connect(self._filter_source)
         sb.viewChosen.connect(self.filter_bar.set_view)
+        self.sign_in_flow = attach_sign_in(self)
 
     # -- starting --------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QMenu,
+    QPushButton,
     QStyle,
     QTreeWidget,
     QTreeWidgetItem,
@@ -71,6 +72,8 @@ class SidebarWidget(QWidget):
     retryRequested = Signal(str)
     instructionsRequested = Signal(str)
     openFolderRequested = Signal(str)
+    signInRequested = Signal(str)
+    signOutRequested = Signal(str)
 
     def __init__(self, model: SourcesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,12 +126,20 @@ class SidebarWidget(QWidget):
         self.retry_action = self._action("Re&try", self.retryRequested)
         self.instructions_action = self._action("Server &instructions…", self.instructionsRequested)
         self.open_folder_action = self._action("Open &folder", self.openFolderRequested)
+        self.sign_in_action = self._action("&Sign in…", self.signInRequested)
+        self.sign_out_action = self._action("Sign o&ut", self.signOutRequested)
+        # Under the status of a server that asks for a sign-in.
+        self.sign_in_button = QPushButton("Sign in…", self)
+        self.sign_in_button.setObjectName("signInButton")
+        self.sign_in_button.clicked.connect(lambda: self._emit_current(self.signInRequested))
+        self.sign_in_button.hide()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.status_line)
+        layout.addWidget(self.sign_in_button, 0, Qt.AlignmentFlag.AlignLeft)
 
         self.tree.currentItemChanged.connect(self._on_current)
         self.tree.itemClicked.connect(self._on_clicked)
@@ -301,6 +312,15 @@ class SidebarWidget(QWidget):
             spec is not None and spec.kind == "mcp" and spec.enabled and connected
         )
         self.open_folder_action.setEnabled(spec is not None and spec.kind == "local")
+        asks = status is not None and status.sign_in in ("required", "again")
+        self.sign_in_button.setVisible(bool(asks and spec is not None and spec.enabled))
+        again = asks and status is not None and status.sign_in == "again"
+        self.sign_in_button.setText("Sign in again…" if again else "Sign in…")
+        http = spec is not None and spec.transport == "http" and spec.enabled
+        self.sign_in_action.setEnabled(http)
+        self.sign_out_action.setEnabled(
+            http and status is not None and status.sign_in in ("signed-in", "again")
+        )
         if spec is None:
             self.status_line.setText("")
             self.status_line.setToolTip("")
@@ -321,6 +341,8 @@ class SidebarWidget(QWidget):
             actions.append(self.instructions_action)
         if spec is not None and spec.kind == "local":
             actions.append(self.open_folder_action)
+        if spec is not None and spec.transport == "http":
+            actions += [self.sign_in_action, self.sign_out_action]
         return actions
 
     def _menu(self, pos: QPoint) -> None:

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import consent
-from conftest import Protected, login
+from signin_browser import consent
+from signin_helpers import Protected, login
 
 from desktop.core.model import SourceSpec
 

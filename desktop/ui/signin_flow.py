@@ -1,0 +1,158 @@
+"""Sign in and Sign out of a Streamable HTTP source, in the window.
+
+Signing in opens the system browser (``QDesktopServices``) at the authorization
+address and shows "Waiting for sign-in in your browser… Cancel" until the browser's
+answer arrives on the loopback address, the deadline passes, or Cancel is pressed. The
+protocol and the tokens are :mod:`desktop.sources.signin`'s; this is only the window's
+part of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+
+from desktop.core.model import SourceSpec
+from desktop.sources import signin
+from desktop.ui.notifier import Notifier
+
+
+class WaitingDialog(QDialog):
+    """ "Waiting for sign-in in your browser…" with Cancel, and the address to open
+    by hand when no browser opened."""
+
+    def __init__(self, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("signInDialog")
+        self.setWindowTitle(f"Sign in to {label}")
+        self.setModal(False)
+        self.message = QLabel("Waiting for sign-in in your browser…", self)
+        self.message.setObjectName("signInWaiting")
+        self.address = QLabel("", self)
+        self.address.setObjectName("signInAddress")
+        self.address.setWordWrap(True)
+        self.address.setTextFormat(Qt.TextFormat.PlainText)
+        self.address.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.address.hide()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.cancel_button = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.address)
+        layout.addWidget(buttons)
+
+    def show_address(self, url: str, opened: bool) -> None:
+        if opened:
+            return
+        self.address.setText(f"No browser could be opened. Open this address to sign in:\n{url}")
+        self.address.show()
+
+
+class SignInFlow(QObject):
+    """Runs one sign-in at a time; ``changed(label)`` once a source's sign-in changed
+    (the window then reads the source again)."""
+
+    changed = Signal(str)
+
+    def __init__(
+        self,
+        parent: QWidget,
+        notifier: Notifier,
+        open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
+    ) -> None:
+        super().__init__(parent)
+        self._parent = parent
+        self._notifier = notifier
+        self._open_url = open_url
+        self.dialog: WaitingDialog | None = None
+        self.task: asyncio.Task[Any] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def sign_in(self, spec: SourceSpec) -> None:
+        if self.busy:
+            if self.dialog is not None:
+                self.dialog.raise_()
+            return
+        dialog = WaitingDialog(spec.label, self._parent)
+        self.dialog = dialog
+
+        def open_browser(url: str) -> None:
+            dialog.show_address(url, self._open_url(QUrl(url)))
+
+        task = asyncio.ensure_future(signin.sign_in(spec, open_browser))
+        self.task = task
+        dialog.rejected.connect(task.cancel)
+        task.add_done_callback(lambda t: self._finished(spec, t))
+        dialog.show()
+
+    def _finished(self, spec: SourceSpec, task: asyncio.Task[Any]) -> None:
+        dialog, self.dialog = self.dialog, None
+        if dialog is not None:
+            dialog.done(0)
+            dialog.deleteLater()
+        if task.cancelled():
+            self._notifier.info(f"sign-in to {spec.label} cancelled; nothing was stored")
+            return
+        exc = task.exception()
+        if exc is not None:
+            why = str(exc) if isinstance(exc, signin.SignInError) else signin.explain(exc)
+            self._notifier.error(f"could not sign in to {spec.label}: {why}")
+            return
+        done: signin.SignedIn = task.result()
+        if done.remembered:
+            self._notifier.info(f"signed in to {spec.label}")
+        else:
+            self._notifier.warning(
+                f"signed in to {spec.label} until the program closes: it will not be "
+                f"remembered ({done.why_not})"
+            )
+        self.changed.emit(spec.label)
+
+    async def sign_out(self, spec: SourceSpec) -> None:
+        had = await asyncio.to_thread(signin.sign_out, spec)
+        if had:
+            self._notifier.info(f"signed out of {spec.label}: its tokens were removed")
+        else:
+            self._notifier.info(f"{spec.label} was not signed in")
+        self.changed.emit(spec.label)
+
+
+def attach(window: Any) -> SignInFlow:
+    """Wire the sidebar's Sign in and Sign out to a :class:`SignInFlow` of ``window``
+    (a :class:`~desktop.ui.main_window.MainWindow`); returns the flow."""
+    flow = SignInFlow(window, window.notifier)
+
+    def spec(label: str) -> SourceSpec | None:
+        found: SourceSpec | None = window.sources_model.spec(label)
+        return found if found is not None and found.transport == "http" else None
+
+    def sign_in(label: str) -> None:
+        found = spec(label)
+        if found is not None:
+            flow.sign_in(found)
+
+    def sign_out(label: str) -> None:
+        found = spec(label)
+        if found is not None:
+            window.controller.spawn(flow.sign_out(found), f"signing out of {label}")
+
+    def changed(label: str) -> None:
+        # The kept connection sends what it signed in with: the next reading opens anew.
+        with contextlib.suppress(Exception):  # no kept connection for it
+            window.controller.reader.pool.handle(label).abandon()
+        window.actions_.refresh()
+
+    window.sidebar.signInRequested.connect(sign_in)
+    window.sidebar.signOutRequested.connect(sign_out)
+    flow.changed.connect(changed)
+    return flow

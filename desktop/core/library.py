@@ -167,6 +167,10 @@ APPROVAL_WORDS: dict[str, tuple[str, str]] = {
         "Cannot approve",
         "This entry cannot be bound to files (invalid, dynamic or over a limit)",
     ),
+    "rejected": (
+        "Rejected",
+        "A reviewer rejected exactly these files; it is to review again once they change",
+    ),
 }
 
 
@@ -174,7 +178,7 @@ APPROVAL_WORDS: dict[str, tuple[str, str]] = {
 class Mark:
     """One status mark on a skill's row: a key for the icon, a word, a tooltip."""
 
-    key: str  # approved | to-review | changed | unapprovable | problems | mismatch
+    key: str  # approved | to-review | changed | unapprovable | rejected | problems | mismatch
     word: str
     tip: str
 

@@ -33,6 +33,7 @@ MARK_ICONS = {
     "to-review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
     "changed": QStyle.StandardPixmap.SP_BrowserReload,
     "unapprovable": QStyle.StandardPixmap.SP_DialogCancelButton,
+    "rejected": QStyle.StandardPixmap.SP_DialogNoButton,
     "problems": QStyle.StandardPixmap.SP_MessageBoxWarning,
     "mismatch": QStyle.StandardPixmap.SP_MessageBoxCritical,
 }

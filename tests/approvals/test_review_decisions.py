@@ -183,6 +183,10 @@ def test_reject_binds_the_set_leaves_the_queue_and_returns_after_a_change(
     assert state.state == REJECTED and not state.approved
     assert not state.tool_granted("Bash") and not state.scripts_allowed
     assert "pipes the network into a shell" in state.message()
+    from desktop.core.library import in_view, row_marks
+
+    assert "Rejected" in [m.word for m in row_marks(skill, state.state, None)]
+    assert not in_view("to-review", skill, state.state)
     raw = _raw(service_name, skill)
     # A version that knows no rejections reads this as no approval at all.
     assert raw["kind"] == "skill-rejection" and raw["grants"] == {"tools": [], "scripts": False}

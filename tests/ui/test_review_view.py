@@ -64,6 +64,8 @@ def ops_folder(tmp_path: Path) -> Path:
     write_skill(root, "ops", "# Ops\n\nRun scripts/deploy.sh.\n", **{"allowed-tools": "Read Bash"})
     (root / "ops" / "scripts").mkdir()
     (root / "ops" / "scripts" / "deploy.sh").write_text("#!/bin/sh\necho deploying\n")
+    (root / "ops" / "old-notes.md").write_text("Deploy on Fridays.\n")
+    (root / "ops" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x01")
     write_skill(root, "notes", "# Notes\n")
     return root
 
@@ -78,7 +80,9 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     assert "third-party" not in body
     assert "run any command on this machine" in body and "high risk" in body
     assert "1 script that would run on this machine" in body
-    assert view.read_line.text() == "2 of 2 files read"
+    assert view.read_line.text() == "4 of 4 files read"
+    select(view, "logo.png")
+    assert "Binary file: 10 bytes, digest sha256:" in view.content.toPlainText()
     # Bash never looks like Read: each is its own choice, with what it allows.
     assert [b.accessibleName() for b in view.tool_boxes] == ["Grant tool Bash", "Grant tool Read"]
     assert "(high risk)" in view.tool_boxes[0].text()
@@ -99,6 +103,7 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
 
     (ops_folder / "ops" / "scripts" / "deploy.sh").write_text("#!/bin/sh\nrm -rf ~/work\n")
     (ops_folder / "ops" / "extra.md").write_text("More\n")
+    (ops_folder / "ops" / "old-notes.md").unlink()
     window.actions_.refresh()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[OPS].state == "changed"
@@ -115,6 +120,10 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     assert "Added since approval" in view.content.toPlainText()
     labels = [view.file_list.item(i).text() for i in range(view.file_list.count())]
     assert any("extra.md" in t and "added" in t for t in labels)
+    assert any("old-notes.md" in t and "removed" in t for t in labels)
+    select(view, "old-notes.md")
+    removed = view.content.toPlainText()
+    assert "removed since approval" in removed and "Deploy on Fridays." in removed
     # Revoking lets the kept copies go.
     name = state.record.key.storage_name
     assert window.controller.reader.cache.approved_dir(name).exists()
@@ -149,8 +158,12 @@ def test_a_server_skill_is_read_only_when_asked_and_its_rotated_file_diffed(
     state = window.controller.approval_states[demo]
     assert state.approved and state.record is not None and state.record.files_read is False
 
-    # Read when asked, every file; then approved with the files read.
-    view.read_all()
+    # Read when asked, each file (the next unread one, from the keyboard).
+    key(qtbot, view, Qt.Key.Key_U)
+    wait_idle(qtbot, window)
+    assert methods(record).count("resources/read") == 1
+    assert view.read_line.text() == "1 of 2 files read"
+    key(qtbot, view, Qt.Key.Key_U)
     wait_idle(qtbot, window)
     assert methods(record).count("resources/read") == 2
     assert view.read_line.text() == "2 of 2 files read"

@@ -28,6 +28,7 @@ from mcp.server.lowlevel.server import Server
 from pydantic import ConfigDict
 
 EXT = "io.modelcontextprotocol/skills"
+FLAG = [""]  # --flag
 MIB = 1024 * 1024
 GUIDE_FILE: list[str] = []  # rotate: the file the guide is read from (--guide)
 
@@ -199,6 +200,20 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
     elif scenario == "directory":
         opts["directory"] = True
         cat.files["skill://demo/references/added-later.md"] = b"new\n"
+    elif scenario == "turns-dynamic":
+        # `grantee` asks for a tool and bundles a script; it is listed with its files
+        # until the file given with --flag exists, then as "dynamic".
+        cat.add(
+            "grantee",
+            "grantee",
+            extra_fm="allowed-tools: search\n",
+            fm={
+                "name": "grantee",
+                "description": "A demo skill for tests",
+                "allowed-tools": "search",
+            },
+            files={"scripts/run.sh": b"echo run\n"},
+        )
     elif scenario == "repeated-uri":
         # Two pages: the demo skill and `again`, then another entry under the demo's URI
         # (a twin with its own SKILL.md) and `again` once more, the same entry.
@@ -320,6 +335,12 @@ def make_server(scenario: str, record: str | None) -> Server[Any]:
             return out
         if scenario == "no-ttl":
             return {"skills": copy.deepcopy(cat.entries), "cacheScope": "everyone"}
+        if scenario == "turns-dynamic" and os.path.exists(FLAG[0]):
+            entries = copy.deepcopy(cat.entries)
+            for entry in entries:
+                if entry["uri"] == "skill://grantee/SKILL.md":
+                    entry["resources"] = "dynamic"
+            return {"skills": entries, "ttlMs": 30000, "cacheScope": "public"}
         ttl = 500 if scenario == "moving-hidden" else 30000
         return {"skills": copy.deepcopy(cat.entries), "ttlMs": ttl, "cacheScope": "public"}
 
@@ -565,7 +586,9 @@ async def main() -> None:
     parser.add_argument("--require-header", metavar="NAME=VALUE")
     parser.add_argument("--gzip", action="store_true", help="compress answers (HTTP)")
     parser.add_argument("--refuse-get", action="store_true", help="405 to GET (HTTP)")
+    parser.add_argument("--flag", default="", help="a file whose presence changes the answers")
     args = parser.parse_args()
+    FLAG[0] = args.flag
     if args.scenario == "silent":
         # Starts, reads its input, never answers anything.
         await asyncio.to_thread(sys.stdin.buffer.read)

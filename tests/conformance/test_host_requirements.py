@@ -21,7 +21,7 @@ from ui.conftest import wait_idle
 
 from desktop.core.model import SourceSpec
 from desktop.sources.mcp import discover_server
-from desktop.ui.approval_dialog import ApprovalDialog
+from desktop.ui.review_view import ReviewView
 
 from .conftest import hostile_argv, methods, reads, received, recorded_spec
 
@@ -321,12 +321,14 @@ def test_approving_in_the_window_and_with_approve_sends_no_read(
     window = make_window([spec])
     skill_id = "srv:skill://alpha/SKILL.md"
     window.actions_.review(skill_id)
-    dialog = next(w for w in window.findChildren(ApprovalDialog) if w.isVisible())
-    for box in dialog.tool_boxes:
+    review = next(w for w in window.findChildren(ReviewView) if w.isVisible())
+    for box in review.tool_boxes:
         box.setChecked(True)
-    dialog.scripts_box.setChecked(True)
-    assert dialog.approve_button is not None
-    dialog.approve_button.click()
+    assert review.scripts_box is not None
+    review.scripts_box.setChecked(True)
+    review.unread_box.setChecked(True)  # approved without reading its files first
+    qtbot.waitUntil(review.approve_button.isEnabled, timeout=30000)
+    review.approve_button.click()
     qtbot.waitUntil(lambda: window.controller.approval_states[skill_id].approved, timeout=30000)
     wait_idle(qtbot, window)
     assert window.controller.approval_states[skill_id].scripts_allowed

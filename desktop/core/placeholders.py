@@ -199,9 +199,22 @@ def secret_arg_spans(argv: Iterable[str]) -> list[tuple[int, int]]:
     """
     args = list(argv)
     spans: list[tuple[int, int]] = []
+    tool: str | None = None  # a program seen so far that takes a password as -pPW
     for i, arg in enumerate(args):
+        base = _program(arg)
+        if _PASSWORD_FLAG_TOOLS_RE.match(base):
+            tool = base
         if i == 0:
             continue
+        if tool is not None and not arg.startswith("--"):
+            short = _short_password_flag(tool)
+            if arg.startswith(short) and len(arg) > len(short):
+                if not only_placeholders(arg[len(short) :]):
+                    spans.append((i, len(short)))
+                continue
+            if args[i - 1] == short and not arg.startswith("-") and not only_placeholders(arg):
+                spans.append((i, 0))
+                continue
         flag = _FLAG_RE.match(arg)
         if flag and flag.group(2) is not None:
             value = flag.group(2)
@@ -228,6 +241,88 @@ def secret_arg_spans(argv: Iterable[str]) -> list[tuple[int, int]]:
     return spans
 
 
+# Programs that take a password glued to a short flag (``mysql -pPW``, ``sshpass -pPW``,
+# ``mongosh -p PW``, ``redis-cli -a PW``): for them that flag's value is a secret.
+_PASSWORD_FLAG_TOOLS_RE = re.compile(
+    r"^(mysql[a-z_-]*|mariadb[a-z_-]*|mongo[a-z_-]*|sshpass|redis-cli|keydb-cli)$"
+)
+
+
+def _program(arg: str) -> str:
+    base = arg.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def _short_password_flag(tool: str) -> str:
+    return "-a" if tool.endswith("-cli") else "-p"
+
+
+# A password in a connection URL: ``scheme://user:PASSWORD@host`` (postgresql, mysql,
+# redis, mongodb, amqp, any scheme); the user name may be empty (``redis://:PW@h``).
+_URL_PASSWORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:(?P<pw>[^\s/@]+)@")
+# Keys with a well-known shape, wherever they sit in a value.
+_KNOWN_TOKEN_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|xox[a-z]-[A-Za-z0-9-]{8,}"
+    r"|sk-[A-Za-z0-9_-]{16,}"
+    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{8,}"
+    r"|(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|AIza[A-Za-z0-9_-]{35}"
+    r")"
+)
+# An AWS secret access key: 40 characters of base64 with upper, lower case and digits.
+_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def inline_secrets(text: str) -> list[str]:
+    """Secrets written inside a value, whatever its name: a connection URL's password,
+    keys of a well-known shape (``ghp_``, ``github_pat_``, ``xox…``, ``sk-…``, AWS keys).
+    Placeholders are not secrets."""
+    if len(text) > _INLINE_SCAN_CHARS:
+        text = text[:_INLINE_SCAN_CHARS]
+    found = [m.group("pw") for m in _URL_PASSWORD_RE.finditer(text)]
+    found += [m.group(0) for m in _KNOWN_TOKEN_RE.finditer(text)]
+    found += [
+        m.group(0)
+        for m in _AWS_SECRET_RE.finditer(text)
+        if _mixed(m.group(0)) and not m.group(0).startswith("/")
+    ]
+    return [f for f in found if not only_placeholders(f) and not has_placeholders(f)]
+
+
+_INLINE_SCAN_CHARS = 1_000_000
+
+
+def _mixed(text: str) -> bool:
+    return (
+        any(c.isupper() for c in text)
+        and any(c.islower() for c in text)
+        and any(c.isdigit() for c in text)
+    )
+
+
+def _mask_inline(text: str) -> str:
+    found = inline_secrets(text)
+    return scrub(text, found) if found else text
+
+
+def _nested_secrets(arg: str) -> list[str]:
+    """Secrets in an argument that is itself a command line (``sh -c "mysql -pPW"``)."""
+    if not any(c.isspace() for c in arg) or len(arg) > _INLINE_SCAN_CHARS:
+        return []
+    import shlex
+
+    try:
+        tokens = shlex.split(arg)
+    except ValueError:
+        tokens = arg.split()
+    inner = ["", *tokens]
+    return [inner[i][offset:] for i, offset in secret_arg_spans(inner)]
+
+
 _HEADER_ARG_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):[ \t]*(?!//)")
 _VARIABLE_ARG_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 
@@ -236,10 +331,15 @@ _FLAG_RE = re.compile(r"^--?([A-Za-z][A-Za-z0-9_.-]*)(?:=(.*))?$", re.DOTALL)
 
 
 def redact_command(argv: Iterable[str]) -> tuple[str, ...]:
-    """A command line for display, secrets in it masked (see :func:`secret_arg_spans`)."""
+    """A command line for display, secrets in it masked (see :func:`secret_arg_spans`
+    and :func:`inline_secrets`)."""
     args = list(argv)
     for i, offset in secret_arg_spans(args):
         args[i] = args[i][:offset] + redact(args[i][offset:])
+    for i in range(1, len(args)):
+        found = inline_secrets(args[i]) + _nested_secrets(args[i])
+        if found:
+            args[i] = scrub(args[i], found)
     return tuple(args)
 
 
@@ -265,7 +365,10 @@ def mask_endpoint(
         shown = redact_command(argv)
         if list(shown) == argv:
             return endpoint
-        return " ".join(r if r != o else shlex.quote(o) for r, o in zip(shown, argv, strict=True))
+        return " ".join(
+            shlex.quote(o) if r == o else (f"'{r}'" if any(c.isspace() for c in r) else r)
+            for r, o in zip(shown, argv, strict=True)
+        )
     if transport != "http":
         return endpoint
     try:
@@ -296,6 +399,8 @@ def spec_secrets(spec: SourceSpec) -> list[str]:
     if spec.transport == "stdio" and spec.command:
         args = list(spec.command)
         found += [args[i][offset:] for i, offset in secret_arg_spans(args)]
+        for arg in args[1:]:
+            found += inline_secrets(arg) + _nested_secrets(arg)
     elif spec.transport == "http":
         try:
             parts = urlsplit(spec.endpoint)
@@ -309,9 +414,11 @@ def spec_secrets(spec: SourceSpec) -> list[str]:
         except ValueError:
             pass
     for key, value in (*spec.env, *spec.headers):
-        if value and display_value(key, value) != value:
+        if value and looks_secret(key, value):
             scheme = _SCHEME_RE.match(value)
             found.append(value[scheme.end() :] if scheme else value)
+        elif value:
+            found += inline_secrets(value)
     literal = {PLACEHOLDER_RE.sub("", s).strip() for s in found}
     return sorted((s for s in literal if len(s) >= 4), key=len, reverse=True)
 
@@ -384,8 +491,10 @@ def _mask(literal: str) -> str:
 
 
 def display_value(name: str, value: str) -> str:
-    """What to show for an env variable or header: redacted when it looks secret."""
-    return redact(value) if looks_secret(name, value) else value
+    """What to show for an env variable or header: redacted when it looks secret, and
+    otherwise with the secrets written inside it (a connection URL's password, a key of
+    a well-known shape) masked."""
+    return redact(value) if looks_secret(name, value) else _mask_inline(value)
 
 
 def resolve_spec(

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     # A server that asks for a sign-in is not a failed check: the line says what to run.
     if named and any(s.status == "error" and not _asks_sign_in(s) for s in catalog.sources):
         return 1
+    if getattr(args, "unreadable_configs", None):
+        return 1
     return 0
 
 

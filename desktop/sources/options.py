@@ -132,11 +132,13 @@ def specs_from_options(
     servers: Iterable[str],
     configs: Iterable[str],
     report: Callable[[str], None],
+    unreadable: list[str] | None = None,
 ) -> list[SourceSpec] | None:
     """The sources the options name, or ``None`` when none was given.
 
     ``report`` receives one line per problem found in a client config file; the servers
-    that could be read are still used.
+    that could be read are still used. ``unreadable`` receives each config file of
+    which no server could be read (the file is not understood, or every entry is bad).
     """
     folders, servers, configs = list(folders), list(servers), list(configs)
     if not (folders or servers or configs):
@@ -151,6 +153,8 @@ def specs_from_options(
                 # Named on purpose: a mistake in the command, not a source that failed.
                 raise SourceOptionError(f"--config {path}: no such file")
             result = config.load_config_file(path, [s.label for s in specs])
+            if unreadable is not None and result.problems and not result.servers:
+                unreadable.append(path)
             for problem in result.problems:
                 report(
                     f"{problem[0]}: {problem[1]}" if isinstance(problem, tuple) else str(problem)

@@ -10,10 +10,19 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.trust import EntryTooDeep, entry_digest
 from desktop.sources.importers.base import ImportedServer, ImportResult
 
-# ~/.claude.json also keeps per-project history and grows to tens of MiB.
+# ~/.claude.json also keeps per-project history and grows to tens of MiB; every other
+# client config is a short list of servers.
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
+MAX_SERVER_LIST_BYTES = 4 * 1024 * 1024
+
+
+def size_limit(path: Path) -> int:
+    """How much of a config file is read: see :data:`MAX_CONFIG_BYTES`."""
+    return MAX_CONFIG_BYTES if path.name == ".claude.json" else MAX_SERVER_LIST_BYTES
+
 
 SSE_UNSUPPORTED = (
     "uses the SSE transport, which Skill Catalog does not speak (it speaks stdio and "
@@ -27,11 +36,15 @@ class ConfigError(ValueError):
 
 def read_text(path: Path) -> str:
     """The file's text, or :class:`ConfigError` with a reason a user can act on."""
+    limit = size_limit(path)
     try:
         size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"file is {size} bytes, larger than a config file can be")
-        data = path.read_bytes()
+        if size > limit:
+            raise ConfigError(_too_large(size, limit))
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)  # a file growing meanwhile is read no further
+        if len(data) > limit:
+            raise ConfigError(_too_large(len(data), limit))
     except FileNotFoundError:
         raise ConfigError("file not found") from None
     except IsADirectoryError:
@@ -44,52 +57,47 @@ def read_text(path: Path) -> str:
         raise ConfigError("not UTF-8 text") from None
 
 
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"file is {size:,} bytes; a config file of this kind is read up to "
+        f"{limit // (1024 * 1024)} MiB, so it is not read"
+    )
+
+
 def strip_jsonc(text: str) -> str:
     """JSON with ``//`` and ``/* */`` comments and trailing commas, as plain JSON.
 
     Characters inside strings are kept as they are; line numbers are preserved so
-    that a parse error still points at the right line.
+    that a parse error still points at the right line. Two regular-expression passes
+    (each linear in the text: no pattern can backtrack over what it matched).
     """
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        c = text[i]
-        if in_string:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-            i += 1
-            continue
-        if c == '"':
-            in_string = True
-            out.append(c)
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise ConfigError("a /* comment is never closed")
-            out.append("\n" * text.count("\n", i, end))
-            i = end + 2
-        else:
-            out.append(c)
-            i += 1
+
+    def uncomment(m: re.Match[str]) -> str:
+        code, comment = m.group(1), m.group(2)
+        if not comment or comment.startswith("//"):
+            return code
+        if not comment.endswith("*/") or len(comment) < 4:
+            raise ConfigError("a /* comment is never closed")
+        return code + "\n" * comment.count("\n")
+
+    out = _COMMENT_RE.sub(uncomment, text)
     # Trailing commas are removed outside strings only.
-    pieces = _STRING_RE.split("".join(out))
-    for k in range(0, len(pieces), 2):
-        pieces[k] = _TRAILING_COMMA_RE.sub(r"\1", pieces[k])
-    return "".join(pieces)
+    return _TRAILING_COMMA_RE.sub(r"\1", out)
 
 
-_STRING_RE = re.compile(r'("(?:[^"\\]|\\.)*")')
-_TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
+# A JSON string; an unclosed one runs to the end, for the JSON parser to report.
+_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?'
+# Each match: a run without comments (strings in it are whole), then one comment (a
+# line comment, a closed block comment, or an unclosed one to the end) or the end.
+# Possessive: nothing matched is ever backtracked over, so each pass is linear.
+_COMMENT_RE = re.compile(
+    r"((?:[^\"/]++|" + _STRING + r"|/(?![/*]))*+)(//[^\n]*+|/\*.*?\*/|/\*.*+)?", re.DOTALL
+)
+# Each match: a run without trailing commas, then a comma before a closing bracket (or
+# the end): every position is matched once.
+_TRAILING_COMMA_RE = re.compile(
+    r"((?:[^\",]++|" + _STRING + r"|,(?!\s*+[}\]]))*+)(?:,(?=\s*+[}\]])|\Z)", re.DOTALL
+)
 
 
 # A file nested deeper than the parser's recursion allows (a hostile project's config).
@@ -312,7 +320,8 @@ def import_server_map(
         label = labels.take(proposed_label(sid, label_hint), label_hint)
         try:
             spec, notes = spec_from_entry(label, entry, **entry_kwargs)
-        except ConfigError as exc:
+            digest = entry_digest(entry)
+        except (ConfigError, EntryTooDeep) as exc:
             result.problems.append((str(file), f"server {sid!r} in '{where}': {exc}"))
             continue
         result.servers.append(
@@ -323,5 +332,6 @@ def import_server_map(
                 client=client,
                 server_id=sid,
                 notes=tuple(notes),
+                digest=digest,
             )
         )

@@ -8,6 +8,7 @@ sources are used.
 from __future__ import annotations
 
 import argparse
+import shlex
 from dataclasses import replace
 from typing import Any
 
@@ -83,12 +84,16 @@ def parse_folder(value: str) -> SourceSpec:
 
 def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
     """The sources the options name, or ``None`` when no source option was given."""
+    unreadable: list[str] = []
+    # A --config file of which nothing could be read is a source that failed.
+    args.unreadable_configs = unreadable
     try:
         specs = options.specs_from_options(
             getattr(args, "folder", []) or [],
             getattr(args, "server", []) or [],
             getattr(args, "config", []) or [],
             err,
+            unreadable,
         )
     except options.SourceOptionError as exc:
         fail_usage(str(exc))
@@ -106,6 +111,11 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
     found = config.collect_sources()
     for file, reason in found.problems:
         err(f"{file}: {reason}")
+    if found.untrusted:
+        from desktop.core.trust import one_line_summary
+
+        how = "skill-catalog trust " + shlex.quote(found.untrusted[0].project)
+        err(one_line_summary(found.untrusted, how))
     return with_connect_timeout(args, found.specs)
 
 

@@ -284,7 +284,7 @@ class SourceStatus:
     """What happened when a source was read: shown beside its skills."""
 
     origin: Origin
-    status: str = "ok"  # ok | no-skills | error | pending
+    status: str = "ok"  # ok | no-skills | error | pending | untrusted
     message: str = ""
     protocol_version: str | None = None
     declares_extension: bool | None = None
@@ -349,6 +349,9 @@ class SourceSpec:
     connect_timeout: float | None = None
     imported_from: tuple[str, str] | None = None
     sample: bool = False
+    # Why this server must not be started or connected to (a project's config file asks
+    # for it and the user has not trusted it); empty when nothing stands in the way.
+    untrusted: str = ""
 
     @property
     def origin(self) -> Origin:

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from desktop.core.model import LABEL_RE, SourceKind, SourceSpec, Transport
 from desktop.core.placeholders import find_placeholders
+from desktop.core.trust import ProjectServer
 from desktop.core.visible import json_excerpt
 from desktop.sources import importers
 from desktop.sources.config_secrets import (
@@ -43,6 +44,7 @@ from desktop.sources.config_secrets import (
 from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
 from desktop.sources.known_folders import KnownFolder, detect_known_folders
 from desktop.sources.launchers import parse_timeout
+from desktop.sources.trust_store import TrustStore, load_trust
 
 __all__ = [
     "KEYRING_SERVICE",
@@ -504,7 +506,8 @@ def first_run_config() -> Config:
 class SourceEntry:
     """One source in use, with where it came from (for the window's sources panel).
 
-    ``origin``: ``saved``, ``bundled``, ``detected-folder`` or ``imported``; ``key``
+    ``origin``: ``saved``, ``bundled``, ``detected-folder``, ``imported`` or
+    ``untrusted`` (a project's server not trusted: never started); ``key``
     is what :meth:`Config.set_enabled` takes to switch a detected source off.
     """
 
@@ -522,6 +525,9 @@ class Sources:
     first_run: bool = False
     samples_shown: bool = False
     """The bundled samples are shown: nothing of the user's own was found."""
+    # Servers a project folder's config files ask for that the user has not trusted
+    # (as written now): listed, never started.
+    untrusted: list[ProjectServer] = field(default_factory=list)
 
     @property
     def specs(self) -> list[SourceSpec]:
@@ -626,7 +632,11 @@ def _add_detected(
         )
     imported = importers.import_detected(env, here, LabelAllocator())
     out.problems += imported.problems
-    for server in imported.servers:
+    trust: TrustStore | None = None
+    # The user's own configs first: a project's file can neither take their labels nor
+    # stand in for one of their servers (and so make it untrusted).
+    ordered = sorted(imported.servers, key=lambda s: s.project is not None)
+    for server in ordered:
         if server.key in kept or any(same_server(server.spec, e.spec) for e in out.entries):
             continue
         label = labels.take(server.label, _client_hint(server.client))
@@ -645,7 +655,43 @@ def _add_detected(
             )
         if server.notes:
             detail += " (" + "; ".join(server.notes) + ")"
-        out.entries.append(SourceEntry(spec, "imported", server.key, detail))
+        origin = "imported"
+        if server.project is not None:
+            if trust is None:
+                trust = load_trust(environ=env)
+                if trust.problem:
+                    out.problems.append((str(trust.path), f"nothing is trusted: {trust.problem}"))
+            judged = trust.judge(project_server(server, spec))
+            if not judged.trusted:
+                spec = replace(spec, untrusted=judged.reason())
+                origin = "untrusted"
+                if spec.enabled:
+                    out.untrusted.append(judged)
+        out.entries.append(SourceEntry(spec, origin, server.key, detail))
+
+
+def project_server(server: ImportedServer, spec: SourceSpec | None = None) -> ProjectServer:
+    """A project file's imported server, for judging its trust (not yet judged)."""
+    return ProjectServer(
+        server.project or "",
+        server.source_file,
+        server.server_id,
+        server.digest,
+        spec or server.spec,
+    )
+
+
+def project_servers(
+    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> tuple[Path, list[ProjectServer], list[tuple[str, str]], TrustStore]:
+    """The project folder of ``cwd``, every server its config files ask for (judged
+    against the trust file), the problems met reading them, and the trust file."""
+    env = os.environ if environ is None else environ
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    trust = load_trust(environ=env)
+    found = importers.import_project(env, here)
+    servers = [trust.judge(project_server(s)) for s in found.servers]
+    return importers.project_root(here), servers, found.problems, trust
 
 
 def _client_hint(client: str) -> str:

@@ -317,6 +317,8 @@ class McpConnection:
     # -- opening -----------------------------------------------------------------------
 
     def _transport(self) -> Any:
+        if self.spec.untrusted:  # never started, no placeholder of its resolved
+            raise SourceError(f"not started: {self.spec.untrusted}")
         env = self._environ if self._environ is not None else dict(os.environ)
         try:
             # Placeholders (${VAR}, ${env:VAR}, ${keyring:...}) in the command, URL, env and

@@ -19,8 +19,23 @@ from desktop.sources.launchers import discovery_timeout
 SourceDone = Callable[[SourceStatus, list[Skill]], None]
 
 
+def untrusted_status(spec: SourceSpec) -> SourceStatus:
+    """The state of a server that is not started: what it would run or contact (the
+    origin's masked endpoint, and its env and headers masked here) and which file asks."""
+    from desktop.core.trust import summary
+
+    notes = [f"would set {what}: {shown}" for what, shown in summary(spec)[1:]]
+    return SourceStatus(spec.origin, UNTRUSTED, f"not started: {spec.untrusted}", notes=notes)
+
+
+UNTRUSTED = "untrusted"
+
+
 async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceStatus, list[Skill]]:
-    """Read one source; never raises (a failure is a status)."""
+    """Read one source; never raises (a failure is a status). A server that is not
+    trusted is neither started nor connected to (its state says why)."""
+    if spec.untrusted:
+        return untrusted_status(spec), []
     if spec.kind == "local":
         try:
             return await asyncio.to_thread(scan_folder, spec)
@@ -53,7 +68,7 @@ async def discover(
     enabled = [s for s in specs if s.enabled]
 
     async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
-        if pool is not None and spec.kind == "mcp":
+        if pool is not None and spec.kind == "mcp" and not spec.untrusted:
             result = await _on_pool(pool, spec)
         else:
             result = await read_source(spec, budgets=budgets)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from desktop.sources.importers import claude_code, claude_desktop, codex, cursor, vscode
 from desktop.sources.importers.base import ImportedServer, ImportResult
 from desktop.sources.importers.common import ConfigError, LabelAllocator, parse_json, read_text
-from desktop.sources.known_folders import home_dir, project_folders
+from desktop.sources.known_folders import home_dir, project_folders, repo_root
 
 __all__ = [
     "FORMATS",
@@ -25,6 +26,9 @@ __all__ = [
     "detect_format",
     "detected_config_files",
     "import_detected",
+    "import_project",
+    "project_root",
+    "scoped_config_files",
     "load_file",
 ]
 
@@ -101,32 +105,94 @@ def detected_config_files(
     environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
 ) -> list[tuple[str, Path]]:
     """(format, path) of every client config that exists, project files first."""
+    return [(fmt, path) for fmt, path, _project in scoped_config_files(environ, cwd)]
+
+
+def project_root(cwd: Path | str) -> Path:
+    """The folder a project's trust is given for: the repository root at or above
+    ``cwd``, or ``cwd`` itself outside a repository (resolved)."""
+    here = Path(cwd).absolute()
+    return (repo_root(here) or here).resolve()
+
+
+def scoped_config_files(
+    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> list[tuple[str, Path, Path | None]]:
+    """(format, path, project) of every client config that exists, project files first.
+
+    ``project`` is the project folder whose trust the file's servers need (see
+    :func:`project_root`), or None for the user's own configs. A project file that is
+    also one of the user's (the home folder as the working directory) is the user's.
+    """
     env = os.environ if environ is None else environ
     here = Path(cwd) if cwd is not None else Path.cwd()
     home = home_dir(env)
-    candidates: list[tuple[str, Path]] = []
+    user: list[tuple[str, Path]] = []
+    user += [("claude-desktop", p) for p in claude_desktop.default_paths(env, home, here)]
+    user += [("claude-code", p) for p in claude_code.user_paths(env, home)]
+    user += [("vscode", p) for p in vscode.user_paths(env, home)]
+    user += [("cursor", home / ".cursor" / "mcp.json")]
+    user += [("codex", p) for p in codex.user_paths(env, home)]
+    user_real = {_real(p) for _, p in user if p.is_file()}
+    candidates: list[tuple[str, Path, Path | None]] = []
+    project: Path | None = None
     for folder in project_folders(here):
+        if project is None:
+            project = project_root(here)
         candidates += [
-            ("claude-code", folder / ".mcp.json"),
-            ("vscode", folder / ".vscode" / "mcp.json"),
-            ("cursor", folder / ".cursor" / "mcp.json"),
+            ("claude-code", folder / ".mcp.json", project),
+            ("vscode", folder / ".vscode" / "mcp.json", project),
+            ("cursor", folder / ".cursor" / "mcp.json", project),
         ]
-    candidates += [("claude-desktop", p) for p in claude_desktop.default_paths(env, home, here)]
-    candidates += [("claude-code", p) for p in claude_code.user_paths(env, home)]
-    candidates += [("vscode", p) for p in vscode.user_paths(env, home)]
-    candidates += [("cursor", home / ".cursor" / "mcp.json")]
-    candidates += [("codex", p) for p in codex.user_paths(env, home)]
-    out: list[tuple[str, Path]] = []
+    candidates += [(fmt, p, None) for fmt, p in user]
+    out: list[tuple[str, Path, Path | None]] = []
     seen: set[Path] = set()
-    for fmt, path in candidates:
+    for fmt, path, scope in candidates:
         if not path.is_file():
             continue
-        real = path.resolve()
+        real = _real(path)
         if real in seen:
             continue
         seen.add(real)
-        out.append((fmt, path))
+        out.append((fmt, path, None if real in user_real else scope))
     return out
+
+
+def _real(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p.absolute()
+
+
+def import_project(
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+    labels: LabelAllocator | None = None,
+) -> ImportResult:
+    """Import only the project folder's config files (what ``trust`` reviews)."""
+    env = os.environ if environ is None else environ
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    labels = labels or LabelAllocator()
+    result = ImportResult()
+    for fmt, path, project in scoped_config_files(env, here):
+        if project is not None:
+            result.extend(_load_scoped(path, labels, here, env, fmt, project))
+    return result
+
+
+def _load_scoped(
+    path: Path,
+    labels: LabelAllocator,
+    cwd: Path,
+    environ: Mapping[str, str],
+    fmt: str,
+    project: Path | None,
+) -> ImportResult:
+    found = load_file(path, labels, cwd=cwd, environ=environ, fmt=fmt)
+    if project is not None:
+        found.servers = [replace(s, project=str(project)) for s in found.servers]
+    return found
 
 
 def import_detected(
@@ -134,11 +200,14 @@ def import_detected(
     cwd: Path | str | None = None,
     labels: LabelAllocator | None = None,
 ) -> ImportResult:
-    """Import every detected client config (for ``~/.claude.json``, only this project's)."""
+    """Import every detected client config (for ``~/.claude.json``, only this project's).
+
+    Servers from a project folder's files carry that folder in ``project``: they are
+    not to be started before the user trusts them."""
     env = os.environ if environ is None else environ
     here = Path(cwd) if cwd is not None else Path.cwd()
     labels = labels or LabelAllocator()
     result = ImportResult()
-    for fmt, path in detected_config_files(env, here):
-        result.extend(load_file(path, labels, cwd=here, environ=env, fmt=fmt))
+    for fmt, path, project in scoped_config_files(env, here):
+        result.extend(_load_scoped(path, labels, here, env, fmt, project))
     return result

@@ -24,6 +24,11 @@ class ImportedServer:
     client: str
     server_id: str
     notes: tuple[str, ...] = ()
+    # ``sha256:`` digest of the entry as written (what trust is bound to).
+    digest: str = ""
+    # The project folder whose trust this server needs, when a project's file asks
+    # for it; None for the user's own configs and files named on the command line.
+    project: str | None = None
 
     @property
     def key(self) -> str:

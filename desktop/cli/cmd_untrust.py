@@ -1,0 +1,42 @@
+"""``skill-catalog untrust [DIR]``: forget the trust given to a project folder; its
+config files' servers are not started again until trusted anew."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from desktop.cli.output import err
+from desktop.core.words import count
+
+NAME = "untrust"
+HELP = "stop starting the MCP servers a project folder's config files ask for"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "dir", nargs="?", default=".", metavar="DIR", help="the project folder (default: here)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.sources.importers import project_root
+    from desktop.sources.trust_store import TrustNotSaved, load_trust
+
+    folder = Path(args.dir).expanduser()
+    if not folder.is_dir():
+        err(f"skill-catalog untrust: {args.dir}: not a folder")
+        return 2
+    project = str(project_root(folder))
+    store = load_trust()
+    n = store.untrust(project)
+    if not n:
+        print(f"{project}: nothing was trusted here.")
+        return 0
+    try:
+        store.save()
+    except (TrustNotSaved, OSError) as exc:
+        err(f"skill-catalog untrust: {exc}")
+        return 1
+    print(f"{project}: trust withdrawn from {count(n, 'server')}; they are not started again.")
+    return 0

@@ -22,6 +22,7 @@ from desktop.core.grants import LEVEL_WORDS, ToolRisk, requested_risks, script_f
 from desktop.core.manifest import format_size
 from desktop.core.model import Problem, Skill, SkillFile
 from desktop.core.review import DiffLine, diff_counts
+from desktop.core.verify import FileVerification
 from desktop.core.visible import visible
 from desktop.core.words import count
 from desktop.ui.markdown_render import escape
@@ -149,6 +150,22 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
             f"<code>{escape(file_set_hash(files))}</code>.</p>"
         )
     return "".join(parts)
+
+
+def mismatch_html(mismatches: Sequence[FileVerification]) -> str:
+    """What the reads of this entry found against it: the digests an approval would bind
+    are ones the server's bytes did not match."""
+    if not mismatches:
+        return ""
+    items = "".join(f"<li>{esc(vf.message)}</li>" for vf in mismatches[:20])
+    more = f"<li>… and {len(mismatches) - 20} more</li>" if len(mismatches) > 20 else ""
+    return (
+        f"<p><b>The server's bytes did not match this entry</b> when "
+        f"{'a file was' if len(mismatches) == 1 else f'{len(mismatches)} files were'} "
+        f"read:</p><ul>{items}{more}</ul><p>An approval binds the files listed, not what "
+        "the server sent. Refresh the entry in the preview (skills/get) to see what it "
+        "serves now.</p>"
+    )
 
 
 def _text_block(text: str) -> str:

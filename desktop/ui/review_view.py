@@ -51,7 +51,6 @@ from desktop.core.model import Skill, SkillFile
 from desktop.core.review import approve_gate, is_binary, read_count, text_diff, unread_files
 from desktop.core.verify import MISMATCHES
 from desktop.core.visible import visible
-from desktop.ui.approval_dialog import mismatch_html
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.review_html import (
@@ -59,6 +58,7 @@ from desktop.ui.review_html import (
     diff_html,
     esc,
     file_html,
+    mismatch_html,
     no_earlier_html,
     not_read_html,
     removed_html,

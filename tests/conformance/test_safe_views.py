@@ -1,8 +1,9 @@
 """Every view of third-party text is the safe browser: nothing it shows loads a local
 file or a remote address, and no link is followed by the view itself (P3).
 
-The approval dialog, the review view, the detail pane and the preview are opened in
-the real window; each rich-text view found in them is checked the same way, and no
+The review view, the detail pane, the preview, the server instructions, the
+comparison and the trigger tester are opened in the real window on a skill whose
+texts carry markup; each rich-text view found in them is checked the same way, and no
 module of the window builds a rich-text view other than the safe browser.
 """
 
@@ -12,12 +13,12 @@ import ast
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 from ui.conftest import folder_spec, wait_idle, write_skill
 
+from desktop.ui.review_view import ReviewView
 from desktop.ui.safe_browser import SafeTextBrowser
 
 UI = Path(__file__).resolve().parents[2] / "desktop" / "ui"
@@ -65,10 +66,9 @@ def _assert_loads_nothing(view: QTextBrowser, png: Path, page: Path, what: str) 
     assert view.openLinks() is False and view.openExternalLinks() is False, what
 
 
-def test_the_approval_dialog_loads_nothing_and_follows_no_link(
+def test_the_review_view_loads_nothing_and_follows_no_link(
     make_window: Any, qtbot: Any, tmp_path: Path
 ) -> None:
-    dialogs = pytest.importorskip("desktop.ui.approval_dialog")
     png, page = _secret_files(tmp_path)
     folder = tmp_path / "skills"
     write_skill(
@@ -79,12 +79,14 @@ def test_the_approval_dialog_loads_nothing_and_follows_no_link(
     )
     window = make_window([folder_spec(folder)])
     skill = window.controller.catalog.get("local:markup/SKILL.md")
-    dialog = dialogs.ApprovalDialog(skill, window.controller.approval_states.get(skill.id), window)
-    qtbot.addWidget(dialog)
+    dialog = ReviewView(window.controller, skill.id, window)
+    wait_idle(qtbot, window)  # its files are read (a local skill's at once) and shown
     shown = dialog.body.toPlainText()
     assert "markup" in shown
-    assert dialog.body.requested == []  # the binding view asked for nothing
-    _assert_loads_nothing(dialog.body, png, page, "the approval dialog")
+    assert dialog.body.requested == [] and dialog.content.requested == []
+    _assert_loads_nothing(dialog.body, png, page, "the review view")
+    _assert_loads_nothing(dialog.content, png, page, "the review view's file")
+    dialog.close()
 
 
 def test_every_rich_text_view_of_the_window_and_its_dialogs_is_the_safe_browser(

@@ -13,7 +13,6 @@ from desktop.core.approvals import ApprovalState
 from desktop.core.library import TO_REVIEW
 from desktop.core.model import Origin, Skill
 from desktop.store.approvals_store import ApprovalStore
-from desktop.ui.approval_dialog import ApprovalDialog
 from desktop.ui.approval_service import ApprovalService
 from desktop.ui.review_view import ReviewView
 from desktop.ui.skill_table_model import COL_APPROVAL
@@ -90,13 +89,13 @@ def test_dynamic_skill_explains_why_it_cannot_be_approved(qtbot: Any) -> None:
         qualified_name="docs:live",
     )
     from desktop.core.approvals import bind
+    from desktop.core.review import approve_gate
+    from desktop.ui.review_html import summary_html
 
-    dialog = ApprovalDialog(skill, bind(skill, None))
-    qtbot.addWidget(dialog)
-    assert dialog.approve_button is None
-    text = dialog.body.toPlainText()
-    assert "cannot be approved against content" in text
-    assert "dynamic" in text
+    gate = approve_gate(skill, [], confirm_unread=True, despite_problems=True)
+    assert not gate.allowed and "dynamic" in gate.why
+    text = summary_html(skill, bind(skill, None), "")
+    assert "This skill cannot be approved" in text and "no file manifest" in text
 
 
 def test_no_keyring_is_a_clear_message_not_an_approval(
@@ -152,12 +151,17 @@ def test_a_tool_name_is_shown_and_granted_as_the_skill_wrote_it(
     write_skill(root, "amp-tools", "# Amp\n", **{"allowed-tools": "Bash(make&&test) Read"})
     window = make_window([folder_spec(root)])
     skill = window.controller.catalog.skills[0]
-    dialog = ApprovalDialog(skill, window.controller.approval_states.get(skill.id))
-    qtbot.addWidget(dialog)
+    window.actions_.review(skill.id)
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, ReviewView)
+    wait_idle(qtbot, window)
     shown = [b.text().replace("&&", "&") for b in dialog.tool_boxes]
-    assert shown == ["Grant tool Bash(make&&test)", "Grant tool Read"]
+    assert shown[0].startswith("Grant Bash(make&&test): ") and shown[1].startswith("Grant Read: ")
+    names = [b.accessibleName() for b in dialog.tool_boxes]
+    assert names == ["Grant tool Bash(make&&test)", "Grant tool Read"]
     dialog.tool_boxes[0].setChecked(True)
     assert dialog.granted_tools() == ["Bash(make&&test)"]
+    dialog.close()
 
 
 def test_an_invalid_skill_is_refused_for_its_own_reason(make_window: Any, tmp_path: Path) -> None:
@@ -166,12 +170,13 @@ def test_an_invalid_skill_is_refused_for_its_own_reason(make_window: Any, tmp_pa
     (root / "no-desc" / "SKILL.md").write_text("---\nname: no-desc\n---\nbody\n")
     window = make_window([folder_spec(root)])
     skill = window.controller.catalog.skills[0]
-    dialog = ApprovalDialog(skill, window.controller.approval_states.get(skill.id))
+    dialog = ReviewView(window.controller, skill.id, window)
     text = dialog.body.toPlainText()
-    assert "cannot be approved against content. The entry is invalid" in text
-    assert "whatever the server serves" not in text
-    assert dialog.approve_button is None
-    dialog.deleteLater()
+    assert "This skill cannot be approved: The entry is invalid" in text
+    assert "no file manifest" not in text
+    assert not dialog.approve_button.isEnabled() and not dialog.reject_button.isEnabled()
+    assert "It cannot be approved" in dialog.gate.text()
+    dialog.close()
 
 
 @pytest.mark.keyring
@@ -264,9 +269,9 @@ def test_third_party_words_in_plain_places_show_controls_as_codes(
 
     skill = window.controller.catalog.get(BETA)
     skill.qualified_name = "evil\u202egnp.exe"
-    dialog = ApprovalDialog(skill, None)
-    qtbot.addWidget(dialog)
-    assert dialog.windowTitle() == "Review approval: evil\\u202egnp.exe"
+    dialog = ReviewView(window.controller, BETA, window)
+    assert dialog.windowTitle() == "Review: evil\\u202egnp.exe"
+    dialog.close()
     compare = CompareDialog(window.controller, [skill])
     qtbot.addWidget(compare)
     items = [compare.left.itemText(i) for i in range(compare.left.count())]

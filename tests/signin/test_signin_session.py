@@ -1,0 +1,100 @@
+"""Sign-in without a usable keyring (for the session only, and said so), and the
+source's own headers, which a sign-in never replaces unless the server challenges."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from signin_helpers import HERE, REPO, Protected, login
+
+from desktop.core.model import SourceSpec
+from desktop.sources.mcp import discover_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+
+SESSION = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    sys.path.insert(0, {here!r})
+    from signin_browser import consent
+    from desktop.core.model import SourceSpec
+    from desktop.sources import signin
+    from desktop.sources.mcp import discover_server
+
+    async def main():
+        spec = SourceSpec("vault", "mcp", "http", {url!r})
+        async def browser(url):
+            await asyncio.to_thread(consent, url)
+        done = await signin.sign_in(spec, browser)
+        status, skills = await discover_server(spec)
+        print(json.dumps({{"remembered": done.remembered, "why_not": done.why_not,
+                           "status": status.status, "sign_in": status.sign_in,
+                           "skills": sorted(s.name for s in skills)}}))
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_without_a_keyring_the_sign_in_lasts_for_the_session_and_says_so(
+    protected: Protected, tmp_home: Path
+) -> None:
+    env = {**os.environ, **NO_KEYRING, "PYTHONPATH": str(REPO)}
+    script = SESSION.format(here=str(HERE), url=protected.url)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["remembered"] is False and "no OS keyring" in result["why_not"]
+    assert result["status"] == "ok" and result["sign_in"] == "signed-in"
+    assert result["skills"] == ["alpha", "beta"]
+
+    cli = login("vault", "--server", protected.option, env=env)
+    assert cli.returncode == 0, cli.stderr
+    assert "for this run only: it will not be remembered" in cli.stdout
+    # The next run has nothing: it was not written anywhere.
+    listed = subprocess.run(
+        [sys.executable, "-m", "desktop", "list", "--server", protected.option],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert "Sign in required" in listed.stdout
+    for token in protected.stats()["tokens"]:
+        assert not any(token.encode() in p.read_bytes() for p in tmp_home.rglob("*") if p.is_file())
+
+
+def test_the_sources_own_authorization_header_is_sent_as_written(
+    protected: Protected, tmp_home: Path, secret_service: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token in the source's headers is used as it is: no sign-in, no browser."""
+    assert login("vault", "--server", protected.option).returncode == 0
+    token = protected.stats()["tokens"][0]
+    monkeypatch.setenv("VAULT_TOKEN", token)
+    spec = SourceSpec(
+        "headers",
+        "mcp",
+        "http",
+        protected.url,
+        headers=(("Authorization", "Bearer ${env:VAULT_TOKEN}"),),
+    )
+    status, skills = asyncio.run(discover_server(spec))
+    assert status.status == "ok", status.message
+    assert status.sign_in == "" and sorted(s.name for s in skills) == ["alpha", "beta"]
+    # A header the server refuses, on a server that publishes its sign-in: sign in.
+    monkeypatch.setenv("VAULT_TOKEN", "not-a-token")
+    refused, _ = asyncio.run(discover_server(spec))
+    assert refused.sign_in == "required"
+    assert "Sign in required" in refused.message and "not-a-token" not in refused.message
+    assert protected.stats()["code"] == 1  # no other sign-in happened

@@ -294,3 +294,38 @@ def empty_state(
     return EmptyState(
         "No skills found", "The sources are read and hold no skills.", "add", "Add source…"
     )
+
+
+# -- a skill's page -------------------------------------------------------------------
+
+SCRIPT_SUFFIXES: tuple[str, ...] = (".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".ts")
+SCRIPT_SUFFIXES += (".rb", ".pl", ".ps1", ".bat", ".cmd", ".exe", ".php", ".lua")
+
+
+def is_script(uri: str) -> bool:
+    """Whether a skill's file looks like something meant to run (marked in its list)."""
+    path = uri.rsplit("?", 1)[0].lower()
+    return path.startswith("scripts/") or "/scripts/" in path or path.endswith(SCRIPT_SUFFIXES)
+
+
+def primary_action(approval: str | None) -> tuple[str, str]:
+    """The one button a skill's page leads with, and its tooltip."""
+    if approval == "not-approved":
+        return "Review and approve…", "Read what it asks for, then approve it or not"
+    if approval == "changed":
+        return "Review changes…", "Its files changed since approval: see what changed"
+    if approval == "unapprovable":
+        return "Why can't I approve?", "See why this entry cannot be bound to files"
+    return "Review approval…", "See what was approved, or revoke it"
+
+
+def origin_line(skill: Skill) -> str:
+    """Where a skill comes from, in a sentence."""
+    o = skill.origin
+    if o.kind == "mcp":
+        how = "a local process" if o.transport == "stdio" else "a remote server"
+        return (
+            f"Third-party · from the server {o.label} ({how}, {o.shown_endpoint}): "
+            "written by the server's publisher"
+        )
+    return f"From the folder {o.label} ({skill.path or o.shown_endpoint})"

@@ -98,12 +98,13 @@ def size_first_run(window: MainWindow) -> None:
     one keeps the size and place the user left it at."""
     if window.settings.contains("geometry"):
         return
-    width, height = 1400, 860
+    width, height = 1280, 800
     screen = window.screen()
     if screen is not None:
+        # Most of the screen, and no more than a list and a page can use.
         room = screen.availableGeometry()
-        width = min(width, room.width() * 9 // 10)
-        height = min(height, room.height() * 9 // 10)
+        width = min(room.width() * 85 // 100, 1720)
+        height = min(room.height() * 85 // 100, 1100)
     window.resize(width, height)
 
 

@@ -33,6 +33,7 @@ class DetailWidget(QWidget):
         self.controller = controller
         self.skill: Skill | None = None
         self._html = ""  # the page shown, to skip laying out the same one again
+        self._shown_id = ""
         self.title = PlainLabel("Select a skill to see its details")
         self.title.setAccessibleName("Selected skill")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -107,7 +108,10 @@ class DetailWidget(QWidget):
         if html == self._html:
             return  # the same page (a catalog that grew elsewhere): no new layout
         self._html = html
-        scroll = self.browser.verticalScrollBar().value()
+        # The same skill keeps its place; another one starts at the top.
+        same = self._shown_id == skill.id
+        self._shown_id = skill.id
+        scroll = self.browser.verticalScrollBar().value() if same else 0
         self.browser.setHtml(visible(html))
         self.browser.verticalScrollBar().setValue(scroll)
 

@@ -6,21 +6,22 @@ the window only wires widgets to them. Every long step runs as a task on the loo
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop.core.approvals import ApprovalState
 from desktop.core.library import (
     ALL,
     SKILL_FOLDER_HELP,
@@ -43,6 +44,7 @@ from desktop.ui.sidebar_widget import SidebarWidget
 from desktop.ui.signin_flow import attach as attach_sign_in
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_list_widget import SkillListWidget
+from desktop.ui.skill_page_widget import SkillPageWidget
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
 from desktop.ui.sources_model import SourcesModel
 from desktop.ui.sources_service import SourcesService
@@ -87,21 +89,34 @@ class MainWindow(QMainWindow):
         self.list = self.skill_list.list
         self.detail = DetailWidget(controller, self)
         self.preview = PreviewWidget(controller, self.confirm, self)
-        self.tabs = QTabWidget(self)
-        self.tabs.setAccessibleName("Skill panes")
-        self.tabs.addTab(self.detail, "&Details")
-        self.tabs.addTab(self.preview, "Previe&w")
+        self.page = SkillPageWidget(self.detail, self.preview, self)
+        self.tabs = self.page.tabs
+        # A local skill is read and checked once it stays selected a moment (arrowing
+        # through the list reads nothing); a server's is read when asked (Read from server).
+        self._auto_read = QTimer(self)
+        self._auto_read.setSingleShot(True)
+        self._auto_read.setInterval(150)
+        self._auto_read.timeout.connect(self._read_local)
 
         middle = QWidget(self)
         mid_layout = QVBoxLayout(middle)
         mid_layout.setContentsMargins(0, 0, 0, 0)
         mid_layout.addWidget(self.filter_bar)
         mid_layout.addWidget(self.skill_list, 1)
-        self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
+        # The list beside the page; stacked above it in a narrow window.
+        self.right_splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.right_splitter.setObjectName("rightSplitter")
         self.right_splitter.addWidget(middle)
-        self.right_splitter.addWidget(self.tabs)
-        self.right_splitter.setSizes([330, 420])
+        self.right_splitter.addWidget(self.page)
+        self.right_splitter.setChildrenCollapsible(False)
+        # Set, not measured: a narrow window (900 px) still fits list and page.
+        self.sidebar.setMinimumWidth(150)
+        middle.setMinimumWidth(260)
+        self.page.setMinimumWidth(300)
+        self.right_splitter.setSizes([480, 620])
+        self.right_splitter.setStretchFactor(0, 2)
+        self.right_splitter.setStretchFactor(1, 3)
+        self.sidebar_wanted: bool | None = None  # None: as the width suits
         self.main_splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.main_splitter.setObjectName("mainSplitter")
         self.main_splitter.addWidget(self.sidebar)
@@ -154,6 +169,8 @@ class MainWindow(QMainWindow):
         self.detail.reviewRequested.connect(self.actions_.review)
         self.detail.compareRequested.connect(lambda _id: self.actions_.compare())
         self.preview.skillRequested.connect(self._open_other_skill)
+        self.page.primaryRequested.connect(self.actions_.review)
+        self.page.fileOpened.connect(self._open_file)
         sb = self.sidebar
         sb.addRequested.connect(self.actions_.add_source)
         sb.editRequested.connect(self.actions_.edit_source)
@@ -229,6 +246,7 @@ class MainWindow(QMainWindow):
         self.proxy.states_changed()
         self._update_count()
         self._update_counts()
+        self._page_states()
 
     def _on_verification(self, skill_id: str) -> None:
         skill = self.controller.catalog.get(skill_id)
@@ -238,6 +256,8 @@ class MainWindow(QMainWindow):
         self.table_model.verification_text[skill_id] = text
         self.table_model.set_verification(skill_id, state)
         self.proxy.states_changed()
+        if self.page.skill is not None and self.page.skill.id == skill_id:
+            self._page_states()
 
     def _on_notice(self, notice: Notice) -> None:
         self.messages.appendPlainText(notice.line())
@@ -297,10 +317,49 @@ class MainWindow(QMainWindow):
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         skill = self.skill_at(current)
         self.detail.show_skill(skill)
+        self.page.show_skill(skill, self._approval(skill))
+        self._page_states()
         if skill is None or self.preview.skill is None or self.preview.skill.id != skill.id:
             self.preview.show_skill(skill)
+            if skill is not None:
+                local = skill.kind == "local"
+                self.preview.fetch_button.setText(
+                    "&Read and check again" if local else "&Read from server"
+                )
+                self.preview.fetch_button.setToolTip(
+                    "Read the files and check them against what the source listed"
+                    if local
+                    else "Ask the server for the files, then check them (nothing is read "
+                    "from a server before you ask)"
+                )
+                if local and skill.loadable:
+                    self._auto_read.start()
         else:
             self.preview.follow_entry(skill)
+
+    def _approval(self, skill: Skill | None) -> ApprovalState | None:
+        return self.controller.approval_states.get(skill.id) if skill is not None else None
+
+    def _page_states(self) -> None:
+        skill = self.page.skill
+        if skill is None:
+            return
+        state, _text = self.controller.verification_of(skill)
+        self.page.set_states(self._approval(skill), state)
+
+    def _read_local(self) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # the window is closing: its loop has stopped
+        if self.controller.closing:
+            return
+        skill = self.current_skill()
+        shown = self.preview.skill
+        if skill is None or shown is None or shown.id != skill.id or skill.kind != "local":
+            return
+        if self.preview.result is None and skill.loadable:
+            self.preview.fetch()
 
     def _update_counts(self) -> None:
         skills = self.controller.catalog.skills
@@ -401,8 +460,33 @@ class MainWindow(QMainWindow):
     def save_state(self) -> None:
         window_state.save(self)
 
+    # -- a layout that follows the width ------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_layout()
+
+    def fit_layout(self) -> None:
+        """The sidebar folds away below SIDEBAR_WIDTH (unless asked for); the list and
+        the page stack below STACK_WIDTH."""
+        width = self.width()
+        shown = self.sidebar_wanted if self.sidebar_wanted is not None else width >= 1100
+        self.sidebar.setVisible(shown)
+        want = Qt.Orientation.Vertical if width < 800 else Qt.Orientation.Horizontal
+        if self.right_splitter.orientation() != want:
+            self.right_splitter.setOrientation(want)
+            total = max(self.right_splitter.width(), 1)
+            if want == Qt.Orientation.Vertical:
+                total = max(self.right_splitter.height(), 1)
+            self.right_splitter.setSizes([total * 2 // 5, total * 3 // 5])
+
+    def toggle_sidebar(self) -> None:
+        self.sidebar_wanted = not self.sidebar.isVisible()
+        self.fit_layout()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
+        self._auto_read.stop()
         self.controller.closing = True
         self.controller.stop_relisting()
         self.controller.cancel()

@@ -51,6 +51,7 @@ class WindowActions:
             view, "&Previous skill", "Alt+Up", lambda: window.move_selection(-1)
         )
         view.addSeparator()
+        self.sidebar_action = self._act(view, "Side&bar", "F9", window.toggle_sidebar)
         self.table_action = self._act(view, "Show as &table", "Ctrl+Shift+T", lambda: None)
         self.table_action.setCheckable(True)
         self.table_action.toggled.connect(window.skill_list.set_table)

@@ -177,6 +177,9 @@ def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
     alone = make_window([missing])
     assert alone.detail.title.text().startswith("No skills: gone could not be read")
     assert line.startswith("gone (stdio): error: could not connect")
+    # Below 1,100 px the sidebar folds away; F9 brings it back, status line and all.
+    assert not window.sidebar.isVisibleTo(window)
+    window.actions_.sidebar_action.trigger()
     assert window.sidebar.status_line.isVisibleTo(window)
 
 

@@ -1,0 +1,281 @@
+"""A skill's page: a header (name, where it comes from, its states in plain words and
+the one action that fits) above the tabs Overview, Files, Source, Details, Problems.
+
+The header stays above every tab, so a server skill's third-party mark is always in
+sight. The Overview is the preview pane (rendered body, nothing shown until verified);
+its raw text is the Source tab. Words and choices come from :mod:`desktop.core.library`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QPushButton,
+    QSizePolicy,
+    QStyle,
+    QTabWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.approvals import ApprovalState
+from desktop.core.library import (
+    APPROVAL_WORDS,
+    is_script,
+    origin_line,
+    primary_action,
+    problem_count,
+    verification_words,
+)
+from desktop.core.manifest import format_size
+from desktop.core.model import Skill
+from desktop.core.visible import visible
+from desktop.ui.detail_widget import DetailWidget
+from desktop.ui.plain_label import PlainLabel
+from desktop.ui.preview_widget import PreviewWidget
+from desktop.ui.read_only_table_model import plain_tooltip
+
+URI_ROLE = Qt.ItemDataRole.UserRole + 1
+PILL_ICONS = {
+    "Approved": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "To review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
+    "Changed": QStyle.StandardPixmap.SP_BrowserReload,
+    "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
+    "Verified": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "problems": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
+}
+
+
+class PillWidget(QToolButton):
+    """A state in a word with an icon; the tooltip holds the precise meaning."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.setAutoRaise(False)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # says, does nothing
+
+    def set(self, word: str, tip: str, icon_key: str = "") -> None:
+        self.setText(word)
+        self.setToolTip(tip)
+        self.setAccessibleName(f"{word}: {tip}")
+        key = icon_key or word
+        pixmap = PILL_ICONS.get(key, QStyle.StandardPixmap.SP_MessageBoxInformation)
+        self.setIcon(self.style().standardIcon(pixmap))
+        self.setVisible(bool(word))
+
+
+class SkillPageWidget(QWidget):
+    primaryRequested = Signal(str)  # skill id: the review/approval entry point
+    fileOpened = Signal(str, str)  # skill id, file uri
+
+    def __init__(
+        self, detail: DetailWidget, preview: PreviewWidget, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("skillPage")
+        self.detail = detail
+        self.preview = preview
+        self.skill: Skill | None = None
+        self.title = PlainLabel("", self)
+        self.title.setObjectName("skillTitle")
+        self.title.setAccessibleName("Skill name")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.35)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.origin = PlainLabel("", self)
+        self.origin.setObjectName("skillOrigin")
+        self.origin.setAccessibleName("Where the skill comes from")
+        self.origin.setWordWrap(True)
+        self.origin.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.approval_pill = PillWidget(self)
+        self.verification_pill = PillWidget(self)
+        self.problems_pill = PillWidget(self)
+        self.primary = QPushButton("", self)
+        self.primary.setObjectName("primaryAction")
+        self.primary.setDefault(False)
+        self.primary.setAutoDefault(False)
+        self.primary.clicked.connect(self._primary)
+        pills = QHBoxLayout()
+        pills.setSpacing(6)
+        for pill in (self.approval_pill, self.verification_pill, self.problems_pill):
+            pills.addWidget(pill)
+        pills.addStretch(1)
+        pills.addWidget(self.primary)
+        header = QVBoxLayout()
+        header.setContentsMargins(6, 4, 6, 2)
+        header.setSpacing(2)
+        header.addWidget(self.title)
+        header.addWidget(self.origin)
+        header.addLayout(pills)
+
+        self.files = QTreeWidget(self)
+        self.files.setObjectName("skillFiles")
+        self.files.setAccessibleName("Files of the skill")
+        self.files.setHeaderLabels(["File", "Size", "Kind"])
+        self.files.setRootIsDecorated(True)
+        self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.files.setColumnWidth(0, 320)
+        self.files.itemActivated.connect(self._open_file)
+        self.source = QWidget(self)
+        source_layout = QVBoxLayout(self.source)
+        source_layout.setContentsMargins(0, 0, 0, 0)
+        # The preview's raw text is the Source tab: the Overview keeps the rendered body.
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        preview.raw.setFont(mono)
+        source_layout.addWidget(preview.raw)
+        self.problems = QTreeWidget(self)
+        self.problems.setObjectName("skillProblems")
+        self.problems.setAccessibleName("Problems of the skill")
+        self.problems.setHeaderLabels(["Kind", "Problem"])
+        self.problems.setRootIsDecorated(False)
+        self.problems.setWordWrap(True)
+        self.problems.setColumnWidth(0, 110)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Skill pages")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(preview, "&Overview")
+        self.tabs.addTab(self.files, "F&iles")
+        self.tabs.addTab(self.source, "So&urce")
+        self.tabs.addTab(detail, "&Details")
+        self.tabs.addTab(self.problems, "Pro&blems")
+        self.tabs.setTabToolTip(0, "The rendered SKILL.md, once its bytes are checked")
+        self.tabs.setTabToolTip(2, "The raw text of the file shown, as read")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(header)
+        layout.addWidget(self.tabs, 1)
+        self.show_skill(None)
+
+    # -- showing ----------------------------------------------------------------
+
+    def show_skill(self, skill: Skill | None, approval: ApprovalState | None = None) -> None:
+        new = skill is None or self.skill is None or self.skill.id != skill.id
+        self.skill = skill
+        if skill is None:
+            self.title.setText("No skill selected")
+            self.origin.setText("Choose a skill in the list to read it here.")
+            for pill in (self.approval_pill, self.verification_pill, self.problems_pill):
+                pill.setVisible(False)
+            self.primary.setVisible(False)
+            self.files.clear()
+            self.problems.clear()
+            self.tabs.setTabText(4, "Pro&blems")
+            return
+        self.title.setText(visible(skill.name))
+        self.title.setToolTip(plain_tooltip(skill.qualified_name) or "")
+        self.origin.setText(origin_line(skill))
+        self.origin.setToolTip(plain_tooltip(skill.origin.describe()) or "")
+        self.set_states(approval, None)
+        if new:
+            self._fill_files(skill)
+            self._fill_problems(skill)
+
+    def set_states(self, approval: ApprovalState | None, verification: str | None) -> None:
+        skill = self.skill
+        if skill is None:
+            return
+        state = approval.state if approval is not None else None
+        if state in APPROVAL_WORDS:
+            word, tip = APPROVAL_WORDS[state]
+            self.approval_pill.set(word, tip)
+        else:
+            self.approval_pill.set("Approval unknown", "Approvals could not be read")
+        word, tip = verification_words(skill, verification)
+        self.verification_pill.set(word, tip)
+        n = problem_count(skill)
+        self.problems_pill.set(
+            f"{n} problem{'s' if n != 1 else ''}" if n else "",
+            "See the Problems tab",
+            "problems",
+        )
+        text, tip = primary_action(state)
+        self.primary.setText(text)
+        self.primary.setToolTip(tip + " (Ctrl+Shift+A)")
+        self.primary.setAccessibleName(text)
+        self.primary.setVisible(True)
+
+    def _fill_files(self, skill: Skill) -> None:
+        self.files.clear()
+        folders: dict[str, QTreeWidgetItem] = {}
+        style = self.style()
+        for f in skill.files:
+            parts = f.uri.split("/")
+            parent: QTreeWidgetItem | None = None
+            for depth in range(len(parts) - 1):
+                key = "/".join(parts[: depth + 1])
+                if key not in folders:
+                    item = QTreeWidgetItem([visible(parts[depth]), "", "folder"])
+                    item.setIcon(0, style.standardIcon(QStyle.StandardPixmap.SP_DirIcon))
+                    if parent is None:
+                        self.files.addTopLevelItem(item)
+                    else:
+                        parent.addChild(item)
+                    folders[key] = item
+                parent = folders[key]
+            script = is_script(f.uri)
+            kind = "script" if script else "file"
+            item = QTreeWidgetItem([visible(parts[-1]), format_size(f.size), kind])
+            item.setData(0, URI_ROLE, f.uri)
+            pixmap = (
+                QStyle.StandardPixmap.SP_MessageBoxWarning
+                if script
+                else QStyle.StandardPixmap.SP_FileIcon
+            )
+            item.setIcon(0, style.standardIcon(pixmap))
+            tip = f"{f.uri}\n{f.size:,} bytes, {f.digest}"
+            if script:
+                tip += "\nA script: it runs only if you allow scripts when approving"
+            item.setToolTip(0, plain_tooltip(tip) or "")
+            if parent is None:
+                self.files.addTopLevelItem(item)
+            else:
+                parent.addChild(item)
+        if not skill.files:
+            note = "No files are listed (a dynamic or invalid entry)."
+            self.files.addTopLevelItem(QTreeWidgetItem([note, "", ""]))
+        self.files.expandAll()
+
+    def _fill_problems(self, skill: Skill) -> None:
+        self.problems.clear()
+        style = self.style()
+        shown = [p for p in skill.problems if p.code != "opened-by-uri"]
+        for p in shown:
+            word = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}.get(
+                p.severity, p.severity.capitalize()
+            )
+            item = QTreeWidgetItem([word, visible(p.message)])
+            pixmap = (
+                QStyle.StandardPixmap.SP_MessageBoxCritical
+                if p.severity in ("invalid", "error")
+                else QStyle.StandardPixmap.SP_MessageBoxInformation
+            )
+            item.setIcon(0, style.standardIcon(pixmap))
+            item.setToolTip(1, plain_tooltip(f"{p.message}\n({p.code})") or "")
+            self.problems.addTopLevelItem(item)
+        if not shown:
+            self.problems.addTopLevelItem(QTreeWidgetItem(["", "No problems found."]))
+        count = len(shown)
+        self.tabs.setTabText(4, f"Pro&blems ({count})" if count else "Pro&blems")
+
+    # -- acting -------------------------------------------------------------------
+
+    def _primary(self) -> None:
+        if self.skill is not None:
+            self.primaryRequested.emit(self.skill.id)
+
+    def _open_file(self, item: QTreeWidgetItem, _column: int) -> None:
+        uri = item.data(0, URI_ROLE)
+        if self.skill is not None and uri:
+            self.fileOpened.emit(self.skill.id, str(uri))

@@ -316,6 +316,8 @@ def primary_action(approval: str | None) -> tuple[str, str]:
         return "Review changes…", "Its files changed since approval: see what changed"
     if approval == "unapprovable":
         return "Why can't I approve?", "See why this entry cannot be bound to files"
+    if approval == "rejected":
+        return "Review again…", "It was rejected for these files: review it again"
     return "Review approval…", "See what was approved, or revoke it"
 
 

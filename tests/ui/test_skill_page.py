@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
-from desktop.ui.approval_dialog import ApprovalDialog
+from desktop.ui.review_view import ReviewView
 
 from .conftest import folder_spec, wait_idle, write_skill
 
@@ -54,7 +54,8 @@ def test_the_primary_button_fits_the_state_and_opens_the_review(
     assert page.primary.text() == "Review and approve…"
     qtbot.mouseClick(page.primary, Qt.MouseButton.LeftButton)
     dialog = window.actions_.dialog
-    assert isinstance(dialog, ApprovalDialog)
+    assert isinstance(dialog, ReviewView)
+    wait_idle(qtbot, window)  # a local skill's files are read at once
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert page.approval_pill.text() == "Approved"

@@ -118,6 +118,8 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
         return SourceWords(kind, "Failed", "error", message or "Could not be read.")
     if status.status == "no-skills":
         return SourceWords(kind, "No skills", "empty", message or "Holds no skills.")
+    if status.status == "untrusted":
+        return SourceWords(kind, "Not trusted", "off", message or "Not started.")
     if status.status == "cancelled":
         return SourceWords(kind, "Stopped", "partial", message or "Reading was stopped.")
     if status.status != "ok":

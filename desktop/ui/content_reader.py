@@ -102,6 +102,10 @@ class ContentReader:
         The server that answered the listing stays connected, so the first preview does
         not wait for it to start again. Never raises for the server's failures.
         """
+        if spec.untrusted:  # a project's server not trusted: neither started nor connected
+            from desktop.sources.registry import untrusted_status
+
+            return untrusted_status(spec), []
         budgets = self.pool.budgets
         return await self.pool.handle(spec.label).discover(timeout=budgets.server_timeout)
 

@@ -49,6 +49,7 @@ from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
 from desktop.ui.sources_model import SourcesModel
 from desktop.ui.sources_service import SourcesService
 from desktop.ui.status_widget import ProgressWidget
+from desktop.ui.trust_review import TrustBar
 from desktop.ui.window_actions import WindowActions
 
 Confirm = Callable[[str], bool]
@@ -101,6 +102,10 @@ class MainWindow(QMainWindow):
         middle = QWidget(self)
         mid_layout = QVBoxLayout(middle)
         mid_layout.setContentsMargins(0, 0, 0, 0)
+        self.trust_bar = TrustBar(
+            self, spawn=controller.spawn, reload=self.reload_sources, warn=self.notifier.warning
+        )
+        mid_layout.addWidget(self.trust_bar)
         mid_layout.addWidget(self.filter_bar)
         mid_layout.addWidget(self.skill_list, 1)
         # The list beside the page; stacked above it in a narrow window.
@@ -196,6 +201,7 @@ class MainWindow(QMainWindow):
         self.sources_model.set_specs(snapshot.specs, snapshot.origins, snapshot.keys)
         self.filter_bar.set_sources([s.label for s in snapshot.specs])
         self.controller.set_specs(snapshot.specs)
+        self.trust_bar.set_servers(snapshot.untrusted)
         if snapshot.first_run and not self._said_first_run:
             self._said_first_run = True
             self.notifier.info(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from desktop.core.model import SourceSpec
+from desktop.core.trust import ProjectServer
 from desktop.sources import config
 
 T = TypeVar("T")
@@ -22,6 +23,8 @@ class SourcesSnapshot:
     keys: dict[str, str] = field(default_factory=dict)  # label -> what switches it off
     problems: list[str] = field(default_factory=list)
     first_run: bool = False  # the bundled samples are shown: the user has no source yet
+    # A project folder's servers waiting for the user's trust (never started meanwhile).
+    untrusted: list[ProjectServer] = field(default_factory=list)
 
 
 class SourcesService:
@@ -60,6 +63,7 @@ class SourcesService:
             keys={e.spec.label: e.key for e in found.entries},
             problems=[f"{where}: {what}" for where, what in found.problems],
             first_run=found.samples_shown,
+            untrusted=found.untrusted,
         )
 
     async def add(self, spec: SourceSpec) -> tuple[SourceSpec, list[str]]:

@@ -1,0 +1,123 @@
+"""The window in a cloned repository: a bar says the folder's .mcp.json wants to start
+servers, a dialog lists every command and URL, and nothing runs until it is trusted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.sources import config
+from desktop.ui.sources_service import SourcesService
+from desktop.ui.trust_review import TrustDialog
+from tests.ui.conftest import wait_idle, write_skill
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _clone(tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    cfg_file = config.config_path()
+    cfg_file.parent.mkdir(parents=True, exist_ok=True)
+    cfg_file.write_text('{"version": 1, "sources": []}', encoding="utf-8")
+    marker = tmp_path / "outside" / "ran"
+    marker.parent.mkdir()
+    served = tmp_path / "served"
+    write_skill(served, "cloned-skill")
+    repo = tmp_path / "clone"
+    repo.mkdir()
+    servers = {
+        "writer": {"command": "/bin/sh", "args": ["-c", f"id > {marker}"]},
+        "skills": {
+            "command": sys.executable,
+            "args": ["-m", "desktop", "serve", str(served)],
+            "env": {"DB_URL": "postgresql://app:W1ndowPW@db/x"},
+        },
+    }
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    monkeypatch.chdir(repo)
+    return {"repo": repo, "marker": marker, "config": cfg_file}
+
+
+def test_the_bar_and_the_dialog_come_before_anything_runs(
+    make_window: Any, tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    clone = _clone(tmp_home, tmp_path, monkeypatch)
+    window = make_window(None, sources=SourcesService(config_file=clone["config"], detect=True))
+    bar = window.trust_bar
+    assert bar.isVisible()
+    assert bar.label.text().startswith("This folder's .mcp.json wants to start 2 servers.")
+    assert "cloned-skill" not in json.dumps([s.name for s in window.controller.catalog.skills])
+    statuses = {s.origin.label: s for s in window.controller.catalog.sources}
+    assert {statuses[k].status for k in ("writer", "skills")} == {"untrusted"}, (
+        statuses,
+        window.sources_model.specs,
+    )
+    assert not clone["marker"].exists()
+
+    # The dialog lists every command, masked, and which file asks.
+    bar.review_button.click()
+    dialog = bar.dialog
+    assert isinstance(dialog, TrustDialog)
+    qtbot.waitUntil(dialog.isVisible)
+    text = dialog.shown_text()
+    assert f"command: /bin/sh -c 'id > {clone['marker']}'" in text
+    assert "serve" in text and ".mcp.json" in text
+    assert "env DB_URL: postgresql://app:****@db/x" in text
+    assert "W1ndowPW" not in text
+    assert dialog.cancel_button.isDefault()
+    dialog.grab().save(str(tmp_path / "trust-dialog.png"))
+    # Don't trust: nothing changes, nothing runs.
+    dialog.cancel_button.click()
+    wait_idle(qtbot, window)
+    assert not clone["marker"].exists()
+    assert bar.isVisible()
+
+    # Trust and start: the servers run, their skills are listed, the bar goes.
+    bar.review_button.click()
+    dialog = bar.dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.trust_button.click()
+    qtbot.waitUntil(lambda: not bar.isVisible(), timeout=30000)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(
+        lambda: any(s.name == "cloned-skill" for s in window.controller.catalog.skills),
+        timeout=60000,
+    )
+    assert clone["marker"].exists()
+    assert (clone["config"].parent / "trust.json").is_file()
+    assert not (clone["repo"] / "trust.json").exists()
+
+    # The file changes: the bar is back, saying so, and the new command does not run.
+    clone["marker"].unlink()
+    data = json.loads((clone["repo"] / ".mcp.json").read_text())
+    data["mcpServers"]["writer"]["args"] = ["-c", f"id > {clone['marker']}; echo again"]
+    (clone["repo"] / ".mcp.json").write_text(json.dumps(data))
+    window.controller.spawn(window.reload_sources(), "reload")
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(bar.isVisible)
+    assert "1 server changed since you trusted it" in bar.label.text()
+    assert not clone["marker"].exists()
+
+
+def test_the_bar_speaks_of_each_file_and_kind(tmp_path: Path) -> None:
+    from desktop.core.model import SourceSpec
+    from desktop.core.trust import ProjectServer
+    from desktop.ui.trust_review import bar_text
+
+    p = str(tmp_path)
+    stdio = SourceSpec("a", "mcp", "stdio", "x", ("x",))
+    http = SourceSpec("b", "mcp", "http", "http://127.0.0.1:9/mcp")
+    one = ProjectServer(p, f"{p}/.mcp.json", "a", "sha256:1", stdio)
+    two = ProjectServer(p, f"{p}/.vscode/mcp.json", "b", "sha256:2", http)
+    assert bar_text([two]).startswith(
+        "This folder's .vscode/mcp.json wants to connect to 1 server."
+    )
+    assert bar_text([one, two]).startswith(
+        "This folder's .mcp.json and .vscode/mcp.json want to start or connect to 2 servers."
+    )

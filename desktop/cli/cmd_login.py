@@ -16,6 +16,7 @@ import sys
 from desktop.cli.output import CheckFailed, fail_usage
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.model import SourceSpec
+from desktop.core.visible import one_line
 
 NAME = "login"
 HELP = "sign in to a server that asks for it (OAuth, in your browser)"
@@ -72,11 +73,12 @@ def run(args: argparse.Namespace) -> int:
         done = asyncio.run(signin.sign_in(spec, open_browser, seconds=seconds))
     except signin.SignInError as exc:
         raise CheckFailed(f"skill-catalog login: {spec.label}: {exc}") from None
+    who = f" as {one_line(done.account)}" if done.account else ""
     if done.remembered:
-        print(f"Signed in to {spec.label}. The sign-in is kept in the OS keyring.")
+        print(f"Signed in to {spec.label}{who}. The sign-in is kept in the OS keyring.")
     else:
         print(
-            f"Signed in to {spec.label} for this run only: it will not be remembered "
+            f"Signed in to {spec.label}{who} for this run only: it will not be remembered "
             f"({done.why_not})."
         )
     return 0

@@ -69,6 +69,8 @@ def fill_status(status: SourceStatus, conn: McpConnection) -> None:
     status.instructions = conn.instructions
     if conn.signed_in:
         status.sign_in = "signed-in"
+        if conn.account and f"signed in as {conn.account}" not in status.notes:
+            status.notes.append(f"signed in as {conn.account}")
 
 
 async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:

@@ -536,6 +536,11 @@ class McpConnection:
         return getattr(context, "current_tokens", None) is not None
 
     @property
+    def account(self) -> str:
+        """Whose account the sign-in is for, where the server said ("" if not)."""
+        return str(getattr(self._auth, "account", "")) if self.signed_in else ""
+
+    @property
     def fault(self) -> str | None:
         """Why the connection was given up, if it was."""
         return self._fault

@@ -22,6 +22,7 @@ PKCE (S256), the ``resource`` parameter, refresh. What is ours:
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import ipaddress
@@ -88,6 +89,7 @@ class SignedIn:
     label: str
     remembered: bool  # kept in the OS keyring (False: for this process only)
     why_not: str = ""  # why it is not remembered
+    account: str = ""  # whose account, where the server says
 
 
 # -- identity and storage ------------------------------------------------------------------
@@ -211,6 +213,7 @@ class KeyringTokenStorage:
         self.metadata: dict[str, Any] | None = None
         self.resource_metadata: dict[str, Any] | None = None
         self.provider: OAuthClientProvider | None = None
+        self.account = ""  # whose account, where the server says (see _account)
 
     async def _load(self) -> None:
         if self._loaded:
@@ -234,6 +237,8 @@ class KeyringTokenStorage:
         for name in ("metadata", "resource_metadata"):
             value = record.get(name)
             setattr(self, name, value if isinstance(value, dict) else None)
+        account = record.get("account")
+        self.account = account if isinstance(account, str) else ""
 
     async def get_tokens(self) -> OAuthToken | None:
         await self._load()
@@ -280,6 +285,7 @@ class KeyringTokenStorage:
             "expires_at": self.expires_at,
             "metadata": self.metadata,
             "resource_metadata": self.resource_metadata,
+            "account": self.account,
         }
         self.why_not_remembered = await _bounded(_keyring_set, self.entry, json.dumps(record))
         self.stored = True
@@ -448,6 +454,11 @@ class _Provider(OAuthClientProvider):
         self.challenged = False
         self.published = False
 
+    @property
+    def account(self) -> str:
+        """Whose account the stored sign-in is for, where the server said ("" if not)."""
+        return self._store.account
+
     async def _initialize(self) -> None:
         await super()._initialize()
         # The SDK computes the expiry only when tokens arrive: one stored by an earlier
@@ -466,6 +477,15 @@ class _Provider(OAuthClientProvider):
                 self.context.protected_resource_metadata = prm
                 if prm.authorization_servers:
                     self.context.auth_server_url = str(prm.authorization_servers[0])
+
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
+        self._store.account = _account(await response.aread()) or self._store.account
+        await super()._handle_token_response(response)
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        if response.status_code == 200:
+            self._store.account = _account(await response.aread()) or self._store.account
+        return await super()._handle_refresh_response(response)
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
         chosen = super()._select_authorization_server(advertised)
@@ -493,6 +513,28 @@ class _Provider(OAuthClientProvider):
             raise
         finally:
             await flow.aclose()
+
+
+def _account(answer: bytes) -> str:
+    """Whose account a token answer is for, where it says: the claims of an OpenID
+    Connect ID token (``email``, ``preferred_username`` or ``name``). Shown as the
+    server says it, for people; nothing is decided by it."""
+    try:
+        data = json.loads(answer)
+        token = data.get("id_token") if isinstance(data, dict) else None
+        if not isinstance(token, str) or len(token) > 16384 or token.count(".") != 2:
+            return ""
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (ValueError, TypeError):
+        return ""
+    if not isinstance(claims, dict):
+        return ""
+    for name in ("email", "preferred_username", "name"):
+        value = claims.get(name)
+        if isinstance(value, str) and 0 < len(value) <= 200:
+            return value
+    return ""
 
 
 def _client_metadata(redirect_uri: str) -> OAuthClientMetadata:
@@ -584,10 +626,18 @@ _PROBE = {
 
 
 def _http_client(headers: dict[str, str], auth: httpx2.Auth) -> httpx2.AsyncClient:
+    from desktop.sources.budgets import DEFAULT_BUDGETS
+    from desktop.sources.http_limits import cap_responses
     from desktop.sources.mcp_session import _tls_context
 
+    # What the servers answer during a sign-in is held to the limit of one message too.
+    capped = cap_responses(DEFAULT_BUDGETS.max_message_bytes, lambda _why: None)
     return httpx2.AsyncClient(
-        headers=headers, auth=auth, timeout=httpx2.Timeout(30.0), verify=_tls_context()
+        headers=headers,
+        auth=auth,
+        timeout=httpx2.Timeout(30.0),
+        verify=_tls_context(),
+        event_hooks={"response": [capped]},
     )
 
 
@@ -654,7 +704,9 @@ async def sign_in(
             f"the server still refuses the connection (HTTP {response.status_code}); "
             "nothing was stored"
         )
-    return SignedIn(spec.label, not storage.why_not_remembered, storage.why_not_remembered)
+    return SignedIn(
+        spec.label, not storage.why_not_remembered, storage.why_not_remembered, storage.account
+    )
 
 
 # -- every connection -----------------------------------------------------------------------

@@ -109,11 +109,12 @@ class SignInFlow(QObject):
             self._notifier.error(f"could not sign in to {spec.label}: {why}")
             return
         done: signin.SignedIn = task.result()
+        who = f" as {done.account}" if done.account else ""
         if done.remembered:
-            self._notifier.info(f"signed in to {spec.label}")
+            self._notifier.info(f"signed in to {spec.label}{who}")
         else:
             self._notifier.warning(
-                f"signed in to {spec.label} until the program closes: it will not be "
+                f"signed in to {spec.label}{who} until the program closes: it will not be "
                 f"remembered ({done.why_not})"
             )
         self.changed.emit(spec.label)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import secrets
 import time
@@ -217,10 +218,12 @@ def auth_app(provider: Provider, issuer: str, scenario: str) -> Starlette:
         Route("/test/revoke", revoke, methods=["POST"]),
         Route("/test/stats", stats),
     ]
-    app = Starlette(routes=routes)
+    app: Any = Starlette(routes=routes)
+    if scenario != "no-access-token":
+        app = _Rewrite(app, "id-token", "/token")  # says whose account the tokens are
     if scenario in REWRITTEN and scenario != "wrong-resource":
-        return _Rewrite(app, scenario)  # type: ignore[return-value]
-    return app
+        app = _Rewrite(app, scenario)
+    return app  # type: ignore[no-any-return]
 
 
 def _change(data: dict[str, Any], scenario: str) -> None:
@@ -232,6 +235,11 @@ def _change(data: dict[str, Any], scenario: str) -> None:
         data["redirect_uris"] = ["https://elsewhere.example.test/callback"]
     elif scenario == "wrong-resource":
         data["resource"] = "http://127.0.0.1:1/elsewhere"
+    elif scenario == "id-token":
+        if "access_token" in data:  # an OpenID Connect ID token (unsigned: a test's)
+            claims = json.dumps({"sub": "u-1", "email": ACCOUNT, "iss": "test"}).encode()
+            payload = base64.urlsafe_b64encode(claims).rstrip(b"=").decode()
+            data["id_token"] = f"eyJhbGciOiJub25lIn0.{payload}."
     else:
         data.pop("access_token", None)
 
@@ -248,13 +256,14 @@ REWRITTEN = {
 class _Rewrite:
     """Changes one JSON answer of an app, for one bad-input scenario."""
 
-    def __init__(self, app: Any, scenario: str) -> None:
+    def __init__(self, app: Any, scenario: str, path: str = "") -> None:
         self.app = app
         self.scenario = scenario
+        self.path = path or REWRITTEN[scenario]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not path.startswith(REWRITTEN[self.scenario]):
+        if scope["type"] != "http" or not path.startswith(self.path):
             await self.app(scope, receive, send)
             return
         start: dict[str, Any] = {}

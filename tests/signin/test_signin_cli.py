@@ -58,7 +58,8 @@ def test_sign_in_then_list_verify_and_show_reach_the_skills(
 
     done = login("vault", "--server", protected.option)
     assert done.returncode == 0, done.stderr
-    assert "Signed in to vault" in done.stdout and "OS keyring" in done.stdout
+    assert "Signed in to vault as ada@example.test." in done.stdout
+    assert "OS keyring" in done.stdout
     assert done.visits[0].status == 200 and "Signed in" in done.visits[0].text
     assert stored(protected) is not None
 
@@ -79,6 +80,7 @@ def test_sign_in_then_list_verify_and_show_reach_the_skills(
     # A second run uses the stored token: no browser, no new authorization.
     again = cli("list", "--server", protected.option)
     assert again.returncode == 0 and "alpha" in again.stdout
+    assert "note: signed in as ada@example.test" in again.stdout  # as the server said
     stats = protected.stats()
     assert stats["code"] == 1 and stats["refresh"] == 0
 

@@ -106,7 +106,7 @@ def test_sign_in_from_the_window_reaches_the_skills(
     qtbot.waitUntil(lambda: not flow.busy, timeout=60000)
     assert browser.opened and browser.opened[0].startswith(protected.issuer + "/authorize?")
     assert browser.visits[0].status == 200 and "Signed in" in browser.visits[0].text
-    assert window.notifier.last().text == "signed in to vault"
+    assert window.notifier.last().text == "signed in to vault as ada@example.test"
     assert stored(spec)
 
     wait_idle(qtbot, window)
@@ -114,6 +114,8 @@ def test_sign_in_from_the_window_reaches_the_skills(
     wait_idle(qtbot, window)
     assert sorted(table_names(window)) == ["vault:alpha", "vault:beta"]
     assert window.sources_model.statuses["vault"].sign_in == "signed-in"
+    tip = window.sidebar.source_items["vault"].toolTip(0)
+    assert "signed in as ada@example.test" in tip
     assert not button.isVisible()
 
     window.sidebar.select_source("vault")

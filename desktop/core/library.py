@@ -199,7 +199,7 @@ def problem_count(skill: Skill) -> int:
 def row_marks(skill: Skill, approval: str | None, verification: str | None) -> list[Mark]:
     """The marks a skill's row carries, in the order they are drawn."""
     marks: list[Mark] = []
-    if verification in VERIFICATION_WORDS and verification != "verified":
+    if verification in VERIFICATION_WORDS and verification not in ("verified", "partial"):
         word, tip = VERIFICATION_WORDS[verification]
         marks.append(Mark("mismatch", word, tip))
     n = problem_count(skill)

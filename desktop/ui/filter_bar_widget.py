@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.core.query import SkillQuery
 
@@ -25,6 +35,18 @@ STATE_CHOICES = (
     ("mismatch", "size-mismatch|digest-mismatch|frontmatter-mismatch|unlisted-file"),
 )
 STRATEGY_CHOICES = (("any strategy", ""), ("always", "always"), ("dynamic", "dynamic"))
+# The Filters menu: the state choices in groups that do not mix (one state at a time).
+STATE_GROUPS = (
+    ("Approval", ("needs a decision", "not approved", "approved", "changed since approval")),
+    ("Checks", ("bytes match", "mismatch", "unapprovable")),
+    ("Entry", ("listed", "invalid", "over limit", "dynamic")),
+)
+CHIP_TIPS = {
+    "source": "Only this source's skills: click to show every source",
+    "state": "Only skills in this state: click to show every state",
+    "strategy": "Only skills with this loading strategy: click to show all",
+    "view": "A Library view: click to show all skills",
+}
 
 
 class FilterBarWidget(QWidget):
@@ -54,18 +76,37 @@ class FilterBarWidget(QWidget):
         self.count.setAccessibleName("Skills shown")
         # Never squeezed: the choices give way first.
         self.count.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        # The choices live in a Filters menu; what is chosen shows as removable chips.
+        self.filters_button = QToolButton(self)
+        self.filters_button.setText("Filters")
+        self.filters_button.setAccessibleName("Choose filters")
+        self.filters_button.setToolTip("Filter by status, source or loading strategy")
+        self.filters_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.filters_menu = QMenu(self.filters_button)
+        self.filters_menu.aboutToShow.connect(self._fill_menu)
+        self.filters_button.setMenu(self.filters_menu)
+        self.chips = QWidget(self)
+        self.chips.setObjectName("filterChips")
+        self.chips_layout = QHBoxLayout(self.chips)
+        self.chips_layout.setContentsMargins(0, 0, 0, 0)
+        self.chips_layout.setSpacing(4)
+        self.chips.hide()
+        self.view_names: dict[str, str] = {}  # view key -> its name, set by the window
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        layout = QHBoxLayout()
+        outer.addLayout(layout)
+        outer.addWidget(self.chips)
         for combo in (self.source, self.state, self.strategy):
+            combo.hide()  # the Filters menu sets them; they hold what is chosen
             # Narrow windows shrink the choices to a few letters rather than grow the window.
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
             combo.setMinimumContentsLength(6)
-        layout.addWidget(self.text, 3)
-        layout.addWidget(self.source, 1)
-        layout.addWidget(self.state, 1)
-        layout.addWidget(self.strategy, 1)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.filters_button)
         layout.addWidget(self.count)
         self.text.textChanged.connect(self._emit)
         for combo in (self.source, self.state, self.strategy):
@@ -115,4 +156,76 @@ class FilterBarWidget(QWidget):
         self._emit()
 
     def _emit(self) -> None:
+        self._show_chips()
         self.queryChanged.emit(self.query())
+
+    # -- the Filters menu and the chips --------------------------------------------
+
+    def _fill_menu(self) -> None:
+        menu = self.filters_menu
+        menu.clear()
+        for title, names in STATE_GROUPS:
+            section = menu.addSection(title)
+            section.setText(title)
+            for name in names:
+                self._choice(menu, self.state, self.state.findText(name))
+        sources = menu.addMenu("Source")
+        for i in range(self.source.count()):
+            self._choice(sources, self.source, i)
+        loading = menu.addMenu("Loading strategy")
+        for i in range(self.strategy.count()):
+            self._choice(loading, self.strategy, i)
+        menu.addSeparator()
+        clear = menu.addAction("Clear filters")
+        clear.triggered.connect(lambda _c=False: self.restore(self.text.text(), "", "", ""))
+
+    def _choice(self, menu: QMenu, combo: QComboBox, i: int) -> None:
+        if i < 0:
+            return
+        action = menu.addAction(combo.itemText(i))
+        action.setCheckable(True)
+        action.setChecked(combo.currentIndex() == i and i > 0)
+        action.triggered.connect(lambda _c=False: combo.setCurrentIndex(i))
+
+    def _show_chips(self) -> None:
+        while self.chips_layout.count():
+            item = self.chips_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.setProperty("gone", True)
+                widget.hide()
+                widget.deleteLater()
+        chosen: list[tuple[str, str]] = []
+        if self.view and self.view != "all":
+            chosen.append(("view", self.view_names.get(self.view, self.view)))
+        for key, combo in (("source", self.source), ("state", self.state)):
+            if combo.currentIndex() > 0:
+                chosen.append((key, combo.currentText()))
+        if self.strategy.currentIndex() > 0:
+            chosen.append(("strategy", f"loads {self.strategy.currentText()}"))
+        for key, text in chosen:
+            chip = QToolButton(self.chips)
+            chip.setObjectName(f"chip-{key}")
+            chip.setText(f"{text}  ✕")
+            chip.setToolTip(CHIP_TIPS[key])
+            chip.setAccessibleName(f"Remove the filter {text}")
+            chip.setAutoRaise(False)
+            chip.clicked.connect(lambda _c=False, k=key: self.remove_filter(k))
+            self.chips_layout.addWidget(chip)
+        self.chips_layout.addStretch(1)
+        self.chips.setVisible(bool(chosen))
+
+    def chip_texts(self) -> list[str]:
+        return [
+            w.text().removesuffix("  ✕")
+            for w in self.chips.findChildren(QToolButton)
+            if not w.property("gone")
+        ]
+
+    def remove_filter(self, key: str) -> None:
+        if key == "view":
+            self.view = ""
+            self._emit()
+            return
+        combo = {"source": self.source, "state": self.state, "strategy": self.strategy}[key]
+        combo.setCurrentIndex(0)

@@ -25,6 +25,7 @@ from desktop.core.approvals import ApprovalState
 from desktop.core.library import (
     ALL,
     SKILL_FOLDER_HELP,
+    VIEWS,
     EmptyState,
     empty_state,
     source_counts,
@@ -186,6 +187,7 @@ class MainWindow(QMainWindow):
         sb.openFolderRequested.connect(self.actions_.open_folder)
         sb.sourceChosen.connect(self._filter_source)
         sb.viewChosen.connect(self.filter_bar.set_view)
+        self.filter_bar.view_names = {key: name for key, name, _tip in VIEWS}
         self.sign_in_flow = attach_sign_in(self)
 
     # -- starting --------------------------------------------------------------

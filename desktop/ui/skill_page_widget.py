@@ -13,6 +13,8 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QSizePolicy,
     QStyle,
@@ -133,13 +135,13 @@ class SkillPageWidget(QWidget):
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         preview.raw.setFont(mono)
         source_layout.addWidget(preview.raw)
-        self.problems = QTreeWidget(self)
+        self.problems = QListWidget(self)
         self.problems.setObjectName("skillProblems")
         self.problems.setAccessibleName("Problems of the skill")
-        self.problems.setHeaderLabels(["Kind", "Problem"])
-        self.problems.setRootIsDecorated(False)
         self.problems.setWordWrap(True)
-        self.problems.setColumnWidth(0, 110)
+        self.problems.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.problems.setSpacing(3)
+        self.problems.setTextElideMode(Qt.TextElideMode.ElideNone)
 
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Skill pages")
@@ -251,22 +253,23 @@ class SkillPageWidget(QWidget):
         self.problems.clear()
         style = self.style()
         shown = [p for p in skill.problems if p.code != "opened-by-uri"]
+        shown.sort(key=lambda p: p.severity not in ("invalid", "error"))
         for p in shown:
             word = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}.get(
                 p.severity, p.severity.capitalize()
             )
-            item = QTreeWidgetItem([word, visible(p.message)])
+            item = QListWidgetItem(f"{word}: {visible(p.message)}")
             pixmap = (
                 QStyle.StandardPixmap.SP_MessageBoxCritical
                 if p.severity in ("invalid", "error")
                 else QStyle.StandardPixmap.SP_MessageBoxInformation
             )
-            item.setIcon(0, style.standardIcon(pixmap))
-            item.setToolTip(1, plain_tooltip(f"{p.message}\n({p.code})") or "")
-            self.problems.addTopLevelItem(item)
+            item.setIcon(style.standardIcon(pixmap))
+            item.setToolTip(plain_tooltip(f"{p.message}\n({p.code})") or "")
+            self.problems.addItem(item)
         if not shown:
-            self.problems.addTopLevelItem(QTreeWidgetItem(["", "No problems found."]))
-        count = len(shown)
+            self.problems.addItem(QListWidgetItem("No problems found."))
+        count = problem_count(skill)  # errors; notes are listed, not counted
         self.tabs.setTabText(4, f"Pro&blems ({count})" if count else "Pro&blems")
 
     # -- acting -------------------------------------------------------------------

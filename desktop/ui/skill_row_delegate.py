@@ -65,16 +65,16 @@ class SkillRowDelegate(QStyledItemDelegate):
         super().__init__(parent)
 
     def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont]:
-        bold = QFont(option.font)  # type: ignore[attr-defined]
+        bold = QFont(option.font)
         bold.setBold(True)
-        small = QFont(option.font)  # type: ignore[attr-defined]
+        small = QFont(option.font)
         small.setPointSizeF(max(small.pointSizeF() * 0.9, 7.0))
         return bold, small
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
-        metrics = QFontMetrics(option.font)  # type: ignore[attr-defined]
+        metrics = QFontMetrics(option.font)
         return QSize(200, 2 * metrics.lineSpacing() + 3 * PAD)
 
     def _row(self, index: QModelIndex | QPersistentModelIndex) -> Any:
@@ -93,38 +93,47 @@ class SkillRowDelegate(QStyledItemDelegate):
         skill, approval, verification, depth = row
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        opt.text = ""  # type: ignore[attr-defined]
-        widget = opt.widget  # type: ignore[attr-defined]
+        opt.text = ""
+        widget = opt.widget
         style = widget.style() if widget is not None else None
         painter.save()
         if style is not None:
             style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, widget)
-        palette: QPalette = opt.palette  # type: ignore[attr-defined]
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        palette: QPalette = opt.palette
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         text_color = palette.color(text_role)
         dim = QColor(text_color)
         if not selected:
             dim = palette.color(QPalette.ColorRole.PlaceholderText)
         bold, small = self._fonts(opt)
-        rect: QRect = opt.rect  # type: ignore[attr-defined]
-        metrics = QFontMetrics(opt.font)  # type: ignore[attr-defined]
+        rect: QRect = opt.rect
+        metrics = QFontMetrics(opt.font)
         line = metrics.lineSpacing()
         left = rect.left() + PAD + depth * INDENT
         right = rect.right() - PAD
         top1 = rect.top() + PAD
         top2 = top1 + line + PAD // 2
 
-        # Marks, right to left.
+        # Marks, right to left: icon and word, or the icon alone (the word in the
+        # tooltip) when the words would cut the name.
         marks = row_marks(skill, approval, verification)
         small_metrics = QFontMetrics(small)
+        bold_metrics = QFontMetrics(bold)
+        name = visible(skill.name)
+        words_w = sum(small_metrics.horizontalAdvance(m.word) + ICON + 13 for m in marks)
+        name_w_full = bold_metrics.horizontalAdvance(("↳ " if depth else "") + name)
+        with_words = right - words_w - left >= name_w_full + 60
         painter.setFont(small)
         x = right
         for mark in reversed(marks):
-            width = small_metrics.horizontalAdvance(mark.word)
-            x -= width
-            painter.setPen(text_color)
-            painter.drawText(QRect(x, top1, width, line), Qt.AlignmentFlag.AlignVCenter, mark.word)
+            if with_words:
+                width = small_metrics.horizontalAdvance(mark.word)
+                x -= width
+                painter.setPen(text_color)
+                painter.drawText(
+                    QRect(x, top1, width, line), Qt.AlignmentFlag.AlignVCenter, mark.word
+                )
             x -= ICON + 3
             if style is not None:
                 icon = style.standardIcon(MARK_ICONS[mark.key], None, widget)
@@ -135,10 +144,11 @@ class SkillRowDelegate(QStyledItemDelegate):
         # The origin chip and the name share what is left of line one.
         chip_text, third_party = origin_chip(skill)
         chip_text = visible(chip_text)
-        chip_w = min(small_metrics.horizontalAdvance(chip_text) + 12, 180)
+        chip_w = min(small_metrics.horizontalAdvance(chip_text) + 16, 200)
         room = marks_left - left - chip_w - 10
-        bold_metrics = QFontMetrics(bold)
-        name = visible(skill.name)
+        if room < name_w_full and marks_left - left - 70 > name_w_full:
+            chip_w = max(marks_left - left - name_w_full - 14, 60)  # the name first
+            room = marks_left - left - chip_w - 10
         prefix = "↳ " if depth else ""
         shown = bold_metrics.elidedText(prefix + name, Qt.TextElideMode.ElideMiddle, max(room, 40))
         painter.setFont(bold)
@@ -162,13 +172,13 @@ class SkillRowDelegate(QStyledItemDelegate):
             painter.setFont(small)
             painter.setPen(text_color if third_party or selected else dim)
             painter.drawText(
-                chip.adjusted(6, 0, -6, 0),
+                chip.adjusted(5, 0, -5, 0),
                 Qt.AlignmentFlag.AlignVCenter,
-                small_metrics.elidedText(chip_text, Qt.TextElideMode.ElideMiddle, chip_w - 12),
+                small_metrics.elidedText(chip_text, Qt.TextElideMode.ElideMiddle, chip_w - 10),
             )
 
         # Line two: the description.
-        painter.setFont(opt.font)  # type: ignore[attr-defined]
+        painter.setFont(opt.font)
         painter.setPen(dim)
         description = visible(first_line(skill.description)) or "No description"
         painter.drawText(

@@ -104,3 +104,23 @@ def test_no_sources_at_all_offers_to_add_one(make_window: Any, qtbot: Any) -> No
 
     assert isinstance(window.actions_.dialog, SourceDialog)
     window.actions_.dialog.reject()
+
+
+def test_filters_show_as_chips_that_remove_them(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    fb = window.filter_bar
+    assert not fb.chips.isVisibleTo(window)
+    click_sidebar(qtbot, window, window.sidebar.source_items["local"])
+    fb.strategy.setCurrentIndex(fb.strategy.findData("always"))
+    assert fb.chip_texts() == ["local", "loads always"]
+    assert _list_names(window) == ["alpha-notes"]
+    chip = fb.chips.findChild(type(fb.filters_button), "chip-strategy")
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert fb.chip_texts() == ["local"]
+    assert len(_list_names(window)) == 3
+    # The Filters menu offers each choice in its group.
+    fb._fill_menu()
+    texts = [a.text() for a in fb.filters_menu.actions()]
+    assert "Approval" in texts and "needs a decision" in texts and "Clear filters" in texts

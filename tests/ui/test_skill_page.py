@@ -87,7 +87,7 @@ def test_files_mark_scripts_and_problems_are_counted_on_their_tab(
     assert window.select_skill("local:broken-one/SKILL.md")
     assert window.tabs.tabText(4) == "Pro&blems (1)"
     assert window.page.problems_pill.text() == "1 problem"
-    assert "other-name" in window.page.problems.topLevelItem(0).text(1)
+    assert "other-name" in window.page.problems.item(0).text()
 
 
 def test_details_start_at_the_top_for_another_skill(

@@ -1,0 +1,142 @@
+"""Drives the real window through its main states and saves a PNG of each.
+
+Run by ``scripts/screenshots`` (which gives it a virtual display and throw-away home):
+
+    python scripts/screenshots.py OUTDIR SCRATCH
+
+Approvals go to whatever keyring the session offers (the script gives it a throw-away
+one), so every skill shows the state a first-time user sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from desktop.core.model import SourceSpec
+from desktop.sources.config import bundled_sources
+from desktop.ui.app import build_window
+from desktop.ui.main_window import MainWindow
+
+SIZES = ((1280, 800), (1920, 1080), (900, 700))
+MANY = 400
+
+
+def many_skills(root: Path) -> Path:
+    folder = root / "team-skills"
+    topics = ("billing", "release", "search", "deploy", "review", "support", "data", "docs")
+    for i in range(MANY):
+        topic = topics[i % len(topics)]
+        name = f"{topic}-{'helper' if i % 3 else 'assistant-for-long-running-tasks'}-{i:03d}"
+        skill = folder / name
+        skill.mkdir(parents=True, exist_ok=True)
+        description = (
+            f"Helps with {topic} work: step-by-step guidance, checklists and the commands "
+            f"the team uses for {topic}."
+        )
+        if i % 37 == 0:
+            description = "x" * 1100  # over the 1,024 characters a description may hold
+        (skill / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: '{description}'\n---\n# {name}\n\nSteps.\n"
+        )
+        if i % 5 == 0:
+            (skill / "scripts").mkdir(exist_ok=True)
+            (skill / "scripts" / "run.sh").write_text("#!/bin/sh\necho run\n")
+    return folder
+
+
+async def settle(window: MainWindow, seconds: float = 0.4) -> None:
+    await asyncio.sleep(seconds)
+    await window.controller.wait_idle()
+    await asyncio.sleep(0.2)
+
+
+def save(window: MainWindow, out: Path, size: tuple[int, int], state: str) -> None:
+    path = out / f"{size[0]}x{size[1]}-{state}.png"
+    window.grab().save(str(path), "PNG")
+    print(path)
+
+
+def skill_named(window: MainWindow, qualified: str) -> str:
+    for skill in window.controller.catalog.skills:
+        if skill.qualified_name == qualified:
+            return skill.id
+    raise SystemExit(f"no skill {qualified} in the catalog")
+
+
+async def shoot(specs: list[SourceSpec], out: Path, scratch: Path, size: tuple[int, int]) -> None:
+    ini = scratch / f"window-{size[0]}x{size[1]}.ini"
+    window = build_window(specs, settings=QSettings(str(ini), QSettings.Format.IniFormat))
+    window.resize(*size)
+    window.show()
+    window.start()
+    await settle(window, 1.0)
+    window.sidebar.select_view("all")
+    window.select_skill(skill_named(window, "git-commit-style"))
+    await settle(window)
+    save(window, out, size, "1-list-and-local-skill")
+
+    window.select_skill(skill_named(window, "sample-server:refunds"))
+    await settle(window)
+    window.preview.fetch()
+    await settle(window)
+    save(window, out, size, "2-server-skill")
+
+    window.select_skill(skill_named(window, "Meeting_Summary"))
+    await settle(window)
+    window.tabs.setCurrentWidget(window.page.problems)
+    await settle(window, 0.2)
+    save(window, out, size, "3-problems")
+    window.tabs.setCurrentWidget(window.preview)
+
+    window.sidebar.select_source("team-skills")
+    await settle(window)
+    save(window, out, size, "4-many-skills")
+
+    window.sidebar.select_view("all")
+    window.filter_bar.text.setText("no-such-skill")
+    await settle(window, 0.2)
+    save(window, out, size, "5-empty-state")
+    window.filter_bar.text.setText("")
+
+    if not window.sidebar.isVisible():
+        window.toggle_sidebar()
+    window.sidebar.select_source("missing")
+    await settle(window, 0.2)
+    save(window, out, size, "6-failed-source")
+    window.close()
+    await window.controller.reader.close()
+
+
+async def run(out: Path, scratch: Path) -> None:
+    scratch.mkdir(parents=True, exist_ok=True)
+    empty = scratch / "empty-folder"
+    empty.mkdir(exist_ok=True)
+    specs = [
+        *bundled_sources(),
+        SourceSpec("team-skills", "local", "folder", str(many_skills(scratch))),
+        SourceSpec("missing", "local", "folder", str(scratch / "no-such-folder")),
+    ]
+    for size in SIZES:
+        await shoot(specs, out, scratch, size)
+
+
+def main() -> int:
+    out, scratch = Path(sys.argv[1]), Path(sys.argv[2])
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Skill Catalog")
+    app.setQuitOnLastWindowClosed(False)  # one window per size, one after another
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(run(out, scratch))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

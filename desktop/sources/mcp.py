@@ -623,8 +623,9 @@ class ServerPool:
         *,
         on_connection: Callable[[SourceStatus], None] | None = None,
     ) -> None:
-        # A server not trusted gets no handle: nothing can start it or connect to it.
-        self.specs = {s.label: s for s in specs if s.kind == "mcp" and not s.untrusted}
+        # A server not trusted keeps its handle, whose connection refuses to open
+        # (McpConnection): a read of it says why instead of finding no such server.
+        self.specs = {s.label: s for s in specs if s.kind == "mcp"}
         self.budgets = budgets or DEFAULT_BUDGETS
         self.cache = cache if cache is not None else SkillCache()
         self.on_connection = on_connection  # given to each handle (see ServerHandle.on_connection)

@@ -183,6 +183,12 @@ def test_a_cloned_repository_runs_nothing_and_sends_nothing(
     assert proc.returncode == 0, proc.stderr
     assert "untrusted" in proc.stdout
     assert "hunter2hunter2" not in proc.stdout and "S3cretPW" not in proc.stdout
+    # Commands that read one server say why it is not started, and start nothing.
+    for args in (("show", "shell:skill://x/SKILL.md"), ("get", "remote", "skill://x/SKILL.md")):
+        proc = run_cli(*args, cwd=repo, env=env_with_secrets())
+        assert proc.returncode != 0
+        assert "Traceback" not in proc.stderr and "not started" in proc.stderr, proc.stderr
+        assert GITHUB_TOKEN not in proc.stderr and AWS_SECRET not in proc.stderr
     assert not clone["marker"].exists(), "a project's command ran"
     assert not clone["helper_marker"].exists(), "a project's command ran"
     assert recorder.requests == [], "a project's URL was contacted"

@@ -70,8 +70,22 @@ export SKILL_CATALOG_TEST_DISPLAY=":$(tr -d '[:space:]' <"$scratch/xvfb.display"
 export SKILL_CATALOG_TEST_SESSION=1
 
 say "Secret Service: gnome-keyring (pid $keyring_pid); Xvfb on $SKILL_CATALOG_TEST_DISPLAY"
+if [ "$#" -eq 0 ]; then
+    # The whole suite: spread over worker processes, each with a session bus and a
+    # keyring of its own (tests/conftest.py); SKILL_CATALOG_TEST_WORKERS sets how many.
+    workers=${SKILL_CATALOG_TEST_WORKERS:-3}
+    say "running the whole suite on $workers worker processes"
+    set -- -n "$workers" --durations=15
+fi
 "$venv/bin/python" -m pytest "$@"
 rc=$?
+for log in "$scratch"/worker-*/keyring.log; do
+    [ -f "$log" ] || continue
+    if grep -q '^scripts/test-keyring: .* ended ' "$log"; then
+        say "a test worker's gnome-keyring ended during the run; its log:"
+        cat "$log" >&2
+    fi
+done
 # gnome-keyring ending during the run is its own fault or a test's, never silent: the tests
 # that needed it then may have failed, and what it said explains why.
 if grep -q '^scripts/test-keyring: .* ended ' "$scratch/keyring.log" 2>/dev/null; then

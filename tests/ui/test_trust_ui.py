@@ -58,6 +58,12 @@ def test_the_bar_and_the_dialog_come_before_anything_runs(
         window.sources_model.specs,
     )
     assert not clone["marker"].exists()
+    # The sidebar says so of each, with the file that asks in its detail.
+    from desktop.core.library import source_words
+
+    spec = next(s for s in window.sources_model.specs if s.label == "writer")
+    words = source_words(spec, statuses["writer"])
+    assert words.status == "Not trusted" and ".mcp.json asks to start it" in words.detail
 
     # The dialog lists every command, masked, and which file asks.
     bar.review_button.click()

@@ -332,7 +332,7 @@ class ApprovalRecord:
 
 
 # Problems of a local scan meaning files may be missing from the manifest (A2).
-MANIFEST_GAPS = frozenset({"file-unreadable", "folder-unreadable"})
+MANIFEST_GAPS = frozenset({"file-unreadable", "folder-unreadable", "file-special"})
 # Links a local scan does not follow: an agent reading the folder follows them, to
 # content no manifest lists, which may change while every listed digest stays (A2).
 UNBOUND_LINKS = frozenset({"symlink-outside", "symlink-directory"})

@@ -20,21 +20,32 @@ def sha256_digest(data: bytes) -> str:
 def check_limits(files: Iterable[SkillFile]) -> list[Problem]:
     """Check the 512-file and 16 MiB limits from the manifest alone."""
     files = list(files)
+    total = sum(f.size for f in files if isinstance(f.size, int))
+    return limit_problems(len(files), total)
+
+
+def limit_problems(files: int, total: int, *, unread: bool = False) -> list[Problem]:
+    """The 512-file and 16 MiB limits, from a count of files and of their bytes.
+
+    ``unread``: the skill's files were not read for it (a local skill whose sizes
+    are known from its folder's listing), which the message says.
+    """
     problems: list[Problem] = []
-    if len(files) > MAX_FILES:
+    tail = "; its files were not read and its manifest not built" if unread else ""
+    if files > MAX_FILES:
         problems.append(
             Problem(
                 "limit-files",
-                f"the skill has {len(files)} files; hosts only need to accept {MAX_FILES}",
+                f"the skill has {files:,} files; hosts only need to accept {MAX_FILES}{tail}",
             )
         )
-    total = sum(f.size for f in files if isinstance(f.size, int))
+        tail = ""
     if total > MAX_BYTES:
         problems.append(
             Problem(
                 "limit-bytes",
                 f"the skill's files add up to {total:,} bytes; hosts only need to accept "
-                f"{MAX_BYTES:,} (16 MiB)",
+                f"{MAX_BYTES:,} (16 MiB){tail}",
             )
         )
     return problems

@@ -320,6 +320,8 @@ class SourceStatus:
             )
             if self.sign_in:
                 out["sign_in"] = self.sign_in
+        elif self.notes:  # a folder's notes: links not followed, a limit that applied
+            out["notes"] = list(self.notes)
         return out
 
 

@@ -183,7 +183,8 @@ def _unpublishable(skill: Skill, skill_path: str) -> str | None:
         if not isinstance(value, str) or not value.strip():
             return f"frontmatter has no usable '{key}'"
     if not isinstance(skill.resources, tuple) or skill.path is None:
-        return "no file manifest"
+        limits = [p.message for p in skill.problems if p.code.startswith("limit-")]
+        return limits[0] if limits else "no file manifest"
     # A manifest must be complete: with a file or folder it could not read, a host would
     # take the files listed for all there is.
     gaps = [p.message for p in skill.problems if p.code in MANIFEST_GAPS]

@@ -35,6 +35,26 @@ class Budgets:
     """Bytes one message from a server may take (a 16 MiB file sent as base64 text is
     about 22 MB): a line over stdio, a JSON body or one event over HTTP. A longer one
     ends the connection."""
+    max_tool_page_bytes: int = 8 * 1024 * 1024
+    """Bytes of one ``tools/list`` answer, counted as it arrives and before it is parsed
+    (parsing a 45 MB page took 3.4 GB): a longer one is dropped unread, and that request
+    alone fails."""
+    max_directory_entries: int = 10_000
+    """Entries kept from one ``resources/directory/read``, all pages together."""
+    max_directory_bytes: int = 8 * 1024 * 1024
+    """Bytes (as JSON) of one ``resources/directory/read``, all pages together."""
+    verify_timeout: float = 120.0
+    """Seconds one skill's verification (all its reads) may take."""
+    max_concurrent_reads: int = 4
+    """Reads of one skill's files sent to a server at once."""
+
+    def answer_limit(self, method: str) -> int:
+        """Bytes the answer to a request for ``method`` may take (before parsing)."""
+        if method == "tools/list":
+            return min(self.max_tool_page_bytes, self.max_message_bytes)
+        if method == "resources/directory/read":
+            return min(self.max_directory_bytes, self.max_message_bytes)
+        return self.max_message_bytes
 
 
 DEFAULT_BUDGETS = Budgets()
@@ -45,3 +65,7 @@ of an event stream) within :data:`UNASKED_WINDOW` seconds. Past it, the server i
 flooding: each costs the client's loop (the window's own thread) time for as long as
 the connection is kept, so the connection is given up."""
 UNASKED_WINDOW = 10.0
+
+ANSWER_REFUSED = -32900
+"""The code of the error the client puts in place of an answer it refused unread (over
+the byte limit of its request): never sent by the server, never shown as its code."""

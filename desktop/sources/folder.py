@@ -10,11 +10,20 @@ linked file counts only when it resolves inside the folder of the innermost skil
 holding the link (the link's own folder for a ``SKILL.md``; the scanned folder for a
 link in no skill). So a skill's manifest is the same whichever folder is scanned, and
 every file in it reads back through :func:`read_local_file`, which checks the same.
+
+Budgets: sizes come from the directory walk, so a skill over the 512-file or 16 MiB
+limit is known before any of its files is read; such a skill's manifest is not built
+(only its ``SKILL.md`` is read, at most 16 MiB of it, for its name and description).
+Skills nested more than :data:`MAX_NESTING` deep inside other skills are not read as
+skills of their own (their files stay in the enclosing skills' manifests), and the
+source's notes say how many. FIFOs, sockets and devices are never opened: each is a
+problem of the skill it is in.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import os
 import stat
@@ -25,8 +34,9 @@ from desktop.core.checks import check_frontmatter
 from desktop.core.collector import collector_paused
 from desktop.core.frontmatter import parse_skill_md
 from desktop.core.loading import read_loading
-from desktop.core.manifest import MAX_BYTES, check_limits
+from desktop.core.manifest import MAX_BYTES, MAX_FILES, check_limits, limit_problems
 from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.words import count
 
 SKILL_MD = "SKILL.md"
 _SKILL_MD_TAIL = "/" + SKILL_MD
@@ -36,6 +46,10 @@ _FIRST_READ = 1 << 16
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 _SHOWN_NAMES = 20  # file names that are not UTF-8 named one by one, per skill
 HashResult = tuple[int, str, bytes | None] | str  # size, digest, small bytes | error
+MAX_NESTING = 16
+"""Skills inside skills read as skills of their own, counted from the outermost. Each
+file is part of the manifest of every skill enclosing it, so a chain of n nested skills
+costs n² manifest entries: 1,000 of them took 1.4 GB and wrote 424 MB of JSON."""
 
 
 def entry_path(directory: str, name: str) -> str:
@@ -65,6 +79,11 @@ class _Tree:
         self.linked_dirs: dict[str, list[str]] = {}  # rel dir -> links to folders inside
         self.errors: list[str] = []
         self.unread: list[tuple[str, str]] = []  # (rel path, why) of what could not be read
+        self.sizes: dict[str, int] = {}  # rel path -> size, from the walk (lstat)
+        # rel dir -> (name, what it is) of FIFOs, sockets and devices: never opened
+        self.special: dict[str, list[tuple[str, str]]] = {}
+        # rel dir -> what its SKILL.md is when it is no regular file (a folder, a FIFO)
+        self.bad_skill_md: dict[str, str] = {}
         self._links: dict[str, list[tuple[str, str]]] = {}  # rel dir -> (name, real target)
         self._dirs: list[str] | None = None
         self._walk()
@@ -83,17 +102,29 @@ class _Tree:
             except OSError as exc:
                 self._onerror(exc, rel)
                 continue
+            base = rel + "/" if rel else ""
             for entry in entries:
                 name = entry.name
                 try:
                     if entry.is_file(follow_symlinks=False):
                         kept.append(name)
+                        # The size from the walk: a skill over its limit is known before
+                        # any file is read (a sparse 64 GiB file costs nothing to list).
+                        self.sizes[base + name] = entry.stat(follow_symlinks=False).st_size
                     elif entry.is_dir(follow_symlinks=False):
+                        if name == SKILL_MD:
+                            self.bad_skill_md[rel] = "a folder"
                         if name not in SKIPPED_DIRS:
                             subdirs.append(name)
                     elif entry.is_symlink():
                         # placed once the skills are known: its bound is the skill it is in
                         self._links.setdefault(rel, []).append((name, os.path.realpath(entry.path)))
+                    else:
+                        kind = _kind(entry.stat(follow_symlinks=False).st_mode)
+                        if name == SKILL_MD:
+                            self.bad_skill_md[rel] = kind
+                        else:
+                            self.special.setdefault(rel, []).append((name, kind))
                 except OSError as exc:
                     self._onerror(exc, f"{rel}/{name}" if rel else name)
             self.files[rel] = kept
@@ -111,6 +142,7 @@ class _Tree:
         note the others. A ``SKILL.md`` link is bound by its own folder, which it would
         make a skill: so the skills are known before any other link is placed."""
         skills = {d for d, names in self.files.items() if SKILL_MD in names}
+        skills.update(self.bad_skill_md)
         for rel, links in self._links.items():
             for name, target in links:
                 if name == SKILL_MD and _inside(target, self._real(rel)) and os.path.isfile(target):
@@ -125,6 +157,8 @@ class _Tree:
                     self.outside.setdefault(rel, []).append((name, own or "", leaves_root))
                 elif os.path.isfile(target):
                     self.files[rel].append(name)
+                    with contextlib.suppress(OSError):
+                        self.sizes[f"{rel}/{name}" if rel else name] = os.stat(target).st_size
                 elif os.path.isdir(target):
                     # never entered (a loop, or the same files twice): noted
                     self.linked_dirs.setdefault(rel, []).append(name)
@@ -136,7 +170,19 @@ class _Tree:
         self.unread.append((rel, exc.strerror or str(exc)))
 
     def skill_dirs(self) -> list[str]:
-        return sorted(d for d, names in self.files.items() if SKILL_MD in names)
+        found = {d for d, names in self.files.items() if SKILL_MD in names}
+        return sorted(found | self.bad_skill_md.keys())
+
+    def count_under(self, rel_dir: str) -> tuple[int, int]:
+        """How many files lie at or below ``rel_dir``, and their bytes (from the walk)."""
+        files = size = 0
+        sizes = self.sizes
+        for d in self.dirs_under(rel_dir):
+            names = self.files.get(d, ())
+            files += len(names)
+            base = d + "/" if d else ""
+            size += sum(sizes.get(base + n, 0) for n in names)
+        return files, size
 
     def dirs_under(self, rel_dir: str) -> list[str]:
         """``rel_dir`` and every directory below it (sorted lookup, no full scan)."""
@@ -167,7 +213,8 @@ def _hash_file(path: str, keep: bool) -> tuple[int, str, bytes | None]:
 
     ``os.read`` with a small first read: most skill files are a few KiB, and a large
     buffer per file costs more than the reading. Non-blocking, so a file swapped for
-    a FIFO after the walk cannot hang the scan.
+    a FIFO after the walk cannot hang the scan. Never more than one byte past the
+    16 MiB limit is read (a file that grew since the walk): its skill is then over it.
     """
     fd = os.open(path, _OPEN_FLAGS)
     try:
@@ -180,7 +227,7 @@ def _hash_file(path: str, keep: bool) -> tuple[int, str, bytes | None]:
         if size == _FIRST_READ:
             parts = [data] if keep else None
             kept = size
-            while chunk := os.read(fd, _CHUNK):
+            while size <= MAX_BYTES and (chunk := os.read(fd, min(_CHUNK, MAX_BYTES + 1 - size))):
                 h.update(chunk)
                 size += len(chunk)
                 # Kept to read the frontmatter, up to the limit of a whole skill: a skill
@@ -306,17 +353,33 @@ def _collect(
 ) -> tuple[SourceStatus, list[Skill]]:
     skills: list[Skill] = []
     by_dir: dict[str, Skill] = {}
+    depth: dict[str, int] = {}  # rel dir -> skills enclosing it
+    too_deep = 0
     for rel_dir in skill_dirs:
-        skill = _scan_skill(spec, root, tree, rel_dir, digest_of)
-        # nested_in: the closest enclosing skill directory
+        # nested_in: the closest enclosing skill directory (sorted: it came first)
         parent = rel_dir
+        enclosing: str | None = None
         while parent:
             parent = parent.rpartition("/")[0]
-            if parent in by_dir:
-                skill.nested_in = by_dir[parent].id
+            if parent in depth:
+                enclosing = parent
                 break
+        level = depth[enclosing] + 1 if enclosing is not None else 0
+        depth[rel_dir] = level
+        if level >= MAX_NESTING:
+            too_deep += 1
+            continue
+        skill = _scan_skill(spec, root, tree, rel_dir, digest_of)
+        if enclosing is not None:
+            skill.nested_in = by_dir[enclosing].id
         by_dir[rel_dir] = skill
         skills.append(skill)
+    if too_deep:
+        status.notes.append(
+            f"{count(too_deep, 'skill folder')} nested more than {MAX_NESTING} deep inside "
+            "other skills were not read as skills (the limit on nesting); their files are "
+            "part of the enclosing skills"
+        )
     status.skill_count = len(skills)
     if not skills:
         status.status = "no-skills"
@@ -371,7 +434,20 @@ def _scan_skill(
     md_error: str | None = None  # why SKILL.md could not be read
     prefix_len = len(rel_dir) + 1 if rel_dir else 0
     not_utf8: list[str] = []
-    for rel in tree.files_under(rel_dir):
+    n_files, n_bytes = tree.count_under(rel_dir)
+    over = n_files > MAX_FILES or n_bytes > MAX_BYTES
+    if rel_dir in tree.bad_skill_md:
+        md_error = f"it is {tree.bad_skill_md[rel_dir]}, not a file; not opened"
+    if over:
+        # Known from the walk: the manifest is not built, no file but SKILL.md is read
+        # (for its name and description), and that one at most to the limit.
+        problems.extend(limit_problems(n_files, n_bytes, unread=True))
+        if md_error is None:
+            try:
+                skill_md_bytes = _read_head(root_path(root, skill_md_rel), MAX_BYTES)
+            except OSError as exc:
+                md_error = exc.strerror or str(exc)
+    for rel in () if over else tree.files_under(rel_dir):
         result = digest_of(rel)
         if isinstance(result, str):
             if rel == skill_md_rel:
@@ -402,6 +478,17 @@ def _scan_skill(
                 f"{len(not_utf8) - _SHOWN_NAMES} more file names are not UTF-8",
             )
         )
+    for d in tree.dirs_under(rel_dir) if tree.special else ():
+        for n, kind in tree.special.get(d, ())[:_SHOWN_NAMES]:
+            shown = f"{d}/{n}"[prefix_len:] if d else n
+            problems.append(
+                Problem(
+                    "file-special",
+                    f"{shown} is {kind}, not a regular file: it was not opened and is not "
+                    "part of the manifest",
+                    "error",
+                )
+            )
     for unread, why in tree.unread:
         if _within(unread, rel_dir):
             # What could not be listed is missing from the manifest: an author must know.
@@ -439,7 +526,7 @@ def _scan_skill(
             )
     if skill_md_bytes is None and md_error is None:
         try:
-            skill_md_bytes = Path(root, skill_md_rel).read_bytes()
+            skill_md_bytes = _read_head(root_path(root, skill_md_rel), MAX_BYTES + 1)
         except OSError as exc:
             md_error = exc.strerror or str(exc)
     frontmatter = None
@@ -456,7 +543,8 @@ def _scan_skill(
         problems.extend(check_frontmatter(frontmatter, dir_name))
     loading, loading_problems = read_loading(frontmatter, None)
     problems.extend(loading_problems)
-    problems.extend(check_limits(files))
+    if not over:
+        problems.extend(check_limits(files))
     fm = frontmatter or {}
     declared_name, declared_description = fm.get("name"), fm.get("description")
     name = declared_name if isinstance(declared_name, str) else dir_name
@@ -467,12 +555,33 @@ def _scan_skill(
         name=name,
         description=description,
         frontmatter=frontmatter,
-        resources=tuple(files),
+        # Over a limit: no manifest at all, rather than an empty one taken for complete.
+        resources=None if over else tuple(files),
         loading=loading,
         problems=problems,
         path=skill_path,
         qualified_name=name,
     )
+
+
+def root_path(root: Path, rel: str) -> str:
+    return str(root) + os.sep + rel.replace("/", os.sep)
+
+
+def _read_head(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file (never a FIFO or device: not read)."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(0, f"it is {_kind(mode)}, not a regular file; not read")
+        parts: list[bytes] = []
+        while limit > 0 and (chunk := os.read(fd, min(limit, _CHUNK))):
+            parts.append(chunk)
+            limit -= len(chunk)
+    finally:
+        os.close(fd)
+    return _whole_characters(b"".join(parts))
 
 
 def read_local_file(skill: Skill, rel_uri: str) -> bytes:

@@ -7,18 +7,24 @@ decompressed) took 6.4 GB. Each response's body is wrapped as soon as its header
 arrive and counted after decompression, which happens here, a bounded piece at a time,
 instead of in httpx: a JSON body, or one event of an event stream, over the limit ends
 the read with :class:`ResponseRefused` after ``on_fault`` has been told why.
+
+A request with a smaller limit of its own (a ``tools/list`` page: parsing one of 45 MB
+took 3.4 GB) has its answer held until it is whole, within that limit; past it the
+answer is dropped unread and an error in its place ends that request alone.
 """
 
 from __future__ import annotations
 
+import json
 import time
 import zlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx2
+import orjson
 
-from desktop.sources.budgets import UNASKED_LIMIT, UNASKED_WINDOW
+from desktop.sources.budgets import ANSWER_REFUSED, UNASKED_LIMIT, UNASKED_WINDOW
 
 # What the catalog asks for and can decompress within the limit.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -62,26 +68,37 @@ class CappedStream(httpx2.AsyncByteStream):
         events: bool,
         on_fault: Callable[[str], None],
         encoding: str = "",
+        refusal: tuple[Any, str] | None = None,
     ) -> None:
         self._inner = inner
         self._limit = limit
         self._events = events
         self._on_fault = on_fault
         self._encoding = encoding
+        # (request id, why): the answer is held whole and, past the limit, replaced
+        # by an error for that request.
+        self._refusal = refusal
 
     def _refuse(self, reason: str) -> ResponseRefused:
         self._on_fault(reason)
         return ResponseRefused(reason)
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        inflater: _Inflater | None = None
+    def _inflater(self) -> _Inflater | None:
         if self._encoding in ("gzip", "x-gzip", "deflate"):
-            inflater = _Inflater("deflate" if self._encoding == "deflate" else "gzip")
-        elif self._encoding not in ("", "identity"):
+            return _Inflater("deflate" if self._encoding == "deflate" else "gzip")
+        if self._encoding not in ("", "identity"):
             raise self._refuse(
                 f"the server compressed its answer as {self._encoding!r}, which the catalog "
                 f"did not ask for (it asks for {ACCEPT_ENCODING})"
             )
+        return None
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._refusal is not None:
+            async for chunk in self._held(*self._refusal):
+                yield chunk
+            return
+        inflater = self._inflater()
         size = events = 0
         since = time.monotonic()
         async for raw in self._inner:
@@ -118,6 +135,40 @@ class CappedStream(httpx2.AsyncByteStream):
             if chunk:
                 yield chunk
 
+    async def _held(self, request_id: Any, why: str) -> AsyncIterator[bytes]:
+        """The body given on whole (JSON) or event by event (an event stream), never
+        more than the limit held; past it, an error for ``request_id`` instead."""
+        inflater = self._inflater()
+        held = bytearray()
+        async for raw in self._inner:
+            chunk = raw
+            if inflater is not None:
+                room = self._limit - len(held) + 1
+                try:
+                    chunk = inflater.feed(raw, room)
+                except zlib.error as exc:
+                    why = f"the server's {self._encoding} answer is corrupt ({exc})"
+                    raise self._refuse(why) from None
+            held += chunk
+            # Only where this chunk may have ended an event is searched (its blank line
+            # may have begun in the chunk before).
+            end = _last_event_end(held, max(0, len(held) - len(chunk) - 3))
+            if self._events and end is not None:
+                yield bytes(held[:end])
+                del held[:end]
+            if len(held) > self._limit:
+                del held[:]
+                error = {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": ANSWER_REFUSED, "message": why},
+                }
+                body = orjson.dumps(error)
+                yield b"event: message\ndata: " + body + b"\n\n" if self._events else body
+                return
+        if held:
+            yield bytes(held)
+
     def _too_large(self) -> ResponseRefused:
         what = "one event over" if self._events else "a response over"
         return self._refuse(
@@ -128,9 +179,12 @@ class CappedStream(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-def _last_event_end(chunk: bytes) -> int | None:
-    """Where the last complete event in ``chunk`` ends (after its blank line), if any."""
-    ends = [at + len(mark) for mark in (b"\n\n", b"\r\n\r\n") if (at := chunk.rfind(mark)) >= 0]
+def _last_event_end(chunk: bytes | bytearray, start: int = 0) -> int | None:
+    """Where the last complete event in ``chunk`` ends (after its blank line), if any
+    (its blank line found at or after ``start``)."""
+    ends = [
+        at + len(mark) for mark in (b"\n\n", b"\r\n\r\n") if (at := chunk.rfind(mark, start)) >= 0
+    ]
     return max(ends) if ends else None
 
 
@@ -142,11 +196,18 @@ def request_headers(headers: dict[str, str]) -> dict[str, str]:
     return {"accept-encoding": ACCEPT_ENCODING, **headers}
 
 
-def cap_responses(limit: int, on_fault: Callable[[str], None]) -> Callable[[Any], Any]:
+def cap_responses(
+    limit: int,
+    on_fault: Callable[[str], None],
+    answer_limit: Callable[[str], int] | None = None,
+    refused: Callable[[str, int | None, int], str] | None = None,
+) -> Callable[[Any], Any]:
     """An httpx response hook putting every body under ``limit`` bytes per message.
 
     The body is decompressed by :class:`CappedStream`, so the response's
     ``Content-Encoding`` is removed before httpx would decompress it again, unbounded.
+    ``answer_limit`` gives the smaller limit of a request's own answer (by its method),
+    ``refused`` the words for an answer dropped past it.
     """
 
     async def hook(response: httpx2.Response) -> None:
@@ -154,12 +215,36 @@ def cap_responses(limit: int, on_fault: Callable[[str], None]) -> Callable[[Any]
         encoding = response.headers.get("content-encoding", "").strip().lower()
         if "content-encoding" in response.headers:
             del response.headers["content-encoding"]
+        own, refusal = limit, None
+        request = _request_of(response)
+        if answer_limit is not None and refused is not None and request is not None:
+            request_id, method = request
+            own = min(limit, answer_limit(method))
+            if own < limit:
+                refusal = (request_id, refused(method, None, own))
         response.stream = CappedStream(
             response.stream,
-            limit,
+            own,
             events=content_type.startswith("text/event-stream"),
             on_fault=on_fault,
             encoding=encoding,
+            refusal=refusal,
         )
 
     return hook
+
+
+def _request_of(response: httpx2.Response) -> tuple[Any, str] | None:
+    """The id and method of the JSON-RPC request a POST's response answers."""
+    try:
+        request = response.request
+        if request.method != "POST":
+            return None
+        value = json.loads(request.content) if request.content else None
+    except (RuntimeError, ValueError, AttributeError):  # a streamed body, not JSON
+        return None
+    if isinstance(value, dict) and isinstance(value.get("method"), str):
+        request_id = value.get("id")
+        if isinstance(request_id, int | str) and not isinstance(request_id, bool):
+            return request_id, value["method"]
+    return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 import functools
 import json
 import logging
@@ -49,9 +50,15 @@ from desktop.core.placeholders import (
 )
 from desktop.core.visible import json_excerpt, quoted
 from desktop.core.words import count
-from desktop.sources.budgets import DEFAULT_BUDGETS, UNASKED_LIMIT, UNASKED_WINDOW, Budgets
+from desktop.sources.budgets import (
+    ANSWER_REFUSED,
+    DEFAULT_BUDGETS,
+    UNASKED_LIMIT,
+    UNASKED_WINDOW,
+    Budgets,
+)
 from desktop.sources.launchers import connect_timeout, stop_graces, timeout_advice
-from desktop.sources.stdio_transport import StderrTail, stdio_transport
+from desktop.sources.stdio_transport import PendingAnswers, StderrTail, stdio_transport
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 _RAW = TypeAdapter(dict[str, Any])
@@ -97,6 +104,32 @@ class _QuietParseFailures(logging.Filter):
 
 for _name in ("mcp.client.stdio", "mcp.client.streamable_http"):
     logging.getLogger(_name).addFilter(_QuietParseFailures())
+
+# The connection whose session is running: the SDK's tasks for a connection inherit it
+# from the task that opened it, so what the SDK logs can be counted against it.
+_OPENING: contextvars.ContextVar[McpConnection | None] = contextvars.ContextVar(
+    "skill_catalog_connection", default=None
+)
+
+
+class _CountBadNotifications(logging.Filter):
+    """A notification the SDK cannot read (a log level no one knows, params of the wrong
+    shape) is dropped with a traceback on stderr and never reaches the connection's
+    message handler: 20,000 of them printed 9,276 tracebacks (11 MB) and took the time
+    the listing needed. Here each is counted by the flood limit of the connection it
+    came on, as a notification sent unasked, and dropped without a word."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != "Failed to validate notification: %s":
+            return True
+        connection = _OPENING.get()
+        if connection is not None:
+            connection.count_unasked()
+        return False
+
+
+# The SDK's client session logs as "client".
+logging.getLogger("client").addFilter(_CountBadNotifications())
 
 
 class SourceError(Exception):
@@ -182,6 +215,16 @@ def _unreadable_answer(exc: Exception) -> bool:
         except ValueError:
             return False
     return isinstance(value, dict) and "id" in value and ("result" in value or "error" in value)
+
+
+def refused_answer(method: str, size: int | None, limit: int) -> str:
+    """Why the answer to a ``method`` request was dropped unread (``size``: its bytes,
+    when it arrived whole)."""
+    weight = f"is {size:,} bytes" if size is not None else f"is over {limit // 2**20} MiB"
+    return (
+        f"the server's answer to {method} {weight}, more than the {limit // 2**20} MiB "
+        f"one {method} answer may take; it was not read"
+    )
 
 
 def _json_size(value: Any) -> int:
@@ -354,6 +397,7 @@ class McpConnection:
                 on_fault=self._give_up,
                 on_exit=self._server_exited,
                 starting_graces=stop_graces(self.spec),
+                pending=PendingAnswers(self.budgets.answer_limit, refused_answer),
             )
         if spec.transport == "http":
             headers = dict(spec.headers)
@@ -376,7 +420,12 @@ class McpConnection:
                 event_hooks={
                     "response": [
                         self._note_http_status,
-                        cap_responses(self.budgets.max_message_bytes, self._give_up),
+                        cap_responses(
+                            self.budgets.max_message_bytes,
+                            self._give_up,
+                            self.budgets.answer_limit,
+                            refused_answer,
+                        ),
                     ]
                 },
             )
@@ -462,15 +511,7 @@ class McpConnection:
         if self._fault is not None:
             return
         if not isinstance(message, Exception):
-            now = time.monotonic()
-            if now - self._unasked_since > UNASKED_WINDOW:
-                self._unasked, self._unasked_since = 0, now
-            self._unasked += 1
-            if self._unasked > UNASKED_LIMIT:
-                self._give_up(
-                    f"the server sent over {UNASKED_LIMIT:,} notifications or requests "
-                    f"unasked within {UNASKED_WINDOW:g} s"
-                )
+            self.count_unasked()
             return
         self._stray += 1
         if self._stray == 1:
@@ -481,6 +522,21 @@ class McpConnection:
             self._give_up(
                 f"the server writes what is not JSON-RPC on its {self._channel()} "
                 f"({self._stray:,} messages, the first: {self._stray_first})"
+            )
+
+    def count_unasked(self) -> None:
+        """One more message the server sent unasked (read or not): past the flood limit
+        within its window, the connection is given up."""
+        if self._fault is not None:
+            return
+        now = time.monotonic()
+        if now - self._unasked_since > UNASKED_WINDOW:
+            self._unasked, self._unasked_since = 0, now
+        self._unasked += 1
+        if self._unasked > UNASKED_LIMIT:
+            self._give_up(
+                f"the server sent over {UNASKED_LIMIT:,} notifications or requests "
+                f"unasked within {UNASKED_WINDOW:g} s"
             )
 
     def _answer_unreadable(self, excerpt: str) -> None:
@@ -588,13 +644,17 @@ class McpConnection:
             launching = self.spec.transport == "stdio"
             slot = _launch_slot() if launching else contextlib.nullcontext()
             connect_seconds = connect_timeout(self.spec, self.budgets.connect_timeout)
-            async with slot, self._deadline(connect_seconds):
-                await stack.enter_async_context(client)
-                if self.mode in MODERN_PROTOCOL_VERSIONS:
-                    # A pinned client adopts a synthesized discover result with no
-                    # capabilities: ask the server for its real ones.
-                    raw = await client.session.send_discover(self.mode)
-                    client.session.adopt(types.DiscoverResult.model_validate(raw))
+            opening = _OPENING.set(self)
+            try:
+                async with slot, self._deadline(connect_seconds):
+                    await stack.enter_async_context(client)
+                    if self.mode in MODERN_PROTOCOL_VERSIONS:
+                        # A pinned client adopts a synthesized discover result with no
+                        # capabilities: ask the server for its real ones.
+                        raw = await client.session.send_discover(self.mode)
+                        client.session.adopt(types.DiscoverResult.model_validate(raw))
+            finally:
+                _OPENING.reset(opening)
         except BaseException as exc:
             # The server is stopped, its last words read.
             await _close_quietly(stack, _close_seconds(self.spec))
@@ -698,6 +758,8 @@ class McpConnection:
                 ) from None
             raise SourceError(self._why_no_answer(what, limit, seen)) from None
         except MCPError as exc:
+            if exc.code == ANSWER_REFUSED:  # ours, in place of an answer over its limit
+                raise SourceError(exc.message) from None
             if exc.code == CONNECTION_CLOSED:
                 self.lost = True
             if self._fault is not None:
@@ -939,10 +1001,12 @@ class McpConnection:
         """``resources/directory/read`` (all pages within budget); only where declared (D10)."""
         if not self.directory_read:
             raise SourceError("the server does not declare directoryRead; directories are not read")
+        b = self.budgets
         out: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        for _ in range(self.budgets.max_pages):
+        size = 0
+        for pages in range(1, b.max_pages + 1):
             params: dict[str, Any] = {"uri": uri}
             if cursor is not None:
                 params["cursor"] = cursor
@@ -955,6 +1019,20 @@ class McpConnection:
             items = page.get("resources")
             if not isinstance(items, list):
                 raise SourceError("resources/directory/read answered without a 'resources' array")
+            # The budget is for the whole folder, every page together: a server paging
+            # without end would otherwise be followed for max_pages pages of any size.
+            size += _json_size(items)
+            kept = len(out) + len(items)
+            if kept > b.max_directory_entries or size > b.max_directory_bytes:
+                over = (
+                    f"{b.max_directory_entries:,} entries"
+                    if kept > b.max_directory_entries
+                    else f"{b.max_directory_bytes // 2**20} MiB"
+                )
+                raise SourceError(
+                    f"the server's listing of {uri} is over {over} (the limit for one "
+                    f"folder) by page {pages}; it was not read further"
+                )
             out.extend(i for i in items if isinstance(i, dict) and isinstance(i.get("uri"), str))
             nxt = page.get("nextCursor")
             if not isinstance(nxt, str) or nxt in seen:

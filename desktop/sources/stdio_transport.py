@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 import mcp_types
+import orjson
 from anyio.abc import Process
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
@@ -64,6 +65,63 @@ class StderrTail:
 
     def text(self) -> str:
         return bytes(self._data[-self._keep :]).decode("utf-8", "replace")
+
+
+def refused_answer(request_id: Any, message: str) -> SessionMessage:
+    """The error put in place of an answer refused unread (see ``ANSWER_REFUSED``)."""
+    from desktop.sources.budgets import ANSWER_REFUSED
+
+    return SessionMessage(
+        mcp_types.JSONRPCError(
+            jsonrpc="2.0",
+            id=request_id,
+            error=mcp_types.ErrorData(code=ANSWER_REFUSED, message=message),
+        )
+    )
+
+
+class PendingAnswers:
+    """The requests sent and not yet answered, so that an answer over its request's
+    own byte limit (a ``tools/list`` page of 45 MB) is dropped before it is parsed."""
+
+    def __init__(
+        self, answer_limit: Callable[[str], int], refused: Callable[[str, int | None, int], str]
+    ) -> None:
+        self._limit = answer_limit
+        self._refused = refused
+        self._methods: dict[Any, str] = {}
+        self.smallest = 0  # the smallest limit of a pending request (0: none pending)
+
+    def sent(self, message: Any) -> None:
+        if isinstance(message, mcp_types.JSONRPCRequest):
+            self._methods[message.id] = message.method
+            self._update()
+
+    def answered(self, message: Any) -> None:
+        answer = isinstance(message, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError)
+        if answer and self._methods.pop(message.id, None) is not None:
+            self._update()
+
+    def _update(self) -> None:
+        self.smallest = min((self._limit(m) for m in self._methods.values()), default=0)
+
+    def refusal(self, line: bytes) -> SessionMessage | None:
+        """The error to deliver instead of ``line`` when it answers a request whose
+        limit it is over; else ``None`` (the line is parsed as usual)."""
+        if not self.smallest or len(line) <= self.smallest:
+            return None
+        try:  # about a tenth of what building the SDK's message costs
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        request_id = value.get("id") if isinstance(value, dict) else None
+        del value
+        method = self._methods.get(request_id) if isinstance(request_id, int | str) else None
+        if method is None or len(line) <= (limit := self._limit(method)):
+            return None
+        self._methods.pop(request_id, None)
+        self._update()
+        return refused_answer(request_id, self._refused(method, len(line), limit))
 
 
 def parse_line(line: bytes) -> SessionMessage | Exception:
@@ -112,6 +170,7 @@ async def stdio_transport(
     on_fault: Callable[[str], None],
     on_exit: Callable[[int | None], None] | None = None,
     starting_graces: tuple[float, float] | None = None,
+    pending: PendingAnswers | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the server and yield the session's (read, write) streams.
 
@@ -122,6 +181,7 @@ async def stdio_transport(
     grace) replace :data:`EXIT_GRACE` and :data:`KILL_GRACE` when the server is
     stopped before it wrote anything: a package runner may still be installing, and
     is given time to finish rather than be ended with a half-written install.
+    ``pending`` drops, unparsed, an answer over the byte limit of the request it answers.
     """
     process = await anyio.open_process(
         [params.command, *params.args],
@@ -155,8 +215,16 @@ async def stdio_transport(
                         )
                         return
                     for line in finished:
-                        if line.strip():
-                            await to_session.send(parse_line(line))
+                        if not line.strip():
+                            continue
+                        refused = pending.refusal(line) if pending is not None else None
+                        if refused is not None:
+                            await to_session.send(refused)
+                            continue
+                        parsed = parse_line(line)
+                        if pending is not None and isinstance(parsed, SessionMessage):
+                            pending.answered(parsed.message)
+                        await to_session.send(parsed)
                 if not closing and on_exit is not None:
                     # The server ended its output on its own: it exited (or is about
                     # to). Its last words on stderr and its exit code explain why.
@@ -198,6 +266,8 @@ async def stdio_transport(
         try:
             async with from_session:
                 async for message in from_session:
+                    if pending is not None:
+                        pending.sent(message.message)
                     body = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(body.encode() + b"\n")
         except _PIPE_ERRORS:

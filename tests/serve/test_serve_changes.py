@@ -272,17 +272,19 @@ def test_a_rescan_in_progress_does_not_hold_other_reads(tmp_path: Path) -> None:
 
 
 async def test_files_are_read_no_further_than_listed(tmp_path: Path) -> None:
-    """A file over the 16 MiB limit is not read at all (no client can load it); one
-    that grew since the scan is sent as it now is, so the client sees the change."""
+    """A skill over the 16 MiB limit is not published and its files are not read at all
+    (no client can load it); a file that grew since the scan is sent as it now is, so
+    the client sees the change."""
     root = tmp_path / "skills"
     write_skill(root, "big", files={"notes.md": b"small\n"})
+    write_skill(root, "small", files={"notes.md": b"small\n"})
     os.truncate(_touch(root / "big" / "huge.bin"), 17 * 1024 * 1024)  # sparse: no disk spent
     params = serve_stdio_params(root)
     async with Client(params, mode="2026-07-28", extensions=[advertise(EXTENSION)]) as client:
-        with pytest.raises(MCPError, match="over the 16,777,216-byte limit of a skill"):
+        with pytest.raises(MCPError, match="No resource is served at skill://big/huge.bin"):
             await client.read_resource("skill://big/huge.bin")
-        (root / "big" / "notes.md").write_bytes(b"small, and then some more\n")
-        assert await read(client, "skill://big/notes.md") == b"small, and then some more\n"
+        (root / "small" / "notes.md").write_bytes(b"small, and then some more\n")
+        assert await read(client, "skill://small/notes.md") == b"small, and then some more\n"
 
 
 def _touch(path: Path) -> Path:

@@ -1,0 +1,116 @@
+"""Answers built to cost: each stops with a plain message, within time and memory.
+
+The servers are ``servers/raw_mcp.py`` (JSON-RPC written by hand, over stdio or plain
+HTTP on 127.0.0.1); the command line runs under an address-space and CPU ceiling
+(``helpers.bounded``) so that a regression fails instead of taking the machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from conftest import TEST_BUDGETS, HttpServer, free_port, run
+from helpers.bounded import GIB, run_bounded
+
+from desktop.core.model import SourceSpec
+from desktop.sources.mcp import ServerHandle
+
+RAW = Path(__file__).resolve().parent / "servers" / "raw_mcp.py"
+
+
+def raw_argv(*scenario: str) -> list[str]:
+    return [sys.executable, str(RAW), *scenario]
+
+
+def raw_server(*scenario: str) -> str:
+    """A ``--server LABEL=COMMAND`` value for the CLI."""
+    return "r=" + shlex.join(raw_argv(*scenario))
+
+
+def raw_spec(*scenario: str) -> SourceSpec:
+    argv = tuple(raw_argv(*scenario))
+    return SourceSpec("r", "mcp", "stdio", shlex.join(argv), command=argv)
+
+
+def test_a_45_mb_tools_page_is_refused_before_it_is_parsed(tmp_home: Path) -> None:
+    """Parsing it took 3.4 GB; its skills are still listed, the note says why no tools."""
+    result = run_bounded("list", "--server", raw_server("big-tools", "45"), seconds=60)
+    assert not result.timed_out, result.summary()
+    assert result.peak_rss < 1 * GIB, result.summary()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "r:demo  listed" in result.stdout
+    assert (
+        "tools/list failed: the server's answer to tools/list is 45,0" in result.stdout
+        and "more than the 8 MiB one tools/list answer may take; it was not read" in result.stdout
+    ), result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_a_45_mb_tools_page_over_http_is_refused_unread(tmp_home: Path) -> None:
+    port = free_port()
+    with HttpServer(raw_argv("big-tools", "45", "--http", str(port)), port) as server:
+        result = run_bounded("list", "--server", f"r={server.url}", seconds=60)
+    assert not result.timed_out, result.summary()
+    assert result.peak_rss < 1 * GIB, result.summary()
+    assert "r:demo  listed" in result.stdout, result.stdout + result.stderr
+    assert (
+        "tools/list failed: the server's answer to tools/list is over 8 MiB" in result.stdout
+    ), result.stdout
+
+
+def test_a_folder_of_300000_entries_stops_at_the_budget_for_all_pages(tmp_home: Path) -> None:
+    """Only each page was bounded: 60 pages of 5,000 were all read."""
+    for scenario, said in (
+        ("dir-flood", "is over 10,000 entries (the limit for one folder) by page 3"),
+        ("dir-one-page", "the server's answer to resources/directory/read is 18,"),
+    ):
+        result = run_bounded(
+            "dir", "r:skill://demo/SKILL.md", "--server", raw_server(scenario, "300000"), seconds=60
+        )
+        assert not result.timed_out, result.summary()
+        assert result.peak_rss < 1 * GIB, result.summary()
+        assert result.returncode == 1
+        assert said in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_a_malformed_notification_is_dropped_without_a_traceback(tmp_home: Path) -> None:
+    result = run_bounded("list", "--server", raw_server("bad-notes", "1"), seconds=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "r:demo  listed" in result.stdout
+    assert result.stderr == ""
+
+
+def test_20000_malformed_notifications_are_a_flood_said_as_one(tmp_home: Path) -> None:
+    """They printed 9,276 tracebacks (11 MB) and made the listing time out although the
+    server had answered."""
+    result = run_bounded("list", "--server", raw_server("bad-notes", "20000"), seconds=60)
+    assert not result.timed_out, result.summary()
+    assert "Traceback" not in result.stderr and len(result.stderr) < 2000, result.stderr[:2000]
+    assert "sent over 5,000 notifications or requests unasked within 10 s" in result.stdout
+    assert "no answer to skills/list" not in result.stdout
+
+
+def test_malformed_notifications_on_a_kept_connection_count_as_a_flood() -> None:
+    """Once listed, the server sends 20,000 notifications that cannot be read, then one
+    each 10 ms. The kept connection (the window's) spent seconds of CPU on them every
+    10 s while the source stayed "ok"; it is given up, the source says why."""
+
+    async def scenario() -> tuple[str, str, float]:
+        async with ServerHandle(raw_spec("bad-notes-after", "20000"), TEST_BUDGETS, None) as h:
+            status, _skills = await h.discover()
+            assert status.status == "ok", status.message
+            cpu = time.process_time()
+            for _ in range(200):
+                if h.status.status == "error":
+                    break
+                await asyncio.sleep(0.1)
+            return h.status.status, h.status.message, time.process_time() - cpu
+
+    state, message, _cpu = run(scenario())
+    assert state == "error", message
+    assert "sent over 5,000 notifications or requests unasked within 10 s" in message

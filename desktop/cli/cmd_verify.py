@@ -21,6 +21,8 @@ from desktop.core.visible import one_line
 from desktop.sources.mcp import ServerPool
 
 NAME = "verify"
+COMMAND_DEADLINE = 600.0
+"""Seconds one ``verify`` command may spend reading; each skill has its own deadline too."""
 HELP = "fetch and verify every file of skills against their entries"
 
 
@@ -61,7 +63,20 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
             for i in indices:
                 results[i] = await pool.verify(skills[i])  # type: ignore[arg-type]
 
-        await asyncio.gather(*(one_source(ix) for ix in by_label.values()))
+        # One deadline for the whole command, whatever each skill's own allows.
+        sources = [asyncio.ensure_future(one_source(ix)) for ix in by_label.values()]
+        if sources:
+            _done, late = await asyncio.wait(sources, timeout=COMMAND_DEADLINE)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*sources, return_exceptions=True)
+            for task in sources:
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+        for i, skill in enumerate(skills):
+            if skill is not None and results[i] is None:
+                late_note = f"not verified within the {COMMAND_DEADLINE:g} s the command may take"
+                results[i] = SkillVerification(skill.id, READ_ERROR, late_note)
     out: list[SkillVerification] = []
     for i, result in enumerate(results):
         if result is None:

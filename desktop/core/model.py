@@ -85,9 +85,12 @@ class Origin:
         return _masked_endpoint(self.transport, self.endpoint)
 
     def describe(self) -> str:
+        """The source in a message: its label and where it is (cut to a readable length)."""
+        from desktop.core.visible import cut
+
         if self.kind == "local":
-            return f"{self.label} (folder {self.endpoint})"
-        return f"{self.label} ({self.transport} {self.shown_endpoint})"
+            return f"{cut(self.label)} (folder {cut(self.endpoint)})"
+        return f"{cut(self.label)} ({self.transport} {cut(self.shown_endpoint)})"
 
     def to_json(self) -> dict[str, str]:
         return {

@@ -44,13 +44,36 @@ def one_line(text: str) -> str:
     return shown
 
 
-def quoted(text: str, limit: int = 300) -> str:
+SHOWN_LIMIT = 300
+"""Characters of one third-party string (a label, a server's id, its error, a URL) that
+a message shows: a config file or a server may put megabytes where a name is expected,
+and a 5 MB id made a 5 MB line."""
+
+
+def cut(text: str, limit: int = SHOWN_LIMIT) -> str:
+    """``text`` at most ``limit`` characters long, saying how long it was when cut: the
+    one rule for any third-party string placed in a message."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… ({len(text):,} characters in all)"
+
+
+def cut_repr(value: object, limit: int = SHOWN_LIMIT) -> str:
+    """``repr(value)`` for a message, cut by :func:`cut` (a name shown in quotes)."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"… ({len(text):,} characters in all)"
+
+
+def quoted(text: str, limit: int = SHOWN_LIMIT) -> str:
     """A third party's words inside a one-line message (an error a server sent, say):
     runs of whitespace as one space, at most ``limit`` characters of it, and how long
-    it was when it is cut. A server may send megabytes where a line is expected."""
+    it was when it is cut (:func:`cut`). A server may send megabytes where a line is
+    expected."""
     if len(text) <= limit:
         return " ".join(text.split())
-    return " ".join(text[:limit].split()) + f"… ({len(text):,} characters in all)"
+    return " ".join(cut(text, limit).split())
 
 
 def json_excerpt(value: object, limit: int = 40) -> str:

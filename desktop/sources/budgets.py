@@ -66,6 +66,11 @@ flooding: each costs the client's loop (the window's own thread) time for as lon
 the connection is kept, so the connection is given up."""
 UNASKED_WINDOW = 10.0
 
+RESUME_LIMIT = 10
+"""Times an event stream that ended without its answer is resumed (a GET with
+``Last-Event-ID``) within :data:`UNASKED_WINDOW` seconds on one connection. A server
+asking for ``retry: 0`` on every stream made about 950 requests of one listing."""
+
 ANSWER_REFUSED = -32900
 """The code of the error the client puts in place of an answer it refused unread (over
 the byte limit of its request): never sent by the server, never shown as its code."""

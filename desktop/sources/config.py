@@ -31,7 +31,7 @@ from typing import Any, cast
 from desktop.core.model import LABEL_RE, SourceKind, SourceSpec, Transport
 from desktop.core.placeholders import find_placeholders
 from desktop.core.trust import ProjectServer
-from desktop.core.visible import json_excerpt
+from desktop.core.visible import cut_repr, json_excerpt
 from desktop.sources import importers
 from desktop.sources.config_secrets import (
     KEYRING_SERVICE,
@@ -648,10 +648,13 @@ def _add_detected(
         spec = replace(spec, imported_from=(server.client, str(server.source_file)))
         detail = f"from {server.client}: {server.source_file}"
         if label != server.server_id:
-            detail += f", where it is called {server.server_id!r}"
+            detail += f", where it is called {cut_repr(server.server_id)}"
             # Labels are part of a server's identity (approvals): never renamed silently.
             out.problems.append(
-                (str(server.source_file), f"server {server.server_id!r} is labelled {label!r}")
+                (
+                    str(server.source_file),
+                    f"server {cut_repr(server.server_id)} is labelled {cut_repr(label)}",
+                )
             )
         if server.notes:
             detail += " (" + "; ".join(server.notes) + ")"

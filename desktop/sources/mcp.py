@@ -545,7 +545,12 @@ class ServerHandle:
 
     async def verify(self, skill: Skill, *, refresh: bool = False) -> SkillVerification:
         return await verify_skill(
-            skill, source=_HandleSource(self), cache=self.cache, refresh=refresh
+            skill,
+            source=_HandleSource(self),
+            cache=self.cache,
+            refresh=refresh,
+            deadline=self.budgets.verify_timeout,
+            concurrency=self.budgets.max_concurrent_reads,
         )
 
     async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:

@@ -34,7 +34,7 @@ import orjson
 from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client import advertise
 from mcp.client.stdio import stdio_client
-from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND
+from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
@@ -53,6 +53,7 @@ from desktop.core.words import count
 from desktop.sources.budgets import (
     ANSWER_REFUSED,
     DEFAULT_BUDGETS,
+    RESUME_LIMIT,
     UNASKED_LIMIT,
     UNASKED_WINDOW,
     Budgets,
@@ -134,6 +135,10 @@ logging.getLogger("client").addFilter(_CountBadNotifications())
 
 class SourceError(Exception):
     """A failure to show the user as the server's status message (never a traceback)."""
+
+
+class ResumeRefused(Exception):
+    """Raised by the HTTP client instead of resuming an event stream once more."""
 
 
 class NoSkillsMethod(SourceError):
@@ -356,6 +361,10 @@ class McpConnection:
         # Why the server's sign-in stopped the connection (see desktop.sources.signin).
         self._auth_stop: SourceError | None = None
         self._auth: Any = None
+        # Event streams resumed in the current window (see _count_resumes).
+        self._resumes = 0
+        self._resumes_since = 0.0
+        self._resumes_refused = False
 
     # -- opening -----------------------------------------------------------------------
 
@@ -418,6 +427,7 @@ class McpConnection:
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
                 verify=_tls_context(),
                 event_hooks={
+                    "request": [self._count_resumes],
                     "response": [
                         self._note_http_status,
                         cap_responses(
@@ -426,7 +436,7 @@ class McpConnection:
                             self.budgets.answer_limit,
                             refused_answer,
                         ),
-                    ]
+                    ],
                 },
             )
             # The SDK's own limit on one event (1 MiB) refused any file over about 760 KB
@@ -450,6 +460,22 @@ class McpConnection:
         for deadline in list(self._deadlines):
             with contextlib.suppress(RuntimeError):  # already expiring
                 deadline.reschedule(now)
+
+    async def _count_resumes(self, request: Any) -> None:
+        """Refuse to resume event streams past :data:`RESUME_LIMIT` in a window: the
+        request then fails, saying so, instead of the client asking without pause."""
+        if request.method != "GET" or "last-event-id" not in request.headers:
+            return
+        now = time.monotonic()
+        if now - self._resumes_since > UNASKED_WINDOW:
+            self._resumes, self._resumes_since = 0, now
+        self._resumes += 1
+        if self._resumes > RESUME_LIMIT:
+            self._resumes_refused = True
+            raise ResumeRefused(
+                f"the server's event stream ended without its answer and was resumed "
+                f"{RESUME_LIMIT} times within {UNASKED_WINDOW:g} s; no more were asked"
+            )
 
     async def _note_http_status(self, response: Any) -> None:
         method = getattr(getattr(response, "request", None), "method", "")
@@ -760,7 +786,15 @@ class McpConnection:
         except MCPError as exc:
             if exc.code == ANSWER_REFUSED:  # ours, in place of an answer over its limit
                 raise SourceError(exc.message) from None
-            if exc.code == CONNECTION_CLOSED:
+            if exc.code == CONNECTION_CLOSED and self._resumes_refused:
+                raise SourceError(
+                    f"{what} failed: the server's event stream ended without its answer "
+                    f"and was resumed {RESUME_LIMIT} times within {UNASKED_WINDOW:g} s; "
+                    "no more were asked"
+                ) from None
+            if exc.code == CONNECTION_CLOSED or _session_ended(exc):
+                # Gone (a restarted HTTP server no longer knows the session): the kept
+                # connection is replaced, and the request sent again, once.
                 self.lost = True
             if self._fault is not None:
                 raise SourceError(f"{what} failed: {self._fault}") from None
@@ -900,7 +934,8 @@ class McpConnection:
                 notes.append(f"tools/list failed: {self.explain(exc)}")
                 return (names or None), notes
             except Exception as exc:  # noqa: BLE001 - reported as a note
-                notes.append(f"tools/list failed: {self.explain(exc)}")
+                why = self.explain(exc).removeprefix("tools/list failed: ")
+                notes.append(f"tools/list failed: {why}")
                 return (names or None), notes
             names.extend(t.name for t in page.tools)
             if len(names) > self.budgets.max_tools:
@@ -1121,6 +1156,12 @@ def _shown(value: Any) -> str:
     if value is None:
         return "is missing"
     return f"is {json_excerpt(value)}"
+
+
+def _session_ended(exc: MCPError) -> bool:
+    """The SDK's words for a 404 to a request in an HTTP session: the server ended it
+    (or restarted, and no longer knows it)."""
+    return exc.code == INVALID_REQUEST and exc.message == "Session terminated"
 
 
 def _timed_out(exc: BaseException) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from desktop.core.model import LABEL_RE, SourceSpec
 from desktop.core.placeholders import has_placeholders
+from desktop.core.visible import cut_repr
 from desktop.sources.folder import folder_label
 
 LABEL_RULE = "letters, digits, '.', '_' and '-' (no ':')"
@@ -167,7 +168,8 @@ def specs_from_options(
                     continue
                 if server.label != server.server_id:
                     # Labels are part of a server's identity (approvals): never renamed silently.
-                    report(f"{path}: server {server.server_id!r} is labelled {server.label!r}")
+                    sid, label = cut_repr(server.server_id), cut_repr(server.label)
+                    report(f"{path}: server {sid} is labelled {label}")
                 where = (server.client, str(server.source_file))
                 specs.append(replace(server.spec, imported_from=where))
     return unique_labels(specs)

@@ -31,6 +31,7 @@ from desktop.core.verify import (
     summarize,
     verify_file,
 )
+from desktop.sources.budgets import DEFAULT_BUDGETS
 from desktop.sources.folder import read_local_file
 from desktop.store.cache import SkillCache, StagedFile
 
@@ -263,13 +264,37 @@ async def verify_skill(
     source: ByteSource | None = None,
     cache: SkillCache | None = None,
     refresh: bool = False,
+    deadline: float = DEFAULT_BUDGETS.verify_timeout,
+    concurrency: int = DEFAULT_BUDGETS.max_concurrent_reads,
 ) -> SkillVerification:
-    """Fetch and verify every file of a skill (the ``verify`` command and the window)."""
+    """Fetch and verify every file of a skill (the ``verify`` command and the window).
+
+    Up to ``concurrency`` reads are in flight at once, each within its own request
+    timeout, and all of them within ``deadline`` seconds: ten files that never
+    answered took 153 s one after the other, 512 of them would have taken two hours.
+    A file still unread at the deadline is a read error that says so.
+    """
     if skill.state in ("invalid", "over-limit"):
         return summarize(skill, [])
     uris = [f.uri for f in skill.files] if not skill.is_dynamic else [skill_md_uri(skill)]
-    results: list[FileVerification] = []
-    for uri in uris:
-        result = await read_file(skill, uri, source=source, cache=cache, refresh=refresh)
-        results.append(result.verification)
-    return summarize(skill, results)
+    results: dict[str, FileVerification] = {}
+    slots = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(uri: str) -> None:
+        async with slots:
+            result = await read_file(skill, uri, source=source, cache=cache, refresh=refresh)
+        results[uri] = result.verification
+
+    tasks = [asyncio.ensure_future(one(uri)) for uri in uris]
+    try:
+        await asyncio.wait(tasks, timeout=deadline)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for task in tasks:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+    unread = f"not read within the {deadline:g} s one skill's verification may take"
+    ordered = [results.get(uri) or FileVerification(uri, READ_ERROR, unread) for uri in uris]
+    return summarize(skill, ordered)

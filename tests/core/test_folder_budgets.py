@@ -44,11 +44,17 @@ def test_a_chain_of_1000_nested_skills_is_bounded_and_the_limit_is_said(
     """Each file belongs to every skill enclosing it: 1,000 skills in a chain were
     half a million manifest entries (18 s, 1.4 GB, 424 MB of JSON)."""
     folder = tmp_path / "chain"
-    here = folder
+    chain = [folder]
     for i in range(1000):
-        here = here / "a"
-        _skill(here, "a", f"skill {i}")
-    result = run_bounded("list", "--json", "--folder", folder, seconds=30, memory=2 * GIB)
+        chain.append(chain[-1] / "a")
+        _skill(chain[-1], "a", f"skill {i}")
+    try:
+        result = run_bounded("list", "--json", "--folder", folder, seconds=30, memory=2 * GIB)
+    finally:
+        # Removed here, deepest first: pytest's own clean-up recurses once per level.
+        for here in reversed(chain[1:]):
+            (here / "SKILL.md").unlink()
+            here.rmdir()
     assert not result.timed_out, result.summary()
     assert result.returncode == 0, result.stderr
     assert result.peak_rss < 1 * GIB and result.stdout_bytes < 50 * MIB, result.summary()

@@ -57,9 +57,9 @@ def test_a_45_mb_tools_page_over_http_is_refused_unread(tmp_home: Path) -> None:
     assert not result.timed_out, result.summary()
     assert result.peak_rss < 1 * GIB, result.summary()
     assert "r:demo  listed" in result.stdout, result.stdout + result.stderr
-    assert (
-        "tools/list failed: the server's answer to tools/list is over 8 MiB" in result.stdout
-    ), result.stdout
+    assert "tools/list failed: the server's answer to tools/list is over 8 MiB" in result.stdout, (
+        result.stdout
+    )
 
 
 def test_a_folder_of_300000_entries_stops_at_the_budget_for_all_pages(tmp_home: Path) -> None:
@@ -114,3 +114,77 @@ def test_malformed_notifications_on_a_kept_connection_count_as_a_flood() -> None
     state, message, _cpu = run(scenario())
     assert state == "error", message
     assert "sent over 5,000 notifications or requests unasked within 10 s" in message
+
+
+def test_ten_files_that_never_answer_end_well_within_two_minutes(tmp_home: Path) -> None:
+    """Read one after another, each waited its whole request timeout: 153 s for ten."""
+    result = run_bounded(
+        "verify", "r:skill://demo/SKILL.md", "--server", raw_server("hang-reads"), seconds=110
+    )
+    assert not result.timed_out, result.summary()
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("r:skill://demo/SKILL.md: read-error:"), result.stdout
+    unread = [ln for ln in lines[1:] if "no answer to resources/read" in ln]
+    assert len(unread) == 12, result.stdout
+
+
+def test_a_skills_verification_ends_at_its_deadline_saying_which_files_were_not_read() -> None:
+    from dataclasses import replace
+
+    budgets = replace(TEST_BUDGETS, verify_timeout=4, request_timeout=60)
+
+    async def scenario():
+        async with ServerHandle(raw_spec("hang-reads"), budgets, None) as handle:
+            _status, (skill,) = await handle.discover()
+            started = time.monotonic()
+            verification = await handle.verify(skill)
+            return verification, time.monotonic() - started
+
+    verification, seconds = run(scenario())
+    assert seconds < 30
+    assert verification.state == "read-error"
+    assert {f.message for f in verification.files} == {
+        "not read within the 4 s one skill's verification may take"
+    }
+
+
+def test_a_kept_http_connection_to_a_restarted_server_opens_a_new_session(
+    tmp_path: Path,
+) -> None:
+    """Every read failed with "Session terminated ... is it the MCP endpoint?"."""
+    port = free_port()
+    record, marker = tmp_path / "record", tmp_path / "restarted"
+    argv = raw_argv("restart", "--http", str(port), "--record", str(record), "--state", str(marker))
+    with HttpServer(argv, port) as server:
+        spec = SourceSpec("r", "mcp", "http", server.url)
+
+        async def scenario():
+            async with ServerHandle(spec, TEST_BUDGETS, None) as handle:
+                _status, (skill,) = await handle.discover()
+                first = await handle.read_skill_md(skill, refresh=True)
+                marker.touch()  # the server restarts: it knows no session opened before
+                again = await handle.read_skill_md(skill, refresh=True)
+                later = await handle.read_skill_md(skill, refresh=True)
+                return first, again, later
+
+        first, again, later = run(scenario())
+    assert first.verification.state == "verified", first.verification.message
+    assert again.verification.state == "verified", again.verification.message
+    assert later.verification.state == "verified", later.verification.message
+    assert record.read_text().split().count("initialize") == 2
+
+
+def test_an_event_stream_asking_to_reconnect_at_once_is_resumed_a_bounded_number_of_times(
+    tmp_path: Path, tmp_home: Path
+) -> None:
+    """With ``retry: 0`` on every stream, one listing made about 950 requests."""
+    port = free_port()
+    record = tmp_path / "record"
+    argv = raw_argv("sse-retry0", "--http", str(port), "--record", str(record))
+    with HttpServer(argv, port) as server:
+        result = run_bounded("list", "--server", f"r={server.url}", seconds=60)
+    assert not result.timed_out, result.summary()
+    assert "was resumed 10 times within 10 s; no more were asked" in result.stdout, result.stdout
+    gets = record.read_text().split().count("GET")
+    assert gets <= 2 * 10 + 2, gets

@@ -11,6 +11,7 @@ from typing import Any
 
 from desktop.core.model import LABEL_RE, SourceSpec
 from desktop.core.trust import EntryTooDeep, entry_digest
+from desktop.core.visible import cut_repr
 from desktop.sources.importers.base import ImportedServer, ImportResult
 
 # ~/.claude.json also keeps per-project history and grows to tens of MiB; every other
@@ -322,7 +323,7 @@ def import_server_map(
             spec, notes = spec_from_entry(label, entry, **entry_kwargs)
             digest = entry_digest(entry)
         except (ConfigError, EntryTooDeep) as exc:
-            result.problems.append((str(file), f"server {sid!r} in '{where}': {exc}"))
+            result.problems.append((str(file), f"server {cut_repr(sid)} in '{where}': {exc}"))
             continue
         result.servers.append(
             ImportedServer(

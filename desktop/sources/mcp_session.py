@@ -48,7 +48,7 @@ from desktop.core.placeholders import (
     scrub,
     spec_secrets,
 )
-from desktop.core.visible import json_excerpt, quoted
+from desktop.core.visible import cut_repr, json_excerpt, quoted
 from desktop.core.words import count
 from desktop.sources.budgets import (
     ANSWER_REFUSED,
@@ -200,7 +200,7 @@ def _offending_text(exc: Exception) -> str:
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8", "replace")
     shown = text if isinstance(text, str) else json.dumps(text, default=str)
-    return repr(shown[:80] + ("…" if len(shown) > 80 else ""))
+    return cut_repr(shown, 80)
 
 
 def _unreadable_answer(exc: Exception) -> bool:
@@ -885,7 +885,7 @@ class McpConnection:
                         stop = f"listing stopped: page {out.pages} has a malformed nextCursor"
                     elif nxt in seen or nxt == cursor:
                         stop = (
-                            f"listing stopped: the server repeated cursor {nxt[:40]!r} "
+                            f"listing stopped: the server repeated cursor {cut_repr(nxt, 40)} "
                             f"(a loop) at page {out.pages}"
                         )
                     else:

@@ -278,20 +278,36 @@ async def verify_skill(
         return summarize(skill, [])
     uris = [f.uri for f in skill.files] if not skill.is_dynamic else [skill_md_uri(skill)]
     results: dict[str, FileVerification] = {}
-    slots = asyncio.Semaphore(max(1, concurrency))
 
     async def one(uri: str) -> None:
-        async with slots:
-            result = await read_file(skill, uri, source=source, cache=cache, refresh=refresh)
+        result = await read_file(skill, uri, source=source, cache=cache, refresh=refresh)
         results[uri] = result.verification
 
-    tasks = [asyncio.ensure_future(one(uri)) for uri in uris]
+    async def all_of_them() -> None:
+        # The first read goes alone: a server whose answers are not JSON-RPC cannot
+        # say which request each answered, and only a read waiting alone ends at once
+        # on such an answer (with several, each waits out its timeout). The others
+        # then go several at a time, or one by one after such an answer.
+        if not uris:
+            return
+        await one(uris[0])
+        first = results[uris[0]]
+        alone = first.state == READ_ERROR and "not valid JSON-RPC" in first.message
+        slots = asyncio.Semaphore(1 if alone else max(1, concurrency))
+
+        async def bounded(uri: str) -> None:
+            async with slots:
+                await one(uri)
+
+        await asyncio.gather(*(bounded(uri) for uri in uris[1:]))
+
+    task = asyncio.ensure_future(all_of_them())
     try:
-        await asyncio.wait(tasks, timeout=deadline)
+        await asyncio.wait([task], timeout=deadline)
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    tasks = [task]
     for task in tasks:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]

@@ -2,14 +2,15 @@
 
 1. Start-up: process start to the window shown with the sample catalog (the bundled
    sample folder and the sample server over stdio, all read), next to a bare PySide6
-   ``QMainWindow`` shown. Target: at most 3 times the bare window.
+   ``QMainWindow`` shown. Target: at most 2.5 times the bare window.
 2. Filter latency per keystroke with 10,000 skills in the real window (type into the
-   filter field, the table updates). Target: median under 30 ms.
+   search field, the list updates). Target: median under 16 ms, 90th percentile under
+   33 ms; with 100,000 skills, 90th percentile under 50 ms.
 3. The longest event-loop stall, measured by a 10 ms ``QTimer`` heartbeat, while 20
    servers (``skill-catalog serve`` over stdio) are discovered and a 16 MiB skill is
    verified; next to the same heartbeat on an idle loop. Target: under 100 ms.
 4. Memory (RSS) with 10,000 skills loaded, above a bare window shown the same way.
-   Target: under 150 MB.
+   Target: under +100 MB; with 100,000 skills, under +400 MB.
 
 Runs offscreen by default (``QT_QPA_PLATFORM``):
 
@@ -211,7 +212,7 @@ def startup(env: dict[str, str], rounds: int) -> None:
     )
     print(
         f"              window shown with the sample folder's skills {first * 1000:6.0f} ms "
-        f"ratio {first / b:.1f}x (target <= 3x)"
+        f"ratio {first / b:.1f}x (target <= 2.5x)"
     )
     print(
         f"              all sample sources read ({ours[0][1][1]} skills, incl. starting the "
@@ -219,18 +220,18 @@ def startup(env: dict[str, str], rounds: int) -> None:
     )
 
 
-def memory(env: dict[str, str], n: int) -> None:
+def memory(env: dict[str, str], n: int, target: int = 100) -> None:
     env = dict(env, BENCH_SKILLS=str(n))
     _, bare = run_child(BARE, env)
     _, ours = run_child(OURS_MEMORY, env)
     diff = (int(ours[0]) - int(bare[0])) / 1024
     print(
         f"memory        bare window {int(bare[0]) / 1024:6.0f} MB, with {int(ours[1]):,} skills "
-        f"{int(ours[0]) / 1024:6.0f} MB: +{diff:.0f} MB (target < 150 MB)"
+        f"{int(ours[0]) / 1024:6.0f} MB: +{diff:.0f} MB (target < +{target} MB)"
     )
 
 
-def filter_latency(n: int, tmp: str) -> None:
+def filter_latency(n: int, tmp: str, target: str = "median < 16 ms, p90 < 33 ms") -> None:
     import asyncio
 
     import qasync
@@ -270,7 +271,7 @@ def filter_latency(n: int, tmp: str) -> None:
     print(
         f"filter        {n:,} skills: median {med:.1f} ms, 90th percentile {p90:.1f} ms, "
         f"max {max(times) * 1000:.1f} ms per keystroke "
-        f"({len(times)} keystrokes; target median < 30 ms)"
+        f"({len(times)} keystrokes; target {target})"
     )
     w.close()
     _close_loop(loop)
@@ -407,6 +408,9 @@ def main() -> int:
     parser.add_argument("--servers", type=int, default=20)
     parser.add_argument("--skills", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--large", type=int, default=100_000, help="the larger catalog (0: skip its figures)"
+    )
     parser.add_argument("--only", choices=["startup", "memory", "filter", "stall"])
     args = parser.parse_args()
     wanted = {args.only} if args.only else {"startup", "memory", "filter", "stall"}
@@ -425,8 +429,12 @@ def main() -> int:
             startup(env, args.rounds)
         if "memory" in wanted:
             memory(env, args.skills)
+            if args.large:
+                memory(env, args.large, 400)
         if "filter" in wanted:
             filter_latency(args.skills, tmp)
+            if args.large:
+                filter_latency(args.large, tmp, "p90 < 50 ms")
         if "stall" in wanted:
             stalls(args.servers, os.path.join(tmp, "cold"))
             stalls(args.servers, os.path.join(tmp, "warm"), warm=True)

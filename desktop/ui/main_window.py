@@ -28,6 +28,7 @@ from desktop.core.library import (
     VIEWS,
     EmptyState,
     empty_state,
+    failed_sources,
     source_counts,
     view_counts,
 )
@@ -39,6 +40,7 @@ from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
 from desktop.ui.item_views import on_open
+from desktop.ui.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.notifier import Notice
 from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.sidebar_widget import SidebarWidget
@@ -107,6 +109,8 @@ class MainWindow(QMainWindow):
             self, spawn=controller.spawn, reload=self.reload_sources, warn=self.notifier.warning
         )
         mid_layout.addWidget(self.trust_bar)
+        self.message_bar = MessageBarWidget(self)
+        mid_layout.addWidget(self.message_bar)
         mid_layout.addWidget(self.filter_bar)
         mid_layout.addWidget(self.skill_list, 1)
         # The list beside the page; stacked above it in a narrow window.
@@ -143,6 +147,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.messages_dock], [120], Qt.Orientation.Vertical)
         self.messages_dock.hide()  # the log, on demand (View ▸ Activity)
 
+        self.notice = NoticeWidget(self)
         self.progress = ProgressWidget(self)
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)
@@ -232,6 +237,7 @@ class MainWindow(QMainWindow):
             self.sources_model.set_status(status)
         self._update_count()
         self._update_counts()
+        self._say_failed_sources()
         if wanted is not None and self.select_skill(wanted):
             self._wanted_skill = None
             return
@@ -255,6 +261,49 @@ class MainWindow(QMainWindow):
         self._update_count()
         self._update_counts()
         self._page_states()
+        self._say_keyring()
+
+    def _say_keyring(self) -> None:
+        problems = [
+            s.problem for s in self.controller.approval_states.values() if s.problem is not None
+        ]
+        missing = [p for p in problems if p.code == "no-backend"]
+        if not missing:
+            self.message_bar.clear_message("keyring")
+            return
+        detail = missing[0].message
+        self.message_bar.set_message(
+            "keyring",
+            "Approvals cannot be kept: no keyring is available",
+            "How to fix",
+            lambda: self._explain("Approvals need a keyring", detail),
+            tip=detail,
+            rank=1,
+        )
+
+    def _say_failed_sources(self) -> None:
+        failed = failed_sources(self.sources_model.specs, self.sources_model.statuses)
+        if not failed:
+            self.message_bar.clear_message("sources")
+            return
+        n = len(failed)
+        names = ", ".join(failed[:3]) + ("…" if n > 3 else "")
+        self.message_bar.set_message(
+            "sources",
+            f"{n} source{'s' if n != 1 else ''} could not be read ({names})",
+            "Retry",
+            self.actions_.refresh,
+            tip="Choose a source in the sidebar to read why",
+            rank=2,
+        )
+
+    def _explain(self, title: str, text: str) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Information, title, text, QMessageBox.StandardButton.Close, self
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setModal(False)
+        box.open()
 
     def _on_verification(self, skill_id: str) -> None:
         skill = self.controller.catalog.get(skill_id)
@@ -269,6 +318,8 @@ class MainWindow(QMainWindow):
 
     def _on_notice(self, notice: Notice) -> None:
         self.messages.appendPlainText(notice.line())
+        if notice.level == "info":
+            self.notice.notify(notice.text)  # a moment; the Activity view keeps it
         self.statusBar().showMessage(f"{notice.level}: {notice.text}", 15000)
 
     def _on_query(self, query: object) -> None:
@@ -332,7 +383,7 @@ class MainWindow(QMainWindow):
             if skill is not None:
                 local = skill.kind == "local"
                 self.preview.fetch_button.setText(
-                    "&Read and check again" if local else "&Read from server"
+                    "R&ead and check again" if local else "R&ead from server"
                 )
                 self.preview.fetch_button.setToolTip(
                     "Read the files and check them against what the source listed"

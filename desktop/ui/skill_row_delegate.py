@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QPainter, QPalette
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QIcon, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QStyle,
@@ -63,13 +63,37 @@ def row_tooltip(skill: Skill, marks: list[Mark]) -> str:
 class SkillRowDelegate(QStyledItemDelegate):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # Painting is per visible row and frequent (each keystroke in the search box):
+        # fonts, metrics and icons are made once per font and style, not per row.
+        self._font_key = ""
+        self._fonts_cache: tuple[QFont, QFont, QFontMetrics, QFontMetrics, QFontMetrics]
+        self._icons: dict[str, QIcon] = {}
 
-    def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont]:
-        bold = QFont(option.font)
-        bold.setBold(True)
-        small = QFont(option.font)
-        small.setPointSizeF(max(small.pointSizeF() * 0.9, 7.0))
-        return bold, small
+    def _fonts(
+        self, option: QStyleOptionViewItem
+    ) -> tuple[QFont, QFont, QFontMetrics, QFontMetrics, QFontMetrics]:
+        key = option.font.key()
+        if key != self._font_key:
+            bold = QFont(option.font)
+            bold.setBold(True)
+            small = QFont(option.font)
+            small.setPointSizeF(max(small.pointSizeF() * 0.9, 7.0))
+            self._fonts_cache = (
+                bold,
+                small,
+                QFontMetrics(option.font),
+                QFontMetrics(bold),
+                QFontMetrics(small),
+            )
+            self._font_key = key
+            self._icons = {}
+        return self._fonts_cache
+
+    def _icon(self, style: QStyle, key: str, widget: QWidget | None) -> QIcon:
+        icon = self._icons.get(key)
+        if icon is None:
+            icon = self._icons[key] = style.standardIcon(MARK_ICONS[key], None, widget)
+        return icon
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
@@ -106,9 +130,8 @@ class SkillRowDelegate(QStyledItemDelegate):
         dim = QColor(text_color)
         if not selected:
             dim = palette.color(QPalette.ColorRole.PlaceholderText)
-        bold, small = self._fonts(opt)
+        bold, small, metrics, bold_metrics, small_metrics = self._fonts(opt)
         rect: QRect = opt.rect
-        metrics = QFontMetrics(opt.font)
         line = metrics.lineSpacing()
         left = rect.left() + PAD + depth * INDENT
         right = rect.right() - PAD
@@ -118,8 +141,6 @@ class SkillRowDelegate(QStyledItemDelegate):
         # Marks, right to left: icon and word, or the icon alone (the word in the
         # tooltip) when the words would cut the name.
         marks = row_marks(skill, approval, verification)
-        small_metrics = QFontMetrics(small)
-        bold_metrics = QFontMetrics(bold)
         name = visible(skill.name)
         words_w = sum(small_metrics.horizontalAdvance(m.word) + ICON + 13 for m in marks)
         name_w_full = bold_metrics.horizontalAdvance(("↳ " if depth else "") + name)
@@ -136,7 +157,7 @@ class SkillRowDelegate(QStyledItemDelegate):
                 )
             x -= ICON + 3
             if style is not None:
-                icon = style.standardIcon(MARK_ICONS[mark.key], None, widget)
+                icon = self._icon(style, mark.key, widget)
                 icon.paint(painter, QRect(x, top1 + (line - ICON) // 2, ICON, ICON))
             x -= 10
         marks_left = x

@@ -102,3 +102,25 @@ def test_a_source_turned_off_says_off_and_offers_turn_on(
     assert _source_cell(window, "main") == "Off"
     assert sidebar.toggle_action.text() == "Turn &on"
     assert table_names(window) == []
+
+
+def test_sources_that_failed_are_said_in_a_message_bar_with_retry(
+    make_window: Any, skills_folder: Path, tmp_path: Path, qtbot: Any
+) -> None:
+    from PySide6.QtCore import Qt
+
+    later = tmp_path / "later"
+    window = make_window([folder_spec(skills_folder), folder_spec(later, "later")])
+    bar = window.message_bar
+    assert bar.isVisibleTo(window)
+    assert bar.text.text() == "1 source could not be read (later)"
+    assert bar.action.text() == "Retry"
+    write_skill(later, "arrived-later")
+    qtbot.mouseClick(bar.action, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert not bar.isVisibleTo(window)
+    assert "arrived-later" in table_names(window)
+    # Passing notices show a moment in the window; the Activity view keeps them all.
+    window.notifier.info("saved source later")
+    assert window.notice.isVisibleTo(window) and window.notice.text() == "saved source later"
+    assert "saved source later" in window.messages.toPlainText()

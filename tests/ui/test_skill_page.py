@@ -119,7 +119,7 @@ def test_a_server_skill_waits_for_read_from_server(
     _settle(qtbot, window)
     page = window.page
     assert page.origin.text().startswith("Third-party · from the server srv")
-    assert window.preview.fetch_button.text() == "&Read from server"
+    assert window.preview.fetch_button.text() == "R&ead from server"
     assert window.preview.rendered.toPlainText() == ""
     assert window.controller.files.get(skill.id) is None  # nothing asked of the server
     assert page.verification_pill.text() == "Not read yet"

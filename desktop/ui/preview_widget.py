@@ -48,8 +48,8 @@ Confirm = Callable[[str], bool]
 TEXT_LIMIT = 2 * 1024 * 1024
 # The raw text goes in by pieces, the window answering between them: Qt builds a
 # plain-text view in time growing with its lines (200,000 short lines took 3 s at once).
-RAW_STEP_LINES = 4000
-RAW_STEP_CHARS = 256 * 1024
+RAW_STEP_LINES = 2000
+RAW_STEP_CHARS = 128 * 1024
 # Qt lays out a line in one piece, in time growing with its length (2 MB: 5 s): the raw
 # view breaks a longer line into lines of this many characters.
 RAW_LINE = 10_000

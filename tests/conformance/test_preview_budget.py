@@ -2,9 +2,9 @@
 handed over, the raw text goes in by pieces, and the raw text is always shown.
 
 A 10 ms heartbeat runs while each body is previewed in the real window; the bound on
-its longest gap is generous (a loaded machine), far below the seconds these bodies
-held the window for (8,000 list items: 12 s; 60,000 lines of code: 1.5 s; 200,000 raw
-lines: 3 s), so a regression fails and a slow machine does not.
+its longest gap is generous (a loaded machine), below the seconds these bodies held
+the window for (20,000 list items: 47 s; 8,000: 8 to 12 s; 180,000 raw lines: 4.6 s),
+so a regression fails and a slow machine does not; the plain note is asserted too.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from desktop.ui.markdown_render import NotRendered, render_markdown
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
-HELD_AT_MOST_MS = 1000
+HELD_AT_MOST_MS = 1500
 
 
 def _skill(folder: Path, name: str, body: str, files: dict[str, str] | None = None) -> None:

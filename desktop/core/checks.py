@@ -111,6 +111,8 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
             )
     if "metadata" in frontmatter and not isinstance(frontmatter["metadata"], dict):
         problems.append(Problem("metadata-type", "metadata must be a mapping"))
+    elif isinstance(frontmatter.get("metadata"), dict):
+        problems.extend(_metadata_not_text(frontmatter["metadata"]))
     if "license" in frontmatter and not isinstance(frontmatter["license"], str):
         problems.append(Problem("license-type", "license must be a string", "warning"))
     if "allowed-tools" in frontmatter and not isinstance(frontmatter["allowed-tools"], str | list):
@@ -126,6 +128,54 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
                 + ", ".join(unknown[:20])
                 + (" ..." if len(unknown) > 20 else ""),
                 "info",
+            )
+        )
+    return problems
+
+
+# How many metadata values one skill reports as not text.
+MAX_METADATA_REPORTED = 20
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "empty (null)"
+    return "a number"
+
+
+def _metadata_not_text(metadata: dict[str, Any]) -> list[Problem]:
+    """A warning for each metadata value that is not text: the Agent Skills specification
+    makes metadata a map of string keys to string values, and strict readers hold to it."""
+    odd = [(k, v) for k, v in metadata.items() if not isinstance(v, str)]
+    problems = []
+    for key, value in odd[:MAX_METADATA_REPORTED]:
+        fix = (
+            "keep it only for hosts that read it"
+            if isinstance(value, dict | list)
+            else "put it in quotes"
+        )
+        problems.append(
+            Problem(
+                "metadata-not-text",
+                f"metadata.{key} is {_kind(value)}, not text: the Agent Skills specification "
+                "makes metadata a map of text to text, and strict readers refuse it "
+                "(fastmcp 4.1.3's client refuses a server's whole listing for one such "
+                f"value); {fix}",
+                "warning",
+            )
+        )
+    if len(odd) > MAX_METADATA_REPORTED:
+        problems.append(
+            Problem(
+                "metadata-not-text",
+                f"{len(odd) - MAX_METADATA_REPORTED} more metadata values are not text",
+                "warning",
             )
         )
     return problems

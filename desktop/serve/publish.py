@@ -25,6 +25,8 @@ from desktop.core.visible import visible
 from desktop.serve.content import DIRECTORY, MARKDOWN, mime_type
 
 SCHEME = "skill://"
+# Problems of a published skill that other hosts read or refuse differently.
+INTEROPERABILITY_CODES = frozenset({"frontmatter-yaml-versions", "metadata-not-text"})
 SKILL_MD = "SKILL.md"
 # RFC 3986 pchar minus '%': segment characters kept as they are.
 _SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
@@ -167,6 +169,14 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
         if errors:
             pub.warnings.append(
                 f"published {published.uri}, which strict hosts may refuse: {'; '.join(errors)}"
+            )
+        # Values other hosts read otherwise (YAML 1.2, strict metadata types): said before
+        # any host lists them. The entry carries the values as YAML 1.1 reads the file,
+        # which the file's own fields then confirm to a host reading it so.
+        other = [p.message for p in skill.problems if p.code in INTEROPERABILITY_CODES]
+        if other:
+            pub.warnings.append(
+                f"published {published.uri}, which some hosts read otherwise: {'; '.join(other)}"
             )
     pub.skills.sort(key=lambda s: s.uri)
     return pub

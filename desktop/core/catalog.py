@@ -28,6 +28,8 @@ class Collision:
     key: str
     ids: tuple[str, ...]
     names: tuple[str, ...]
+    # Each copy's qualified name (what `list` shows and a command takes), as ``ids``.
+    qualified: tuple[str, ...] = ()
 
     def describe(self) -> str:
         what = {
@@ -38,12 +40,23 @@ class Collision:
         shown = self.key if self.kind == "same-name" else ", ".join(sorted(set(self.names)))
         return f"{len(self.ids)} skills {what} {shown}"
 
+    def copies(self) -> str:
+        """Each copy by its qualified name and its id."""
+        shown = self.qualified or self.ids
+        return ", ".join(
+            f"{q} ({i})" if q != i else i for q, i in zip(shown, self.ids, strict=True)
+        )
+
     def to_json(self) -> dict[str, Any]:
+        shown = self.qualified or self.ids
         return {
             "kind": self.kind,
             "name": self.key,
             "ids": list(self.ids),
             "names": list(self.names),
+            "skills": [
+                {"qualified_name": q, "id": i} for q, i in zip(shown, self.ids, strict=True)
+            ],
         }
 
 
@@ -99,7 +112,9 @@ def _assign_names(skills: list[Skill]) -> None:
             paths = [(skill_dir_of(s.uri) or s.uri).split("://", 1)[-1] for s in group]
             for skill, path in zip(group, paths, strict=True):
                 if len(group) == 1:
-                    key = name
+                    # A server skill published under a deeper path than its name's own
+                    # folder (skill://documents/pdf/) shows that path.
+                    key = path if skill.origin.kind == "mcp" and path != name else name
                 elif paths.count(path) == 1:  # in-listing duplicates, told apart by path (I3)
                     key = path
                 else:  # the same path under two schemes: the whole URI tells them apart
@@ -161,22 +176,22 @@ def find_collisions(skills: Iterable[Skill]) -> list[Collision]:
         folded[fold(s.name)].append(s)
     for name, group in exact.items():
         if len(group) > 1:
-            out.append(
-                Collision(
-                    "same-name", name, tuple(s.id for s in group), tuple(s.name for s in group)
-                )
-            )
+            out.append(Collision("same-name", name, *_copies(group)))
     for key, group in cased.items():
         if len({s.name for s in group}) > 1:
-            out.append(
-                Collision("case", key, tuple(s.id for s in group), tuple(s.name for s in group))
-            )
+            out.append(Collision("case", key, *_copies(group)))
     for key, group in folded.items():
         if len({s.name.casefold() for s in group}) > 1:
-            out.append(
-                Collision("unicode", key, tuple(s.id for s in group), tuple(s.name for s in group))
-            )
+            out.append(Collision("unicode", key, *_copies(group)))
     return out
+
+
+def _copies(group: list[Skill]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    return (
+        tuple(s.id for s in group),
+        tuple(s.name for s in group),
+        tuple(s.qualified_name or s.id for s in group),
+    )
 
 
 def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:

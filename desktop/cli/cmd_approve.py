@@ -16,9 +16,10 @@ import argparse
 import asyncio
 from typing import Any
 
-from desktop.cli.cmd_approvals import describe_record, find_skill
+from desktop.cli.cmd_approvals import describe_record
 from desktop.cli.output import emit_json, err, say_notices
-from desktop.cli.sources_args import add_source_options, load_catalog, resolve_specs
+from desktop.cli.resolve import SKILL_HELP, pick_skill
+from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.approvals import ApprovalError, make_record
 from desktop.core.model import Skill, SkillFile, SourceSpec
 from desktop.core.visible import one_line
@@ -29,7 +30,7 @@ HELP = "approve a skill's current files in the OS keyring (with explicit grants)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see `list`)")
+    parser.add_argument("id", metavar="SKILL", help=SKILL_HELP)
     parser.add_argument(
         "--grant-tool",
         action="append",
@@ -57,18 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    catalog = asyncio.run(load_catalog(args))
-    skill = find_skill(catalog, args.id)
+    picked = asyncio.run(pick_skill(resolve_specs(args), args.id))  # the one rule for names
+    skill = picked.skill
     if skill is None:
-        same = [s.id for s in catalog.named(args.id)]
-        if len(same) > 1:
-            err(
-                f"skill-catalog approve: {args.id!r} names {len(same)} skills; "
-                f"give one id: {', '.join(same[:5])}"
-            )
-        else:
-            err(f"skill-catalog approve: no skill {args.id!r} in the sources given (see `list`)")
+        err(f"skill-catalog approve: {picked.message}")
         return 1
+    if picked.said:
+        err(f"skill-catalog approve: {picked.said}")
     try:  # the rules first: nothing is read for an approval that would be refused
         make_record(
             skill,
@@ -94,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
     store = ApprovalStore()
     # Also lists again approvals an index deleted by hand lost.
-    before = store.states(catalog.skills).get(skill.id)
+    before = store.states([skill]).get(skill.id)
     try:
         record = store.approve(
             skill,

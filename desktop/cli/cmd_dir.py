@@ -1,4 +1,4 @@
-"""``skill-catalog dir ID [PATH]``: a server skill's directory as the server lists it.
+"""``skill-catalog dir SKILL [PATH]``: a server skill's directory as the server lists it.
 
 Only for a server that declares ``directoryRead`` (``resources/directory/read``). What
 it lists never extends the skill (D10): each file is marked as in the entry you hold or
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 
-from desktop.cli._mcp_common import find_skill, parse_id, server_spec
 from desktop.cli.output import CheckFailed, emit_json, fail_usage, table
-from desktop.cli.sources_args import add_source_options
-from desktop.core.catalog import build_catalog
+from desktop.cli.resolve import SKILL_HELP, Resolver
+from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.model import Skill
-from desktop.sources.mcp import DirectoryChild, ServerHandle
+from desktop.sources.mcp import DirectoryChild, ServerPool
 from desktop.sources.mcp_session import SourceError
 
 NAME = "dir"
@@ -25,7 +25,7 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see list)")
+    parser.add_argument("id", metavar="SKILL", help=SKILL_HELP)
     parser.add_argument(
         "path",
         metavar="PATH",
@@ -47,23 +47,24 @@ def directory_uri(skill: Skill, path: str) -> str:
 
 
 async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChild]]:
-    label = parse_id(args.id).label
-    spec = server_spec(args, label)
-    async with ServerHandle(spec) as handle:
-        status, skills = await handle.discover(timeout=handle.budgets.server_timeout)
-        listed = build_catalog([status], skills)
-        skill, why = await find_skill(args.id, listed, lambda _label, uri: handle.get_skill(uri))
+    specs = resolve_specs(args)
+    async with ServerPool(specs) as pool:
+        picked = await Resolver(specs, pool).pick(args.id)
+        skill = picked.skill
         if skill is None:
-            raise CheckFailed(why)
+            raise CheckFailed(f"skill-catalog {NAME}: {picked.message}")
+        if skill.origin.kind != "mcp":
+            fail_usage(f"{args.id!r} is a local skill; dir lists a server skill's directory")
+        if picked.said:
+            print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
         uri = directory_uri(skill, args.path)
         try:
-            return skill, uri, await handle.read_directory(skill, uri)
+            return skill, uri, await pool.handle(skill.origin.label).read_directory(skill, uri)
         except SourceError as exc:
-            raise CheckFailed(f"{label}: {exc}") from None
+            raise CheckFailed(f"{skill.origin.label}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    parse_id(args.id)
     skill, uri, children = asyncio.run(_list(args))
     if args.json:
         emit_json(

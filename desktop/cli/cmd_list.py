@@ -129,11 +129,12 @@ def render(
             [40, 10, 30, 18, 7, 60],
         )
     )
+    lines.append("(show, verify, dir, approve and revoke take a NAME as shown, or an id)")
     if catalog.collisions:
         lines.append("")
         lines.append("Collisions:")
         for c in catalog.collisions:
-            lines.append(f"  {one_line(c.describe())}: {one_line(', '.join(c.ids))}")
+            lines.append(f"  {one_line(c.describe())}: {one_line(c.copies())}")
             if c.kind == "same-name":  # precedence is an agent's rule for one name only
                 origins = [s.origin for s in catalog.sources]
                 lines.extend(

@@ -12,9 +12,10 @@ import argparse
 import asyncio
 import os
 
-from desktop.cli.cmd_approvals import describe_key, find_skill
+from desktop.cli.cmd_approvals import describe_key
 from desktop.cli.output import err, say_notices
-from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
+from desktop.cli.resolve import pick_skill
+from desktop.cli.sources_args import add_source_options, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
 from desktop.core.model import SourceSpec
 from desktop.core.visible import one_line
@@ -33,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
     key: ApprovalKey | None = None
     specs = specs_from_args(args)
     if specs is not None:
-        catalog = asyncio.run(load_catalog(args))
-        skill = find_skill(catalog, args.id)
+        picked = asyncio.run(pick_skill(specs, args.id))  # the one rule for names
+        skill = picked.skill
         if skill is not None:
             try:
                 key = ApprovalKey.for_skill(skill)
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             # the key is still known from the source given and the URI. Anything else
             # would widen the revocation to every endpoint and folder, which is what
             # leaving the source options out asks for.
-            same = [s.id for s in catalog.named(args.id)]
+            same = [s.id for s in picked.candidates]
             label, _, uri = args.id.partition(":")
             server = _server_named(args.id, specs)
             folder = next((s for s in specs if s.kind == "local" and s.label == label), None)

@@ -1,4 +1,4 @@
-"""``skill-catalog show ID``: print a skill's verified ``SKILL.md``.
+"""``skill-catalog show SKILL``: print a skill's verified ``SKILL.md``.
 
 Only bytes that agree with the entry (size, digest, frontmatter) are printed. On a
 refusal the reason goes to stderr and the exit code is 1. A ``"dynamic"`` skill has
@@ -12,8 +12,8 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli._mcp_common import find_skill, parse_id, sources_named
 from desktop.cli.output import CheckFailed
+from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.visible import one_line
 from desktop.sources.mcp import ServerPool
@@ -24,7 +24,7 @@ HELP = "print a skill's verified SKILL.md"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see list)")
+    parser.add_argument("id", metavar="SKILL", help=SKILL_HELP)
     parser.add_argument(
         "--allow-dynamic",
         action="store_true",
@@ -34,22 +34,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def _show(args: argparse.Namespace) -> ReadResult:
-    from desktop.sources.registry import discover
-
-    specs = sources_named(resolve_specs(args), [args.id])
+    specs = resolve_specs(args)
     async with ServerPool(specs) as pool:
-        # Listed on the connections the read then uses: each server starts once.
-        catalog = await discover(specs, pool=pool)
-        skill, why = await find_skill(
-            args.id, catalog, lambda label, uri: pool.handle(label).get_skill(uri)
-        )
-        if skill is None:
-            raise CheckFailed(why)
-        return await pool.read_skill_md(skill)
+        # Resolved on the connections the read then uses: each server starts once.
+        picked = await Resolver(specs, pool).pick(args.id)
+        if picked.skill is None:
+            raise CheckFailed(f"skill-catalog {NAME}: {picked.message}")
+        if picked.said:
+            print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
+        return await pool.read_skill_md(picked.skill)
 
 
 def run(args: argparse.Namespace) -> int:
-    parse_id(args.id)
     result = asyncio.run(_show(args))
     if result.data is None:
         hint = "; refresh the entry with `skill-catalog get`" if result.refresh_offered else ""

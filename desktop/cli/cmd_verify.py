@@ -1,4 +1,4 @@
-"""``skill-catalog verify [ID ...|--all]``: fetch and verify every file of skills.
+"""``skill-catalog verify [SKILL ...|--all]``: fetch and verify every file of skills.
 
 Exit 0 only when every named skill verified. ``--json`` prints
 ``{"results": [{"id", "state", "message", "files": [...]}]}``. A match means the bytes
@@ -11,8 +11,8 @@ import argparse
 import asyncio
 import sys
 
-from desktop.cli._mcp_common import find_skill, parse_id, sources_named
 from desktop.cli.output import emit_json, fail_usage
+from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
@@ -27,7 +27,7 @@ HELP = "fetch and verify every file of skills against their entries"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("ids", nargs="*", metavar="ID", help="skill ids, LABEL:URI (see list)")
+    parser.add_argument("ids", nargs="*", metavar="SKILL", help=SKILL_HELP)
     parser.add_argument("--all", action="store_true", help="verify every skill in the catalog")
     parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
     add_source_options(parser)
@@ -37,22 +37,24 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     from desktop.sources.registry import discover
 
     specs = resolve_specs(args)
-    if not args.all:
-        specs = sources_named(specs, args.ids)
     results: list[SkillVerification | None] = []
     missing: dict[int, str] = {}
     async with ServerPool(specs) as pool:
-        # Listed on the connections the reads then use: each server starts once.
-        catalog = await discover(specs, pool=pool)
-        skills: list[Skill | None] = list(catalog.skills) if args.all else []
-        if not args.all:
-            for i, sid in enumerate(args.ids):
-                skill, why = await find_skill(
-                    sid, catalog, lambda label, uri: pool.handle(label).get_skill(uri)
-                )
-                skills.append(skill)
-                if skill is None:
-                    missing[i] = why
+        # Listed or asked on the connections the reads then use: each server starts once.
+        if args.all:
+            catalog = await discover(specs, pool=pool)
+            skills: list[Skill | None] = list(catalog.skills)
+        else:
+            resolver = Resolver(specs, pool)
+            skills = []
+            for i, target in enumerate(args.ids):
+                picked = await resolver.pick(target)
+                skills.append(picked.skill)
+                if picked.skill is None:
+                    missing[i] = picked.message
+                elif picked.said:
+                    print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
+            catalog = Catalog()  # no source was read as a whole
         by_label: dict[str, list[int]] = {}
         for i, skill in enumerate(skills):
             results.append(None)
@@ -88,11 +90,9 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
 
 def run(args: argparse.Namespace) -> int:
     if not args.ids and not args.all:
-        fail_usage("name skills to verify (LABEL:URI ...) or pass --all")
+        fail_usage("name skills to verify (an id, a name or a folder; see list) or pass --all")
     if args.ids and args.all:
-        fail_usage("pass skill ids or --all, not both")
-    for sid in args.ids:
-        parse_id(sid)
+        fail_usage("name skills or pass --all, not both")
     results, catalog = asyncio.run(_verify(args))
     # With --all, a source that could not be read hides skills nobody verified: it is
     # named, and the run does not pass.

@@ -136,7 +136,7 @@ def test_cli_show_and_verify_take_an_id_that_only_get_confirms(cli) -> None:
     checked = cli("verify", hidden, "h:skill://nope/SKILL.md", "--server", server_option("ok"))
     assert checked.returncode == 1
     assert f"{hidden}: verified:" in checked.stdout
-    assert "nor by skills/get: the server serves no skill at skill://nope" in checked.stdout
+    assert "the server serves no skill at skill://nope" in checked.stdout
     by_name = cli("show", "h:demo", "--server", server_option("ok"))  # the name list prints
     assert by_name.returncode == 0 and "name: demo" in by_name.stdout
 
@@ -256,7 +256,10 @@ def test_cli_dir_marks_what_the_server_lists_against_the_held_entry(cli, tmp_pat
     assert data["uri"] == "skill://demo/references"
     held = {c["name"]: c["in_held_entry"] for c in data["children"]}
     assert held == {"added-later.md": False, "guide.md": True}
-    assert "resources/read" not in record.read_text().split()
+    methods = record.read_text().split()
+    assert "resources/read" not in methods
+    # An id: the entry comes from skills/get alone.
+    assert "skills/get" in methods and "skills/list" not in methods and "tools/list" not in methods
     human = cli(
         "dir", "h:skill://demo/SKILL.md", "references", "--server", server_option("directory")
     )

@@ -98,3 +98,56 @@ def test_over_http_too(cli, tmp_path: Path) -> None:
         proc = cli("verify", "pub:skill://pdf/SKILL.md", "--server", f"pub={server.url}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verified" in proc.stdout
+
+
+def test_a_command_given_an_id_asks_skills_get_and_reads_nothing_else(cli, tmp_path: Path) -> None:
+    """`show`, `verify` of an id: one skills/get and the file reads; no listing, no tools
+    (a publisher re-reading its folder per request made one `show` cost a full `list`)."""
+    root = folder(tmp_path)
+    for command in ("show", "verify"):
+        record = tmp_path / f"{command}.log"
+        proc = cli(command, "pub:skill://pdf/SKILL.md", "--server", server_option(root, record))
+        assert proc.returncode == 0, proc.stderr
+        methods = record.read_text().split()
+        assert methods.count("skills/get") == 1, methods
+        assert "resources/read" in methods, methods
+        assert "skills/list" not in methods and "tools/list" not in methods, methods
+    # A name needs the listing: it is walked then, and the pick is said.
+    record = tmp_path / "name.log"
+    proc = cli("show", "pdf", "--server", server_option(root, record))
+    assert proc.returncode == 0, proc.stderr
+    assert "skills/list" in record.read_text().split()
+    assert "pdf is pub:skill://pdf/SKILL.md from pub" in proc.stderr
+
+
+def test_every_form_of_naming_a_skill_and_an_ambiguous_name(cli, tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    local = tmp_path / "mine"
+    (local / "pdf").mkdir(parents=True)
+    mine_md = PLAIN_MD.replace(b"plain", b"pdf")
+    (local / "pdf" / "SKILL.md").write_bytes(mine_md)
+    options = ["--server", server_option(root, tmp_path / "log"), "--folder", f"mine={local}"]
+    for target, body in (
+        ("pdf", mine_md),  # the name list shows for the local skill
+        ("pub:pdf", PDF_MD),
+        ("pub:skill://pdf/SKILL.md", PDF_MD),
+        ("mine:pdf/SKILL.md", mine_md),
+        (str(local / "pdf"), mine_md),
+        ("pub:plain", PLAIN_MD),
+        ("plain", PLAIN_MD),  # a bare name of a server skill
+    ):
+        proc = cli("show", target, *options)
+        assert proc.returncode == 0, (target, proc.stderr)
+        assert proc.stdout.encode() == body, target
+    checked = cli("verify", "plain", "mine:pdf/SKILL.md", *options)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    missing = cli("verify", "nothing-here", *options)
+    assert missing.returncode == 1 and "no skill 'nothing-here'" in missing.stdout
+    two = [*options, "--server", server_option(root, tmp_path / "log2", "two")]
+    both = cli("show", "plain", *two)
+    assert both.returncode == 1 and both.stdout == ""
+    assert (
+        "'plain' names 2 skills; give one id: pub:skill://plain/SKILL.md, "
+        "two:skill://plain/SKILL.md" in both.stderr
+    )
+    assert "  two:plain  (id two:skill://plain/SKILL.md, from two (stdio" in both.stderr

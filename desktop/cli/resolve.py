@@ -1,0 +1,191 @@
+"""The skill a command line names, by one rule for every command that takes a skill.
+
+A skill is named by any of:
+
+- its id, ``LABEL:URI`` (``docs:skill://pdf/SKILL.md``, ``mine:pdf/SKILL.md``): a server
+  skill is asked for with ``skills/get`` alone (the specification's way to get one
+  skill), so nothing else is listed and no tool list is asked for;
+- its name as ``list`` shows it, ``LABEL:NAME`` or ``LABEL:PATH`` for a server skill,
+  or a bare ``NAME``: the sources are listed (only the labelled one when a label is
+  given) and the one skill of that name is picked, or the candidates are listed;
+- a folder holding a ``SKILL.md`` (a path: ``./pdf``, ``~/skills/pdf``, ``/abs/pdf``;
+  a bare word is a folder only when no skill has that name).
+
+When the skill was named otherwise than by its id, :attr:`Picked.said` says which one
+was picked.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.core.catalog import Catalog, build_catalog
+from desktop.core.model import QUALIFIER, Skill, SourceSpec, SourceStatus
+from desktop.core.visible import one_line
+
+# How many candidates an ambiguous name lists.
+MAX_CANDIDATES = 8
+# The help of every command's skill argument.
+SKILL_HELP = "a skill: its NAME or LABEL:NAME as list shows it, its id LABEL:URI, or its folder"
+
+
+@dataclass(slots=True)
+class Picked:
+    """The skill a target names, or why none (``message``)."""
+
+    target: str
+    skill: Skill | None = None
+    message: str = ""
+    said: str = ""  # which skill was picked, when the target was not its id
+    candidates: list[Skill] = field(default_factory=list)
+
+
+def _is_path(target: str) -> bool:
+    """A folder's path as people type one; a bare word or ``a/b`` is a folder when it
+    holds a ``SKILL.md`` (a name with a colon never is: it names a source's skill)."""
+    if target in (".", "..") or target.startswith(("~", "./", "../")) or os.path.isabs(target):
+        return True
+    return QUALIFIER not in target and os.path.isfile(os.path.join(target, "SKILL.md"))
+
+
+def describe(skill: Skill) -> str:
+    """A skill as a choice: what to type, its id and where it comes from."""
+    where = one_line(skill.origin.describe())
+    return f"{one_line(skill.qualified_name or skill.id)}  (id {one_line(skill.id)}, from {where})"
+
+
+class Resolver:
+    """Resolves targets against the sources given, listing each source at most once.
+
+    ``pool`` is a :class:`desktop.sources.mcp.ServerPool` of ``specs``: the servers are
+    asked on its connections, which the reads that follow then use.
+    """
+
+    def __init__(self, specs: list[SourceSpec], pool: object) -> None:
+        self.specs = [s for s in specs if s.enabled]
+        self.pool = pool
+        self._listed: dict[str, tuple[SourceStatus, list[Skill]]] = {}
+
+    def spec(self, label: str) -> SourceSpec | None:
+        return next((s for s in self.specs if s.label == label), None)
+
+    async def pick(self, target: str) -> Picked:
+        if _is_path(target):
+            return await self._folder(target)
+        label, sep, rest = target.partition(QUALIFIER)
+        spec = self.spec(label) if sep else None
+        if spec is not None and rest:
+            if spec.kind == "mcp" and "://" in rest:
+                return await self._by_uri(target, spec, rest)
+            catalog = await self._catalog([spec])
+            found = catalog.named(target)
+            if not found:  # LABEL:NAME of a skill whose shown name holds its path
+                found = [s for s in catalog.skills if s.name == rest]
+            picked = self._one(target, found, catalog, f"{label}'s listing")
+            if picked.skill is None and not found and spec.kind == "mcp":
+                picked.message += (
+                    " (a skill its server does not list is asked for by the URI of its "
+                    "SKILL.md: LABEL:URI)"
+                )
+            return picked
+        catalog = await self._catalog(self.specs)
+        # The name `list` shows first (a server skill's carries its label, so a local
+        # skill's is never a server's); else every skill of that name.
+        found = catalog.named(target) or [s for s in catalog.skills if s.name == target]
+        return self._one(target, found, catalog, "the sources given")
+
+    async def _by_uri(self, target: str, spec: SourceSpec, uri: str) -> Picked:
+        from desktop.sources.mcp_session import NoSkillsMethod, NoSuchSkill, SourceError
+
+        handle = self.pool.handle(spec.label)  # type: ignore[attr-defined]
+        try:
+            skill: Skill = await handle.get_skill(uri)
+        except (NoSuchSkill, NoSkillsMethod) as exc:
+            return Picked(target, message=f"no skill {target!r}: {one_line(str(exc))}")
+        except SourceError as exc:
+            if not handle.connected:
+                return Picked(target, message=f"{spec.label}: {one_line(str(exc))}")
+            # A server that answers but not skills/get may still list it.
+            catalog = await self._catalog([spec])
+            found = catalog.named(target)
+            if found:
+                return Picked(target, found[0])
+            return Picked(
+                target,
+                message=f"no skill {target!r}: skills/get answered {one_line(str(exc))}, "
+                "and its listing has no such skill",
+            )
+        build_catalog([handle.status], [skill])  # its shown name, as `list` gives it
+        return Picked(target, skill)
+
+    async def _catalog(self, specs: list[SourceSpec]) -> Catalog:
+        import asyncio
+
+        todo = [s for s in specs if s.label not in self._listed]
+        results = await asyncio.gather(*(self._list(s) for s in todo))
+        for spec, result in zip(todo, results, strict=True):
+            self._listed[spec.label] = result
+        chosen = [self._listed[s.label] for s in specs]
+        skills = [skill for _, found in chosen for skill in found]
+        return build_catalog([status for status, _ in chosen], skills)
+
+    async def _list(self, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+        from desktop.sources import registry
+
+        if spec.kind == "mcp":
+            return await registry._on_pool(self.pool, spec)
+        return await registry.read_source(spec)
+
+    async def _folder(self, target: str) -> Picked:
+        import asyncio
+
+        from desktop.sources.folder import folder_label, scan_folder
+
+        path = Path(target).expanduser()
+        if not (path / "SKILL.md").is_file():
+            return Picked(target, message=f"{target!r} is not a skill folder (no SKILL.md in it)")
+        real = path.resolve()
+        spec = SourceSpec(folder_label(real), "local", "folder", str(real))
+        status, skills = await asyncio.to_thread(scan_folder, spec)
+        catalog = build_catalog([status], skills)
+        found = [s for s in catalog.skills if s.uri == "SKILL.md"]
+        if not found:
+            return Picked(target, message=f"{target!r}: {one_line(status.message)}")
+        return Picked(target, found[0], said=f"{target} is the skill folder {real}")
+
+    def _one(self, target: str, found: list[Skill], catalog: Catalog, where: str) -> Picked:
+        if len(found) == 1:
+            skill = found[0]
+            said = (
+                ""
+                if target == skill.id
+                else f"{target} is {one_line(skill.id)} from {one_line(skill.origin.describe())}"
+            )
+            return Picked(target, skill, said=said)
+        if found:
+            found = sorted(found, key=lambda s: s.id)
+            shown = "\n".join(f"  {describe(s)}" for s in found[:MAX_CANDIDATES])
+            more = (
+                f"\n  and {len(found) - MAX_CANDIDATES} more" if len(found) > MAX_CANDIDATES else ""
+            )
+            ids = ", ".join(one_line(s.id) for s in found[:MAX_CANDIDATES])
+            return Picked(
+                target,
+                message=f"{target!r} names {len(found)} skills; give one id: {ids}\n{shown}{more}",
+                candidates=found,
+            )
+        failed = [s for s in catalog.sources if s.status == "error"]
+        why = "".join(
+            f"; {one_line(s.origin.label)} could not be read: {one_line(s.message)}" for s in failed
+        )
+        return Picked(target, message=f"no skill {target!r} in {where} (see `list`){why}")
+
+
+async def pick_skill(specs: list[SourceSpec], target: str) -> Picked:
+    """``target`` resolved against ``specs`` on connections of its own (closed after)."""
+    from desktop.sources.mcp import ServerPool
+
+    async with ServerPool(specs) as pool:
+        return await Resolver(specs, pool).pick(target)

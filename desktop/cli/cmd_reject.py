@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from desktop.cli.cmd_approvals import describe_record, find_skill
+from desktop.cli.cmd_approvals import describe_record
 from desktop.cli.output import emit_json, err, say_notices
-from desktop.cli.sources_args import add_source_options, load_catalog
+from desktop.cli.resolve import SKILL_HELP, pick_skill
+from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.approvals import ApprovalError
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore
@@ -23,25 +24,20 @@ HELP = "record that a skill's current files were rejected (with an optional reas
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="the skill's id, LABEL:URI (see `list`)")
+    parser.add_argument("id", metavar="SKILL", help=SKILL_HELP)
     parser.add_argument("--reason", default="", metavar="TEXT", help="why it was rejected")
     parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
     add_source_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    catalog = asyncio.run(load_catalog(args))
-    skill = find_skill(catalog, args.id)
+    picked = asyncio.run(pick_skill(resolve_specs(args), args.id))  # the one rule for names
+    skill = picked.skill
     if skill is None:
-        same = [s.id for s in catalog.named(args.id)]
-        if len(same) > 1:
-            err(
-                f"skill-catalog reject: {args.id!r} names {len(same)} skills; "
-                f"give one id: {', '.join(same[:5])}"
-            )
-        else:
-            err(f"skill-catalog reject: no skill {args.id!r} in the sources given (see `list`)")
+        err(f"skill-catalog reject: {picked.message}")
         return 1
+    if picked.said:
+        err(f"skill-catalog reject: {picked.said}")
     store = ApprovalStore()
     try:
         record = store.reject(skill, reason=args.reason)

@@ -12,7 +12,8 @@ A skill is named by any of:
   a bare word is a folder only when no skill has that name).
 
 When the skill was named otherwise than by its id, :attr:`Picked.said` says which one
-was picked.
+was picked. Approvals bind what the listing shows: for them an id is looked up in its
+server's listing first (``listed``), and asked for with ``skills/get`` when it is not there.
 """
 
 from __future__ import annotations
@@ -63,9 +64,12 @@ class Resolver:
     asked on its connections, which the reads that follow then use.
     """
 
-    def __init__(self, specs: list[SourceSpec], pool: object) -> None:
+    def __init__(self, specs: list[SourceSpec], pool: object, *, listed: bool = False) -> None:
         self.specs = [s for s in specs if s.enabled]
         self.pool = pool
+        # An id as its server lists it (what `list` showed, for approvals), and by
+        # skills/get only when the listing lacks it.
+        self.listed = listed
         self._listed: dict[str, tuple[SourceStatus, list[Skill]]] = {}
 
     def spec(self, label: str) -> SourceSpec | None:
@@ -78,6 +82,10 @@ class Resolver:
         spec = self.spec(label) if sep else None
         if spec is not None and rest:
             if spec.kind == "mcp" and "://" in rest:
+                if self.listed:
+                    found = (await self._catalog([spec])).named(target)
+                    if len(found) == 1:
+                        return Picked(target, found[0])
                 return await self._by_uri(target, spec, rest)
             catalog = await self._catalog([spec])
             found = catalog.named(target)
@@ -183,9 +191,10 @@ class Resolver:
         return Picked(target, message=f"no skill {target!r} in {where} (see `list`){why}")
 
 
-async def pick_skill(specs: list[SourceSpec], target: str) -> Picked:
-    """``target`` resolved against ``specs`` on connections of its own (closed after)."""
+async def pick_skill(specs: list[SourceSpec], target: str, *, listed: bool = True) -> Picked:
+    """``target`` resolved against ``specs`` on connections of its own (closed after);
+    ``listed``: an id as its server lists it (see :class:`Resolver`)."""
     from desktop.sources.mcp import ServerPool
 
     async with ServerPool(specs) as pool:
-        return await Resolver(specs, pool).pick(target)
+        return await Resolver(specs, pool, listed=listed).pick(target)

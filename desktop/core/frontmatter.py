@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -173,6 +174,7 @@ def _resolve_plain(value: str) -> Any:
 
 
 _FAST_READER = Reader(_resolve_plain, _IMPLICIT_FIRST)
+_ANSWERED = threading.local()  # whether this thread's last reading took the fast path
 
 
 def _alias_problem() -> Refused:
@@ -353,6 +355,17 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
     return read_with(yaml_text, _FAST_READER, YAML_11)
 
 
+def _read_11(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem], bool | None]:
+    """The YAML 1.1 reading, and whether it met a scalar YAML 1.2 reads otherwise:
+    known (``True``/``False``) when the fast reader answered, else ``None``."""
+    _FAST_READER.begin()
+    _ANSWERED.fast = False
+    fields, problems = parse_frontmatter_text(yaml_text)
+    if _ANSWERED.fast and _FAST_READER.differs is not None:
+        return fields, problems, _FAST_READER.met_other_reading
+    return fields, problems, None
+
+
 def read_with(
     yaml_text: str, reader: Reader, dialect: Dialect
 ) -> tuple[dict[str, Any] | None, list[Problem]]:
@@ -370,6 +383,7 @@ def read_with(
     if FAST_PATH:
         simple = simple_mapping(yaml_text, reader, MAX_DEPTH, MAX_NODES)
         if simple is not None:
+            _ANSWERED.fast = True
             return simple, []
     duplicates: list[str] = []
     not_yaml: tuple[type[Exception], ...] = (
@@ -448,12 +462,14 @@ def parse_skill_md(data: bytes) -> ParsedSkillMd:
                 )
             ],
         )
-    fields, problems = parse_frontmatter_text(yaml_text)
-    parsed = ParsedSkillMd(fields, body, problems, has_frontmatter=True)
-    if fields is not None:
-        from desktop.core.frontmatter_12 import second_reading, version_problems
+    from desktop.core.frontmatter_12 import second_reading, version_problems
 
-        parsed.frontmatter_12, parsed.differences_12 = second_reading(yaml_text, fields)
+    fields, problems, met = _read_11(yaml_text)
+    parsed = ParsedSkillMd(fields, body, problems, has_frontmatter=True)
+    if fields is not None and met is not False:
+        parsed.frontmatter_12, parsed.differences_12 = second_reading(
+            yaml_text, fields, known=met is True
+        )
         problems.extend(version_problems(parsed.differences_12))
     return parsed
 

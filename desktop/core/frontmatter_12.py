@@ -26,6 +26,7 @@ from ruamel.yaml import events as ruamel_events
 from ruamel.yaml.error import YAMLError as RuamelYAMLError
 from ruamel.yaml.nodes import ScalarNode
 
+from desktop.core import frontmatter
 from desktop.core.frontmatter import MERGE, Dialect, Refused, read_with, to_json_value
 from desktop.core.frontmatter_fast import DECLINE, Reader
 from desktop.core.jsondiff import ABSENT, differences
@@ -51,22 +52,52 @@ MAX_REPORTED = 20
 # (1:30), exponents without a dot or a sign (1e3, 1.0e3), and "=". Anything else is read
 # alike by both (tests/core/test_frontmatter_12.py checks that over generated texts).
 # Deliberately generous: a match only means the second reading is made.
-_MAY_DIFFER = re.compile(
-    r"(?<![^\s\[\],:?-])"  # at the start of a token
-    r"(?:"
-    r"(?i:yes|no|on|off)(?![^\s\[\],:#])"
-    r"|[-+]?0[0-9_o]"
-    r"|[-+]?[0-9][0-9_]*:[0-9]"
-    r"|[-+]?[0-9_.]*[0-9_][0-9_.]*[eE]"
-    r"|[-+]?\.[0-9_]*[eE]"
+_CANDIDATE = re.compile(
+    r"(?i:yes|no|on|off)"
+    r"|[-+]?0[0-9_o][0-9a-fA-F_.:eEoxX+-]*"
+    r"|[-+]?[0-9][0-9_]*(?::[0-9_]+)+(?:\.[0-9_]*)?"
+    r"|[-+]?[0-9_.]*[0-9_.][0-9_.]*[eE][-+]?[0-9_]*"
     r"|="
-    r")",
+)
+_FLOW = re.compile(r"[,\[\]{}]")
+
+
+def _scalars(line: str) -> list[str]:
+    """The texts on one line that may each be a whole plain scalar: a key, a value, an
+    item of a flow collection, the line's last word (generous: more is only slower)."""
+    line = line.split(" #", 1)[0].strip()
+    while line[:2] in ("- ", "? ", ": "):
+        line = line[2:].lstrip()
+    found = [line, line.rsplit(None, 1)[-1].rstrip(":")] if line else []
+    key, sep, value = line.partition(": ")
+    if sep:
+        found += [key, value.strip()]
+    elif line.endswith(":"):
+        found.append(line[:-1])
+    if "[" in line or "{" in line:
+        for part in _FLOW.split(value if sep else line):
+            k, _, v = part.partition(": ")
+            found += [k.strip(), v.strip()]
+    return found
+
+
+# Text holding none of these holds no candidate at all (one search, most texts).
+_ROUGH = re.compile(
+    r"(?i:\b(?:yes|no|on|off)\b)|(?<![\w.-])[-+]?(?:[0-9.][0-9_.]*[eE]|0[0-9_o])|[0-9]:[0-9]|="
 )
 
 
 def may_differ(yaml_text: str) -> bool:
     """Whether ``yaml_text`` may hold a value YAML 1.1 and 1.2 read differently."""
-    return _MAY_DIFFER.search(yaml_text) is not None
+    if _ROUGH.search(yaml_text) is None:
+        return False
+    fullmatch = _CANDIDATE.fullmatch
+    return any(
+        fullmatch(text)
+        for line in yaml_text.splitlines()
+        if line.strip()
+        for text in _scalars(line)
+    )
 
 
 class _Local(threading.local):
@@ -155,6 +186,19 @@ _IMPLICIT_FIRST = frozenset(k for k in _LOCAL.resolver.versioned_resolver if k)
 _FAST_READER = Reader(_resolve_plain, _IMPLICIT_FIRST)
 
 
+def _differs(text: str) -> bool:
+    """Whether YAML 1.2 reads the plain scalar ``text`` otherwise than YAML 1.1 does."""
+    other = _resolve_plain(text)
+    if other is DECLINE:
+        return True  # left to the full second reading
+    mine = frontmatter._resolve_plain(text)
+    return type(mine) is not type(other) or mine != other
+
+
+# The YAML 1.1 fast reader flags, as it reads, each scalar YAML 1.2 reads otherwise.
+frontmatter._FAST_READER.differs = _differs
+
+
 def parse_frontmatter_text_12(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Frontmatter text as a YAML 1.2 reader reads it, within the same limits."""
     return read_with(yaml_text, _FAST_READER, YAML_12)
@@ -182,12 +226,13 @@ def _shown(value: Any) -> str:
 
 
 def second_reading(
-    yaml_text: str, first: dict[str, Any]
+    yaml_text: str, first: dict[str, Any], *, known: bool = False
 ) -> tuple[dict[str, Any] | None, list[VersionDifference]]:
     """The YAML 1.2 reading of a text whose YAML 1.1 reading is ``first``, when the two
     differ, with the values that differ; ``(None, [])`` when they agree or the text is
-    no valid YAML 1.2 (a host reading it so refuses it whatever it says)."""
-    if not may_differ(yaml_text):
+    no valid YAML 1.2 (a host reading it so refuses it whatever it says). ``known``:
+    the first reading met a scalar the second reads otherwise (no need to look)."""
+    if not known and not may_differ(yaml_text):
         return None, []
     reading, _problems = parse_frontmatter_text_12(yaml_text)
     if reading is None:

@@ -17,6 +17,7 @@ path uses, so a ``true``, ``0x1F`` or ``.inf`` means the same thing on both path
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -44,12 +45,31 @@ class Reader:
         self.implicit_first = implicit_first
         self.keys: set[str] = set()  # keys known to read as themselves
         self.plain: dict[str, Any] = {}  # plain scalars that YAML resolves to a non-string
+        # Whether another reader may read a plain scalar otherwise (set by the module that
+        # knows that reader); the texts known to, and whether this thread's current
+        # reading met one (see :meth:`begin`, :attr:`met_other_reading`).
+        self.differs: Callable[[str], bool] | None = None
+        self.flagged: set[str] = set()
+        self._seen = threading.local()
+
+    def begin(self) -> None:
+        """Start a reading in this thread (clears :attr:`met_other_reading`)."""
+        self._seen.hit = False
+
+    @property
+    def met_other_reading(self) -> bool:
+        """Whether the reading since :meth:`begin` met a scalar ``differs`` flags."""
+        return bool(getattr(self._seen, "hit", False))
 
     def key_ok(self, key: str) -> bool:
         if key in self.keys:
             return True
-        if key[0] in self.implicit_first and self.resolve_plain(key) != key:
-            return False  # a key YAML would read as a boolean, null or number
+        if key[0] in self.implicit_first:
+            if self.resolve_plain(key) != key:
+                return False  # a key YAML would read as a boolean, null or number
+            if self.differs is not None and self.differs(key):
+                self._seen.hit = True
+                return True  # not kept: each reading must see it
         if len(self.keys) < _CACHE_LIMIT:
             self.keys.add(key)
         return True
@@ -73,8 +93,15 @@ class Reader:
         value = self.plain.get(text, _MISSING)
         if value is _MISSING:
             value = self.resolve_plain(text)
+            other = self.differs is not None and self.differs(text)
+            if other:
+                self._seen.hit = True
             if len(self.plain) < _CACHE_LIMIT and len(text) < 64:
                 self.plain[text] = value
+                if other:
+                    self.flagged.add(text)
+        elif text in self.flagged:
+            self._seen.hit = True
         return value
 
     def flow_sequence(self, text: str) -> Any:

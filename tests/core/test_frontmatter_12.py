@@ -180,3 +180,27 @@ def test_a_mismatch_names_every_field_neither_reading_gives() -> None:
     assert "the entry has 16, the SKILL.md has 15 (as YAML 1.1 reads it) or 17" in result.message
     assert "'extra': the entry has 1, the SKILL.md has absent" in result.message
     assert "3 fields differ" in result.message
+
+
+def test_a_skill_md_said_to_read_alike_reads_alike(monkeypatch) -> None:
+    """The YAML 1.1 reader flags, as it reads, the scalars YAML 1.2 reads otherwise; where
+    it flags none (and the text-level check passes over it), the two readings agree."""
+    found = 0
+    for text in generated():
+        parsed = parse_skill_md(f"---\n{text}---\n".encode())
+        if parsed.frontmatter is None:
+            continue
+        v12, _ = parse_frontmatter_text_12(text)
+        if v12 is None:
+            continue
+        if parsed.frontmatter_12 is None:
+            assert typed(parsed.frontmatter) == typed(v12), text
+        else:
+            found += 1
+            assert typed(parsed.frontmatter_12) == typed(v12), text
+    assert found > 50
+    # The same texts again: remembered scalars are flagged as the first time.
+    again = sum(
+        parse_skill_md(f"---\n{t}---\n".encode()).frontmatter_12 is not None for t in generated()
+    )
+    assert again == found

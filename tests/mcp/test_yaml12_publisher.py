@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import HttpServer, free_port
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
 PUBLISHER = Path(__file__).resolve().parent / "servers" / "yaml12_publisher.py"
 PDF_MD = (
@@ -127,22 +127,24 @@ def test_every_form_of_naming_a_skill_and_an_ambiguous_name(cli, tmp_path: Path)
     mine_md = PLAIN_MD.replace(b"plain", b"pdf")
     (local / "pdf" / "SKILL.md").write_bytes(mine_md)
     options = ["--server", server_option(root, tmp_path / "log"), "--folder", f"mine={local}"]
-    for target, body in (
-        ("pdf", mine_md),  # the name list shows for the local skill
-        ("pub:pdf", PDF_MD),
-        ("pub:skill://pdf/SKILL.md", PDF_MD),
-        ("mine:pdf/SKILL.md", mine_md),
-        (str(local / "pdf"), mine_md),
-        ("pub:plain", PLAIN_MD),
-        ("plain", PLAIN_MD),  # a bare name of a server skill
-    ):
-        proc = cli("show", target, *options)
-        assert proc.returncode == 0, (target, proc.stderr)
-        assert proc.stdout.encode() == body, target
-    checked = cli("verify", "plain", "mine:pdf/SKILL.md", *options)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    missing = cli("verify", "nothing-here", *options)
-    assert missing.returncode == 1 and "no skill 'nothing-here'" in missing.stdout
+    forms = {
+        "pdf": "mine:pdf/SKILL.md",  # the name list shows for the local skill
+        "pub:pdf": "pub:skill://pdf/SKILL.md",
+        "pub:skill://pdf/SKILL.md": "pub:skill://pdf/SKILL.md",
+        "mine:pdf/SKILL.md": "mine:pdf/SKILL.md",
+        "pub:plain": "pub:skill://plain/SKILL.md",
+        "plain": "pub:skill://plain/SKILL.md",  # a bare name of a server skill
+        "nothing-here": "nothing-here",
+    }
+    checked = cli("verify", "--json", *forms, *options)
+    results = json.loads(checked.stdout)["results"]
+    assert [r["id"] for r in results] == list(forms.values()), checked.stderr
+    assert [r["state"] for r in results] == ["verified"] * 6 + ["read-error"]
+    assert "no skill 'nothing-here'" in results[-1]["message"]
+    assert "pub:plain is pub:skill://plain/SKILL.md from pub" in checked.stderr
+    shown = cli("show", str(local / "pdf"), *options)  # a folder
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.encode() == mine_md
     two = [*options, "--server", server_option(root, tmp_path / "log2", "two")]
     both = cli("show", "plain", *two)
     assert both.returncode == 1 and both.stdout == ""

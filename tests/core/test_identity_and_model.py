@@ -127,6 +127,8 @@ def test_a_source_status_reports_server_details_only_for_servers() -> None:
         "message": "",
         "skill_count": 2,
     }
+    noted = SourceStatus(FOLDER, notes=["1 link not followed"])
+    assert noted.to_json()["notes"] == ["1 link not followed"]
     server = SourceStatus(WEB, instructions="hello", tools=["search"], notes=["n"])
     out = server.to_json()
     assert out["endpoint"] == "https://user:****@example.test/mcp?token=****"

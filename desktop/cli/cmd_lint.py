@@ -10,6 +10,7 @@ from desktop.core.catalog import build_catalog, skill_json
 from desktop.core.manifest import format_size
 from desktop.core.model import SourceSpec
 from desktop.core.visible import one_line
+from desktop.core.words import count
 from desktop.sources.folder import folder_label, scan_folder
 
 NAME = "lint"
@@ -63,5 +64,12 @@ def run(args: argparse.Namespace) -> int:
         print()
     for note in notes:
         print(note)
-    print("FAILED: problems of error severity found" if failed else "OK")
+    failing = [s for s in skills if s.has_errors()]
+    warned = sum(1 for s in skills for p in s.problems if p.severity == "warning")
+    summary = f"{count(len(skills), 'skill')} checked, {count(warned, 'warning')}"
+    if failing:
+        names = ", ".join(one_line(s.name or s.path or "?") for s in failing)
+        print(f"FAILED: {len(failing)} of {summary}; errors in: {names}")
+    else:
+        print(f"OK: {summary}")
     return 1 if failed else 0

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from desktop.cli.output import emit_json, say_notices, table
+from desktop.cli.output import cells, emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import SourceSpec, SourceStatus
@@ -25,10 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.sources.registry import discover
+    from desktop.cli import progress
 
     specs = resolve_specs(args)
-    catalog = asyncio.run(discover(specs))
+    catalog = asyncio.run(progress.discover(specs, show=progress.wanted(args.json)))
     # The agents that read each detected folder (from their documentation).
     agents = {s.label: s.agent for s in specs if s.agent}
     data = catalog.to_json()
@@ -126,7 +126,7 @@ def render(
         table(
             rows,
             ["NAME", "STATE", "ORIGIN", "STRATEGY", "FILES", "DESCRIPTION"],
-            [40, 10, 30, 18, 7, 60],
+            column_limits(rows, [40, 10, 36, 18, 7, 60]),
         )
     )
     lines.append("(show, verify, dir, approve and revoke take a NAME as shown, or an id)")
@@ -140,19 +140,56 @@ def render(
                 lines.extend(
                     f"    {one_line(v.describe())}" for v in collision_views(c.ids, origins)
                 )
-    flagged = [s for s in catalog.skills if any(p.severity != "info" for p in s.problems)]
-    if flagged:
+    # A collision is said once, above, not again under each of its copies.
+    shown = [
+        (skill, p)
+        for skill in catalog.skills
+        for p in skill.problems
+        if p.severity != "info" and not p.code.startswith("collision-")
+    ]
+    if shown:
         lines.append("")
         lines.append("Problems:")
-        for skill in flagged:
-            for p in skill.problems:
-                if p.severity != "info":
-                    lines.append(
-                        f"  {one_line(skill.qualified_name)} [{p.severity}] {p.code}: "
-                        f"{one_line(p.message)}"
-                    )
-    notes = sum(1 for s in catalog.skills for p in s.problems if p.severity == "info")
-    if notes:
-        lines.append("")
-        lines.append(f"({notes} informational notes not shown: see --json or skill-catalog lint)")
+        for skill, p in shown:
+            lines.append(
+                f"  {one_line(skill.qualified_name)} [{p.severity}] {p.code}: {one_line(p.message)}"
+            )
+    lines.append("")
+    lines.append(severity_summary(catalog))
     return "\n".join(lines)
+
+
+def column_limits(rows: list[list[str]], limits: list[int]) -> list[int]:
+    """``limits``, with the last column widened or narrowed to fill the terminal when
+    standard output is one (a pipe or a file keeps the fixed widths)."""
+    import shutil
+    import sys
+
+    if not sys.stdout.isatty():
+        return limits
+    width = shutil.get_terminal_size((80, 24)).columns
+    used = [
+        min(limit, max((cells(r[i]) for r in rows), default=0))
+        for i, limit in enumerate(limits[:-1])
+    ]
+    room = width - sum(used) - 2 * len(used)
+    return [*limits[:-1], max(20, room)]
+
+
+def severity_summary(catalog: Catalog) -> str:
+    """The closing line: skills, collisions and problems counted by severity."""
+    by: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
+    for skill in catalog.skills:
+        for p in skill.problems:
+            if not p.code.startswith("collision-"):
+                by[p.severity] = by.get(p.severity, 0) + 1
+    parts = [
+        count(len(catalog.skills), "skill"),
+        count(len(catalog.collisions), "collision"),
+        count(by["error"], "error"),
+        count(by["warning"], "warning"),
+    ]
+    line = ", ".join(parts)
+    if by["info"]:
+        line += f"; {count(by['info'], 'note')} not shown (see --json or skill-catalog lint)"
+    return line

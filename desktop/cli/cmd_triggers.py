@@ -8,6 +8,7 @@ import asyncio
 from desktop.cli.output import emit_json
 from desktop.cli.sources_args import add_source_options, load_catalog
 from desktop.core.loading import match_triggers
+from desktop.core.words import count
 
 NAME = "triggers"
 HELP = "show which skills' triggers match a message"
@@ -40,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if not matches:
-        print("No skill's triggers match this message.")
+        if not any(s.loading.triggers for s in catalog.skills):
+            print(f"No skill declares triggers (of {count(len(catalog.skills), 'skill')}).")
+        else:
+            print("No skill's triggers match this message.")
         return 0
     for m in matches:
         print(f"{m.skill.qualified_name}  ({m.skill.origin.describe()})  trigger {m.trigger!r}")

@@ -34,15 +34,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Catalog]:
-    from desktop.sources.registry import discover
+    from desktop.cli import progress
 
+    show = progress.wanted(args.json)
     specs = resolve_specs(args)
     results: list[SkillVerification | None] = []
     missing: dict[int, str] = {}
     async with ServerPool(specs) as pool:
         # Listed or asked on the connections the reads then use: each server starts once.
         if args.all:
-            catalog = await discover(specs, pool=pool)
+            catalog = await progress.discover(specs, show=show, pool=pool)
             skills: list[Skill | None] = list(catalog.skills)
         else:
             resolver = Resolver(specs, pool)
@@ -61,20 +62,30 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
             if skill is not None:
                 by_label.setdefault(skill.origin.label, []).append(i)
 
+        counter = progress.CountProgress("verifying skills", sum(map(len, by_label.values())))
+
         async def one_source(indices: list[int]) -> None:
             for i in indices:
                 results[i] = await pool.verify(skills[i])  # type: ignore[arg-type]
+                if show:
+                    counter.step()
 
-        # One deadline for the whole command, whatever each skill's own allows.
-        sources = [asyncio.ensure_future(one_source(ix)) for ix in by_label.values()]
-        if sources:
-            _done, late = await asyncio.wait(sources, timeout=COMMAND_DEADLINE)
-            for task in late:
-                task.cancel()
-            await asyncio.gather(*sources, return_exceptions=True)
-            for task in sources:
-                if not task.cancelled() and task.exception() is not None:
-                    raise task.exception()  # type: ignore[misc]
+        async def verify_all() -> None:
+            # One deadline for the whole command, whatever each skill's own allows.
+            sources = [asyncio.ensure_future(one_source(ix)) for ix in by_label.values()]
+            if sources:
+                _done, late = await asyncio.wait(sources, timeout=COMMAND_DEADLINE)
+                for task in late:
+                    task.cancel()
+                await asyncio.gather(*sources, return_exceptions=True)
+                for task in sources:
+                    if not task.cancelled() and task.exception() is not None:
+                        raise task.exception()  # type: ignore[misc]
+
+        if show:
+            await progress.while_showing(counter, verify_all())
+        else:
+            await verify_all()
         for i, skill in enumerate(skills):
             if skill is not None and results[i] is None:
                 late_note = f"not verified within the {COMMAND_DEADLINE:g} s the command may take"

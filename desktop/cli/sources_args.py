@@ -120,6 +120,7 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
 
 
 async def load_catalog(args: argparse.Namespace, budgets: Any = None) -> Catalog:
-    from desktop.sources.registry import discover
+    from desktop.cli import progress
 
-    return await discover(resolve_specs(args), budgets=budgets)
+    show = progress.wanted(bool(getattr(args, "json", False)))
+    return await progress.discover(resolve_specs(args), show=show, budgets=budgets)

@@ -204,6 +204,9 @@ def affinity_report(
     rows = [AffinityRow(p, index.matching(p)) for p in skill.loading.tool_affinity]
     problems: list[Problem] = []
     if not index.tools:
+        if not skill.loading.tool_affinity_declared:
+            # A default the skill never declared: said once, on the source (its notes).
+            return rows, problems
         problems.append(
             Problem(
                 "affinity-no-tools",

@@ -200,9 +200,15 @@ def test_a_tool_index_answers_as_matching_each_skill_alone() -> None:
 
 
 def test_affinity_server_without_tools_is_visible() -> None:
-    skill = make_skill("s", kind="mcp", label="docs", affinity=("docs__*",))
-    _, problems = affinity_report(skill, [])
+    from dataclasses import replace
+
+    skill = make_skill("s", kind="mcp", label="docs", affinity=("docs__search",))
+    declared = replace(skill, loading=replace(skill.loading, tool_affinity_declared=True))
+    _, problems = affinity_report(declared, [])
     assert [p.code for p in problems] == ["affinity-no-tools"]
+    # The default affinity a skill never declared is the source's note, not each skill's.
+    _, problems = affinity_report(skill, [])
+    assert problems == []
 
 
 @pytest.mark.parametrize(

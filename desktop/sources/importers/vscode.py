@@ -3,6 +3,8 @@
 ``servers`` maps ids to entries with ``type`` stdio/http/sse; ``inputs`` declares
 values VS Code prompts for, referenced as ``${input:ID}``: those stay placeholders
 (resolved at connect time from values the user gives, never stored resolved).
+``${userHome}``, ``${workspaceFolder}`` and ``${workspaceFolderBasename}`` are VS Code's
+own variables and are filled in on import.
 """
 
 from __future__ import annotations
@@ -31,9 +33,15 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
     data = load_json_object(path, result)
     if data is None:
         return result
-    path_vars = {}
-    if path.parent.name == ".vscode":
-        path_vars["workspaceFolder"] = str(path.parent.parent)
+    # VS Code's own variables, filled in as VS Code does (they are not environment
+    # variables): the workspace is the project holding .vscode/, or, for the user's
+    # mcp.json, the folder the catalog runs in.
+    workspace = path.parent.parent if path.parent.name == ".vscode" else (cwd or Path.cwd())
+    path_vars = {
+        "userHome": str(Path.home()),
+        "workspaceFolder": str(workspace),
+        "workspaceFolderBasename": workspace.name,
+    }
     import_server_map(
         data.get("servers"),
         client=CLIENT,

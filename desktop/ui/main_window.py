@@ -153,6 +153,7 @@ class MainWindow(QMainWindow):
         self.progress.cancel_button.clicked.connect(controller.cancel)
 
         self.actions_ = WindowActions(self)
+        self.actions_._keys()
         self._wire()
         self.restore_state()
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QDialog
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QFontDatabase, QKeySequence
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from desktop.core.model import SourceSpec
 from desktop.sources.config import NothingSaved
@@ -39,6 +39,7 @@ class WindowActions:
         file_menu.addSeparator()
         self._act(file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
         view = mb.addMenu("&View")
+        self.view_menu = view
         self.filter_action = self._act(view, "&Filter", "Ctrl+F", self.focus_filter)
         self.refresh_action = self._act(view, "&Refresh sources", "F5", self.refresh)
         self.cancel_action = self._act(
@@ -60,20 +61,83 @@ class WindowActions:
         view.addAction(activity)
         skill = mb.addMenu("&Skill")
         self.preview_action = self._act(
-            skill, "&Preview (fetch and verify)", "Ctrl+P", self.preview_current
+            skill, "&Read and check the files", "Ctrl+E", self.preview_current
         )
         self.review_action = self._act(
             skill, "Review and &approve…", "Ctrl+Shift+A", lambda: self.review("")
         )
-        self.compare_action = self._act(skill, "&Compare two skills…", "Ctrl+D", self.compare)
+        self.compare_action = self._act(skill, "&Compare two skills…", "Ctrl+Shift+D", self.compare)
         tools = mb.addMenu("&Tools")
         self.triggers_action = self._act(tools, "&Trigger tester…", "Ctrl+T", self.trigger_tester)
         self.model_view_action = self._act(
-            tools, "What the &model would see…", "Ctrl+M", self.model_view
+            tools, "What the &model would see…", "Ctrl+Shift+M", self.model_view
         )
         self.instructions_action = self._act(
             tools, "Server &instructions…", "Ctrl+I", lambda: self.show_instructions("")
         )
+
+    def _keys(self) -> None:
+        w = self.w
+        view = self.view_menu
+        self.next_pane_action = self._act(view, "Next &pane", "F6", lambda: self.cycle_pane(1))
+        self.prev_pane_action = self._act(
+            view, "Previous pa&ne", "Shift+F6", lambda: self.cycle_pane(-1)
+        )
+        self.tab_actions = []
+        for i in range(w.tabs.count()):
+            name = w.tabs.tabText(i).replace("&", "").split(" (")[0]
+            action = self._act(view, f"Show {name}", f"Ctrl+{i + 1}", lambda i=i: self._tab(i))
+            self.tab_actions.append(action)
+        help_menu = w.menuBar().addMenu("&Help")
+        self.shortcuts_action = self._act(
+            help_menu, "&Keyboard shortcuts", "Ctrl+?", self.show_shortcuts
+        )
+        self.shortcuts_action.setShortcuts([QKeySequence("Ctrl+?"), QKeySequence("Ctrl+Shift+/")])
+
+    def _tab(self, i: int) -> None:
+        self.w.tabs.setCurrentIndex(i)
+        self.w.tabs.currentWidget().setFocus()
+
+    def panes(self) -> list[QWidget]:
+        w = self.w
+        panes: list[QWidget] = []
+        if w.sidebar.isVisible():
+            panes.append(w.sidebar.tree)
+        for pane in (w.filter_bar.text, w.skill_list.currentWidget(), w.tabs.currentWidget()):
+            if pane is not None:
+                panes.append(pane)
+        return panes
+
+    def cycle_pane(self, step: int) -> None:
+        panes = self.panes()
+        focus = QApplication.focusWidget()
+        at = -1
+        for i, pane in enumerate(panes):
+            if focus is not None and (focus is pane or pane.isAncestorOf(focus)):
+                at = i
+        target = panes[(at + step) % len(panes)]
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def shortcut_lines(self) -> list[tuple[str, str]]:
+        lines = []
+        for action in self.w.findChildren(QAction):
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys and action.text():
+                lines.append((keys, action.text().replace("&", "")))
+        return sorted(set(lines), key=lambda kv: kv[1])
+
+    def show_shortcuts(self) -> None:
+        text = "\n".join(f"{keys:<18} {what}" for keys, what in self.shortcut_lines())
+        box = QMessageBox(
+            QMessageBox.Icon.NoIcon,
+            "Keyboard shortcuts",
+            text,
+            QMessageBox.StandardButton.Close,
+            self.w,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self._show(box)
 
     def _act(self, menu, text, shortcut, slot) -> QAction:
         action = QAction(text, self.w)

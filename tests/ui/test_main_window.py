@@ -275,3 +275,29 @@ def test_every_column_title_is_whole(make_window: Any, skills_folder: Path) -> N
                 view.objectName(),
                 title,
             )
+
+
+def test_f6_cycles_panes_ctrl_digits_pick_tabs_and_the_shortcuts_are_listed(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    window.activateWindow()
+    window.filter_bar.text.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    assert QApplication.focusWidget() is window.list
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    assert window.tabs.currentWidget().isAncestorOf(QApplication.focusWidget()) or (
+        QApplication.focusWidget() is window.tabs.currentWidget()
+    )
+    qtbot.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.page.problems
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.preview
+    keys = dict(window.actions_.shortcut_lines())
+    assert "F6" in keys and "Ctrl+?" in keys
+    # None of the usual meanings is taken: print, bookmark or delete, minimise.
+    taken = {k for k, _ in window.actions_.shortcut_lines()}
+    assert not {"Ctrl+P", "Ctrl+D", "Ctrl+M"} & taken
+    window.actions_.shortcuts_action.trigger()
+    assert "Next pane" in window.actions_.dialog.text()
+    window.actions_.dialog.close()

@@ -124,6 +124,31 @@ async def run(out: Path, scratch: Path) -> None:
     ]
     for size in SIZES:
         await shoot(specs, out, scratch, size)
+    await readme(specs[:-1], out, scratch)
+
+
+async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
+    """The README's picture: the samples and the many skills, a local skill read."""
+    # The samples from a copy, so the picture names no folder of this checkout.
+    import shutil
+
+    copy = scratch / "samples"
+    if not copy.exists():
+        shutil.copytree(Path(specs[0].endpoint), copy)
+    specs = [SourceSpec(specs[0].label, "local", "folder", str(copy)), *specs[1:]]
+    ini = scratch / "window-readme.ini"
+    window = build_window(specs, settings=QSettings(str(ini), QSettings.Format.IniFormat))
+    window.resize(1280, 800)
+    window.show()
+    window.start()
+    await settle(window, 1.0)
+    window.select_skill(skill_named(window, "incident-triage"))
+    await settle(window)
+    path = out / "readme.png"
+    window.grab().save(str(path), "PNG")
+    print(path)
+    window.close()
+    await window.controller.reader.close()
 
 
 def main() -> int:

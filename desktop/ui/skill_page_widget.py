@@ -153,11 +153,15 @@ class SkillPageWidget(QWidget):
         self.tabs.addTab(self.problems, "Pro&blems")
         self.tabs.setTabToolTip(0, "The rendered SKILL.md, once its bytes are checked")
         self.tabs.setTabToolTip(2, "The raw text of the file shown, as read")
+        head = QWidget(self)
+        head.setLayout(header)
+        head.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(header)
+        layout.addWidget(head)
         layout.addWidget(self.tabs, 1)
+        layout.addStretch(0)  # takes the room when no skill is shown (no tabs)
         self.show_skill(None)
 
     # -- showing ----------------------------------------------------------------
@@ -174,7 +178,9 @@ class SkillPageWidget(QWidget):
             self.files.clear()
             self.problems.clear()
             self.tabs.setTabText(4, "Pro&blems")
+            self.tabs.setVisible(False)  # nothing to read: no empty panes
             return
+        self.tabs.setVisible(True)
         self.title.setText(visible(skill.name))
         self.title.setToolTip(plain_tooltip(skill.qualified_name) or "")
         self.origin.setText(origin_line(skill))

@@ -137,3 +137,38 @@ def test_affinity_of_a_local_skill_or_unknown_tools_is_reported_without_matching
     assert [(r.pattern, r.tools) for r in rows] == [("srv__search", ())] and problems == []
     rows, problems = affinity_report(skill("mcp", "dynamic"), None)
     assert [(r.pattern, r.tools) for r in rows] == [("srv__search", ())] and problems == []
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ({"a": 1}, "a mapping, not text: the Agent Skills specification makes metadata a map"),
+        (["a"], "a list, not text"),
+        (True, "a boolean, not text"),
+        (None, "empty (null), not text"),
+        (3, "a number, not text"),
+    ],
+)
+def test_a_metadata_value_that_is_not_text_is_a_warning_saying_what_to_do(
+    value: Any, said: str
+) -> None:
+    found = problem({"metadata": {"version": value, "fine": "text"}}, "metadata-not-text")
+    assert found.severity == "warning"
+    assert found.message.startswith(f"metadata.version is {said}")
+    fix = (
+        "keep it only for hosts that read it"
+        if isinstance(value, dict | list)
+        else "put it in quotes"
+    )
+    assert found.message.endswith(f"value); {fix}")
+
+
+def test_metadata_values_not_text_are_reported_up_to_twenty() -> None:
+    metadata = {f"k{i:02}": i for i in range(23)}
+    found = [
+        p.message
+        for p in check_frontmatter({**BASE, "metadata": metadata}, "pdf")
+        if p.code == "metadata-not-text"
+    ]
+    assert len(found) == 21 and found[0].startswith("metadata.k00 is a number")
+    assert found[-1] == "3 more metadata values are not text"

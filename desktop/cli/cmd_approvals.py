@@ -25,7 +25,8 @@ from desktop.core.audit import FORMATS, audit_rows, export
 from desktop.core.catalog import Catalog
 from desktop.core.grants import explain_tool
 from desktop.core.model import Skill
-from desktop.core.placeholders import expand_env, mask_endpoint
+from desktop.core.placeholders import expand_env
+from desktop.core.secrets import mask_endpoint
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
 

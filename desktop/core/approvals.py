@@ -110,7 +110,7 @@ class ApprovalKey:
     @property
     def shown_endpoint(self) -> str:
         """The endpoint as shown to people: secrets in a command or URL masked."""
-        from desktop.core.placeholders import mask_endpoint
+        from desktop.core.secrets import mask_endpoint
 
         return mask_endpoint(None, self.endpoint)
 

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.secrets import mask_endpoint
+
 # Severity of a problem.
 #   invalid: the entry can never be loaded (D8, unparseable frontmatter, missing name).
 #   error:   the Agent Skills rules are broken, but a lenient reader still loads it (F3).
@@ -105,8 +107,6 @@ class Origin:
 def _masked_endpoint(transport: str, endpoint: str) -> str:
     # Asked once per skill (the filter's text, the Origin column), for a handful of
     # servers: parsing the command line each time took 0.3 s over 3,000 skills.
-    from desktop.core.placeholders import mask_endpoint
-
     return mask_endpoint(transport, endpoint)
 
 
@@ -367,6 +367,4 @@ class SourceSpec:
         """The endpoint as shown to people: secrets in a command or URL masked."""
         if self.kind == "local":
             return self.endpoint
-        from desktop.core.placeholders import mask_endpoint
-
         return mask_endpoint(self.transport, self.endpoint, self.command)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import display_value, mask_endpoint, redact_command
+from desktop.core.secrets import display_value, mask_endpoint, redact_command
 from desktop.core.visible import one_line
 
 # A value shown in a summary is cut to this many characters.

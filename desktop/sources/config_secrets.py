@@ -15,7 +15,7 @@ from typing import Protocol
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import looks_secret, only_placeholders, secret_arg_spans
+from desktop.core.secrets import looks_secret, only_placeholders, secret_arg_spans
 
 KEYRING_SERVICE = "skill-catalog"
 

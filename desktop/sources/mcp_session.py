@@ -41,13 +41,8 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 from desktop import __version__
 from desktop.core.collector import collector_paused
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import (
-    UnresolvedPlaceholder,
-    placeholder_values,
-    resolve_spec,
-    scrub,
-    spec_secrets,
-)
+from desktop.core.placeholders import UnresolvedPlaceholder, placeholder_values, resolve_spec
+from desktop.core.secrets import scrub, spec_secrets
 from desktop.core.visible import cut_repr, json_excerpt, quoted
 from desktop.core.words import count
 from desktop.sources.budgets import (

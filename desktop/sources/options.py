@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop.core.model import LABEL_RE, SourceSpec
-from desktop.core.placeholders import has_placeholders
+from desktop.core.secrets import has_placeholders
 from desktop.core.visible import cut_repr
 from desktop.sources.folder import folder_label
 

@@ -6,13 +6,11 @@ import pytest
 
 from desktop.core.placeholders import (
     UnresolvedPlaceholder,
-    display_value,
     find_placeholders,
-    looks_secret,
-    redact,
     resolve,
     resolve_pairs,
 )
+from desktop.core.secrets import display_value, looks_secret, redact
 
 SECRET = "ghp_1a2b3c4d5e6f7g8h9i0jKLMNOPQRSTuv"
 
@@ -118,14 +116,14 @@ def test_resolve_spec_for_one_connection() -> None:
 def test_headers_and_variables_passed_as_arguments_are_masked(
     endpoint: str, secret: str, kept: str
 ) -> None:
-    from desktop.core.placeholders import mask_endpoint
+    from desktop.core.secrets import mask_endpoint
 
     shown = mask_endpoint("stdio", endpoint)
     assert secret not in shown and kept in shown
 
 
 def test_urls_paths_and_plain_variables_in_arguments_are_not_masked() -> None:
-    from desktop.core.placeholders import mask_endpoint
+    from desktop.core.secrets import mask_endpoint
 
     for endpoint in (
         "node server.js --url http://a.example:8080/mcp",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import display_value, mask_endpoint, spec_secrets
+from desktop.core.secrets import display_value, mask_endpoint, spec_secrets
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import display_value, mask_endpoint
+from desktop.core.secrets import display_value, mask_endpoint
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,7 @@ class Resolver:
         # skills/get only when the listing lacks it.
         self.listed = listed
         self._listed: dict[str, tuple[SourceStatus, list[Skill]]] = {}
+        self._catalogs: dict[tuple[str, ...], Catalog] = {}
 
     def spec(self, label: str) -> SourceSpec | None:
         return next((s for s in self.specs if s.label == label), None)
@@ -135,9 +136,12 @@ class Resolver:
         results = await asyncio.gather(*(self._list(s) for s in todo))
         for spec, result in zip(todo, results, strict=True):
             self._listed[spec.label] = result
-        chosen = [self._listed[s.label] for s in specs]
-        skills = [skill for _, found in chosen for skill in found]
-        return build_catalog([status for status, _ in chosen], skills)
+        key = tuple(s.label for s in specs)
+        if key not in self._catalogs:  # built once: building adds the collision notes
+            chosen = [self._listed[s.label] for s in specs]
+            skills = [skill for _, found in chosen for skill in found]
+            self._catalogs[key] = build_catalog([status for status, _ in chosen], skills)
+        return self._catalogs[key]
 
     async def _list(self, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         from desktop.sources import registry

@@ -139,7 +139,8 @@ def _short_password_flag(tool: str) -> str:
 
 # A password in a connection URL: ``scheme://user:PASSWORD@host`` (postgresql, mysql,
 # redis, mongodb, amqp, any scheme); the user name may be empty (``redis://:PW@h``).
-_URL_PASSWORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:(?P<pw>[^\s/@]+)@")
+# The scheme is held to 32 characters, so a long run of letters costs linear time.
+_URL_PASSWORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s/@:]*:(?P<pw>[^\s/@]+)@")
 # Keys with a well-known shape, wherever they sit in a value.
 _KNOWN_TOKEN_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:"

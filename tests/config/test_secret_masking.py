@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -117,3 +118,23 @@ def test_list_json_and_trust_review_mask_every_kind(
 
 
 pytestmark = pytest.mark.timeout(300)
+
+
+def test_a_long_run_of_letters_in_a_config_value_is_masked_in_linear_time() -> None:
+    """A connection URL's password is found without trying every start in a long run of
+    letters: a value of 900,000 letters before the URL costs well under the CPU
+    limit the check runs under (it took minutes before)."""
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_CPU, (20, 20))\n"
+        "from desktop.core.secrets import display_value\n"
+        "value = 'a' * 900_000 + ' postgresql://user:Sup3rSecret@db.example/x'\n"
+        "shown = display_value('NOTES', value)\n"
+        "assert 'Sup3rSecret' not in shown, shown[-80:]\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"

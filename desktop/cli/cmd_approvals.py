@@ -132,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
         backend = store.backend_name()
         items = store.records()
         say_notices(NAME, store.notices)
+        if catalog is None and items and not args.format:
+            # The sources in use tell whether each approval still holds: a change that
+            # voided one shows without naming its source.
+            catalog = asyncio.run(load_catalog(args))
     except ApprovalError as exc:
         if args.json:
             emit_json({"service": store.service, "approvals": [], "error": exc.to_json()})

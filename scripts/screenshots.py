@@ -81,7 +81,7 @@ async def shoot(specs: list[SourceSpec], out: Path, scratch: Path, size: tuple[i
     await settle(window)
     save(window, out, size, "1-list-and-local-skill")
 
-    window.select_skill(skill_named(window, "sample-server:refunds"))
+    window.select_skill(skill_named(window, "sample-server:acme/billing/refunds"))
     await settle(window)
     window.preview.fetch()
     await settle(window)

@@ -26,7 +26,7 @@ def test_first_run_shows_both_origins(make_window: Any, tmp_path: Path, qtbot: A
     kinds = {s.kind for s in window.controller.catalog.skills}
     assert kinds == {"local", "mcp"}
     names = table_names(window)
-    assert "sample-server:refunds" in names and "git-commit-style" in names
+    assert "sample-server:acme/billing/refunds" in names and "git-commit-style" in names
     assert any("bundled samples are shown" in n.text for n in window.notifier.notices)
     # a newcomer previews a local sample at once
     window.select_skill("samples:git-commit-style/SKILL.md")

@@ -45,6 +45,7 @@ from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocat
 from desktop.sources.known_folders import KnownFolder, detect_known_folders
 from desktop.sources.launchers import parse_timeout
 from desktop.sources.trust_store import TrustStore, load_trust
+from desktop.sources.user_dirs import APP_NAME, config_dir
 
 __all__ = [
     "KEYRING_SERVICE",
@@ -68,7 +69,6 @@ __all__ = [
     "secret_lookup",
 ]
 
-APP_NAME = "skill-catalog"
 CONFIG_FILE = "sources.json"
 FORMAT_VERSION = 1
 SAMPLES_LABEL = "samples"
@@ -76,20 +76,6 @@ SAMPLE_SERVER_LABEL = "sample-server"
 
 
 # --- where things are ---------------------------------------------------------------
-
-
-def config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The user config folder: platformdirs' choice, ``$XDG_CONFIG_HOME`` respected."""
-    env = os.environ if environ is None else environ
-    if sys.platform.startswith("linux") or env.get("XDG_CONFIG_HOME"):
-        xdg = env.get("XDG_CONFIG_HOME")
-        if xdg and os.path.isabs(xdg):
-            return Path(xdg) / APP_NAME
-        if sys.platform.startswith("linux") and env.get("HOME"):
-            return Path(env["HOME"]) / ".config" / APP_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:

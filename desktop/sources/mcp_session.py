@@ -14,12 +14,10 @@ import asyncio
 import base64
 import contextlib
 import contextvars
-import functools
 import json
 import logging
 import os
 import re
-import ssl
 import sys
 import tempfile
 import time
@@ -53,8 +51,10 @@ from desktop.sources.budgets import (
     UNASKED_WINDOW,
     Budgets,
 )
+from desktop.sources.errors import SourceError as SourceError
 from desktop.sources.launchers import connect_timeout, stop_graces, timeout_advice
 from desktop.sources.stdio_transport import PendingAnswers, StderrTail, stdio_transport
+from desktop.sources.tls import tls_context
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 _RAW = TypeAdapter(dict[str, Any])
@@ -126,10 +126,6 @@ class _CountBadNotifications(logging.Filter):
 
 # The SDK's client session logs as "client".
 logging.getLogger("client").addFilter(_CountBadNotifications())
-
-
-class SourceError(Exception):
-    """A failure to show the user as the server's status message (never a traceback)."""
 
 
 class ResumeRefused(Exception):
@@ -410,9 +406,6 @@ class McpConnection:
             from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
             from desktop.sources.http_limits import cap_responses, request_headers
-
-            # One TLS context for every connection: building one loads the CA bundle,
-            # which costs tens of milliseconds per server otherwise.
             from desktop.sources.signin import connection_auth
 
             http = httpx2.AsyncClient(
@@ -420,7 +413,7 @@ class McpConnection:
                 # Sign-in (OAuth): the stored token, refreshed; a challenge ends the connection.
                 auth=(auth := connection_auth(self.spec, spec.endpoint, env, self._auth_stopped)),
                 timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-                verify=_tls_context(),
+                verify=tls_context(),
                 event_hooks={
                     "request": [self._count_resumes],
                     "response": [
@@ -1102,11 +1095,6 @@ async def _launch_slot() -> Any:
     finally:
         timer.cancel()
         give_up()
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    return ssl.create_default_context()
 
 
 class _HttpTransport:

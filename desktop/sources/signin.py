@@ -49,7 +49,8 @@ from pydantic import AnyUrl, ValidationError
 
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import expand_env
-from desktop.sources.mcp_session import SourceError
+from desktop.sources.errors import SourceError
+from desktop.sources.tls import tls_context
 
 SERVICE = "skill-catalog"
 CLIENT_NAME = "Skill Catalog"
@@ -628,7 +629,6 @@ _PROBE = {
 def _http_client(headers: dict[str, str], auth: httpx2.Auth) -> httpx2.AsyncClient:
     from desktop.sources.budgets import DEFAULT_BUDGETS
     from desktop.sources.http_limits import cap_responses
-    from desktop.sources.mcp_session import _tls_context
 
     # What the servers answer during a sign-in is held to the limit of one message too.
     capped = cap_responses(DEFAULT_BUDGETS.max_message_bytes, lambda _why: None)
@@ -636,7 +636,7 @@ def _http_client(headers: dict[str, str], auth: httpx2.Auth) -> httpx2.AsyncClie
         headers=headers,
         auth=auth,
         timeout=httpx2.Timeout(30.0),
-        verify=_tls_context(),
+        verify=tls_context(),
         event_hooks={"response": [capped]},
     )
 
@@ -653,13 +653,13 @@ async def sign_in(
     loopback address, at most ``seconds``. Raises :class:`SignInError` with why; on
     success the tokens are stored (see :class:`SignedIn` for where)."""
     from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
-    from desktop.sources.mcp_session import _secret_lookup
+    from desktop.sources.config_secrets import secret_lookup
 
     if spec.transport != "http":
         raise SignInError(f"{spec.label} is not a Streamable HTTP server; only those sign in")
     env = dict(os.environ) if environ is None else dict(environ)
     try:
-        resolved = resolve_spec(spec, env, secret_lookup=_secret_lookup)
+        resolved = resolve_spec(spec, env, secret_lookup=secret_lookup)
     except UnresolvedPlaceholder as exc:
         raise SignInError(f"cannot connect: {exc}") from None
     storage = KeyringTokenStorage(entry_name(spec, env), fresh=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.trust import ProjectServer, judge, record_entry
+from desktop.sources.user_dirs import config_dir
 
 TRUST_FILE = "trust.json"
 FORMAT_VERSION = 1
@@ -23,8 +24,6 @@ MAX_TRUST_BYTES = 16 * 1024 * 1024
 
 
 def trust_path(environ: Mapping[str, str] | None = None) -> Path:
-    from desktop.sources.config import config_dir
-
     return config_dir(environ) / TRUST_FILE
 
 

@@ -19,6 +19,9 @@ from desktop.core.entry import short, skill_md_uri
 from desktop.core.frontmatter import ParsedSkillMd, parse_skill_md
 from desktop.core.jsondiff import ABSENT, differences
 from desktop.core.manifest import format_size
+from desktop.core.model import DYNAMIC as DYNAMIC
+from desktop.core.model import INVALID as INVALID
+from desktop.core.model import OVER_LIMIT as OVER_LIMIT
 from desktop.core.model import Skill, SkillFile
 from desktop.core.words import count
 
@@ -27,9 +30,6 @@ SIZE_MISMATCH = "size-mismatch"
 DIGEST_MISMATCH = "digest-mismatch"
 FRONTMATTER_MISMATCH = "frontmatter-mismatch"
 UNLISTED_FILE = "unlisted-file"
-DYNAMIC = "dynamic"
-INVALID = "invalid"
-OVER_LIMIT = "over-limit"
 READ_ERROR = "read-error"
 
 STATES = (

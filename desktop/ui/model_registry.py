@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from desktop.core.catalog import Catalog
+from desktop.core.checks import DESCRIPTION_MAX as DESCRIPTION_LIMIT
+from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
 from desktop.core.model import Skill
-
-INSTRUCTIONS_CUT = 2048
-DESCRIPTION_LIMIT = 1024  # the Agent Skills limit; hosts may cut longer descriptions
 
 
 @dataclass(frozen=True, slots=True)

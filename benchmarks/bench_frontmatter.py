@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from desktop.core import frontmatter, frontmatter_12
-from desktop.core.frontmatter import parse_skill_md
+from desktop.core.skill_md import parse_skill_md
 
 KINDS = {
     "plain": "description: Fill and merge PDF forms, skill {i}.\n",

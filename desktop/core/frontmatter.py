@@ -355,7 +355,7 @@ def parse_frontmatter_text(yaml_text: str) -> tuple[dict[str, Any] | None, list[
     return read_with(yaml_text, _FAST_READER, YAML_11)
 
 
-def _read_11(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem], bool | None]:
+def read_11(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem], bool | None]:
     """The YAML 1.1 reading, and whether it met a scalar YAML 1.2 reads otherwise:
     known (``True``/``False``) when the fast reader answered, else ``None``."""
     _FAST_READER.begin()
@@ -423,55 +423,6 @@ def read_with(
         )
         for key in dict.fromkeys(duplicates)
     ]
-
-
-def parse_skill_md(data: bytes) -> ParsedSkillMd:
-    """Read a SKILL.md's raw bytes: decode, split, parse. Never raises on bad input."""
-    if not data:
-        return ParsedSkillMd(None, "", [Problem("skill-md-empty", "SKILL.md is empty", "invalid")])
-    if data.find(b"\x00", 0, 8192) != -1:
-        return ParsedSkillMd(
-            None, "", [Problem("skill-md-binary", "SKILL.md is binary, not text", "invalid")]
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return ParsedSkillMd(
-            None,
-            "",
-            [
-                Problem(
-                    "skill-md-encoding",
-                    f"SKILL.md is not UTF-8 ({exc.reason} at byte {exc.start})",
-                    "invalid",
-                )
-            ],
-        )
-    if text.startswith(BOM):
-        text = text[1:]
-    yaml_text, body = split_frontmatter(text)
-    if yaml_text is None:
-        return ParsedSkillMd(
-            None,
-            body,
-            [
-                Problem(
-                    "frontmatter-missing",
-                    "SKILL.md has no YAML frontmatter (a first line '---' and a closing '---')",
-                    "invalid",
-                )
-            ],
-        )
-    from desktop.core.frontmatter_12 import second_reading, version_problems
-
-    fields, problems, met = _read_11(yaml_text)
-    parsed = ParsedSkillMd(fields, body, problems, has_frontmatter=True)
-    if fields is not None and met is not False:
-        parsed.frontmatter_12, parsed.differences_12 = second_reading(
-            yaml_text, fields, known=met is True
-        )
-        problems.extend(version_problems(parsed.differences_12))
-    return parsed
 
 
 def json_depth_ok(value: Any, limit: int = MAX_DEPTH, budget: int = MAX_NODES) -> bool:

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.entry import short, skill_md_uri
-from desktop.core.frontmatter import ParsedSkillMd, parse_skill_md
+from desktop.core.frontmatter import ParsedSkillMd
 from desktop.core.jsondiff import ABSENT, differences
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC as DYNAMIC
 from desktop.core.model import INVALID as INVALID
 from desktop.core.model import OVER_LIMIT as OVER_LIMIT
 from desktop.core.model import Skill, SkillFile
+from desktop.core.skill_md import parse_skill_md
 from desktop.core.words import count
 
 VERIFIED = "verified"

@@ -32,10 +32,10 @@ from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
 from desktop.core.collector import collector_paused
-from desktop.core.frontmatter import parse_skill_md
 from desktop.core.loading import read_loading
 from desktop.core.manifest import MAX_BYTES, MAX_FILES, check_limits, limit_problems
 from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.skill_md import parse_skill_md
 from desktop.core.words import count
 
 SKILL_MD = "SKILL.md"

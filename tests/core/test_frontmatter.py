@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from desktop.core.frontmatter import MAX_FRONTMATTER_BYTES, parse_frontmatter_text, parse_skill_md
+from desktop.core.frontmatter import MAX_FRONTMATTER_BYTES, parse_frontmatter_text
+from desktop.core.skill_md import parse_skill_md
 
 
 def codes(parsed) -> set[str]:

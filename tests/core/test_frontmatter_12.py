@@ -9,9 +9,10 @@ import resource
 import pytest
 
 from desktop.core import frontmatter
-from desktop.core.frontmatter import parse_frontmatter_text, parse_skill_md
+from desktop.core.frontmatter import parse_frontmatter_text
 from desktop.core.frontmatter_12 import may_differ, parse_frontmatter_text_12
 from desktop.core.model import Origin, Skill, SkillFile
+from desktop.core.skill_md import parse_skill_md
 from desktop.core.verify import FRONTMATTER_MISMATCH, VERIFIED, measure, verify_file
 
 from .test_frontmatter_fast import KEYS, SCALARS, typed

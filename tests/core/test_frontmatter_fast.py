@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from desktop.core import frontmatter
-from desktop.core.frontmatter import MAX_DEPTH, MAX_NODES, parse_frontmatter_text, parse_skill_md
+from desktop.core.frontmatter import MAX_DEPTH, MAX_NODES, parse_frontmatter_text
 from desktop.core.frontmatter_fast import simple_mapping
+from desktop.core.skill_md import parse_skill_md
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

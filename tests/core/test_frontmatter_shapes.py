@@ -3,7 +3,8 @@ read, and the problem a user sees when it is refused."""
 
 from __future__ import annotations
 
-from desktop.core.frontmatter import json_depth_ok, parse_frontmatter_text, parse_skill_md
+from desktop.core.frontmatter import json_depth_ok, parse_frontmatter_text
+from desktop.core.skill_md import parse_skill_md
 
 
 def test_an_opening_line_that_is_not_exactly_three_dashes_is_no_frontmatter() -> None:

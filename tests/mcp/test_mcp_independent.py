@@ -47,7 +47,7 @@ def strict_copy(sample_skills_dir: Path, dest: Path) -> Path:
     """The sample skills fastmcp accepts: it refuses to start on a folder whose name
     breaks the Agent Skills pattern (one sample does so on purpose, for ``lint``)."""
     from desktop.core.checks import NAME_RE
-    from desktop.core.frontmatter import parse_skill_md
+    from desktop.core.skill_md import parse_skill_md
 
     for md in sample_skills_dir.glob("*/SKILL.md"):
         fm = parse_skill_md(md.read_bytes()).frontmatter or {}

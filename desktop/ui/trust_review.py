@@ -80,7 +80,7 @@ class TrustBar(QFrame):
         self.label = QLabel(self)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setWordWrap(True)
-        self.review_button = QPushButton("&Review…", self)
+        self.review_button = QPushButton("Revie&w…", self)
         self.review_button.setToolTip(
             "See every command and URL this folder's config files ask for, and trust them"
         )

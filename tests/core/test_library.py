@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from desktop.core.library import (
     ALL,
     APPROVED,
@@ -103,7 +105,10 @@ def test_row_marks_say_each_state_in_a_word() -> None:
     from desktop.core.library import origin_chip, row_marks, verification_words
 
     skills, approvals = _catalog()
-    words = lambda s, v=None: [m.word for m in row_marks(s, approvals.get(s.id), v)]  # noqa: E731
+
+    def words(s: Any, v: Any = None) -> list[str]:
+        return [m.word for m in row_marks(s, approvals.get(s.id), v)]
+
     assert words(skills[0]) == ["Approved"]
     assert words(skills[1]) == ["1 problem", "To review"]
     assert words(skills[2]) == ["Changed"]

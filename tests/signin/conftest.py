@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from signin_helpers import Protected, start, stop, write_skills  # noqa: E402
+from tests.signin.signin_helpers import Protected, start, stop, write_skills
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signin_browser import Visit, address_in, consent
+from tests.signin.signin_browser import Visit, address_in, consent
 
 HERE = Path(__file__).resolve().parent
 

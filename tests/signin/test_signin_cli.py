@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from signin_browser import consent
-from signin_helpers import Protected, login
 
 from desktop.core.model import SourceSpec
+from tests.signin.signin_browser import consent
+from tests.signin.signin_helpers import Protected, login
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

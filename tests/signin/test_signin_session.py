@@ -12,10 +12,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from signin_helpers import HERE, REPO, Protected, login
 
 from desktop.core.model import SourceSpec
 from desktop.sources.mcp import discover_server
+from tests.signin.signin_helpers import HERE, REPO, Protected, login
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -25,7 +25,7 @@ SESSION = textwrap.dedent(
     """
     import asyncio, json, sys
     sys.path.insert(0, {here!r})
-    from signin_browser import consent
+    from tests.signin.signin_browser import consent
     from desktop.core.model import SourceSpec
     from desktop.sources import signin
     from desktop.sources.mcp import discover_server

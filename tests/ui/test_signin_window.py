@@ -6,7 +6,6 @@ the window opens and consents over HTTP, as a person's browser would."""
 from __future__ import annotations
 
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +17,10 @@ from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from desktop.core.model import SourceSpec
+from tests.signin.signin_browser import Visit, consent
+from tests.signin.signin_helpers import Protected, start, stop, write_skills
 
 from .conftest import table_names, wait_idle
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "signin"))
-
-from signin_browser import Visit, consent  # noqa: E402
-from signin_helpers import Protected, start, stop, write_skills  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -106,17 +106,18 @@ class Resolver:
         return self._one(target, found, catalog, "the sources given")
 
     async def _by_uri(self, target: str, spec: SourceSpec, uri: str) -> Picked:
-        from desktop.sources.mcp_session import NoSkillsMethod, NoSuchSkill, SourceError
+        from desktop.sources.mcp_session import NoSuchSkill, SourceError
 
         handle = self.pool.handle(spec.label)  # type: ignore[attr-defined]
         try:
             skill: Skill = await handle.get_skill(uri)
-        except (NoSuchSkill, NoSkillsMethod) as exc:
+        except NoSuchSkill as exc:
             return Picked(target, message=f"no skill {target!r}: {one_line(str(exc))}")
         except SourceError as exc:
             if not handle.connected:
                 return Picked(target, message=f"{spec.label}: {one_line(str(exc))}")
-            # A server that answers but not skills/get may still list it.
+            # A server that answers but not skills/get (-32601 to it included) may still
+            # list it.
             catalog = await self._catalog([spec])
             found = catalog.named(target)
             if found:

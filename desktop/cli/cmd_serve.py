@@ -139,10 +139,10 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         if address is None:
+            _stop_on_interrupt()  # before "serving" is said: a Ctrl+C right after it stops
             print(
                 f"serving {count} skill{plural} from {root} over stdio", file=sys.stderr, flush=True
             )
-            _stop_on_interrupt()
             try:
                 anyio.run(serve_stdio, server)
             except BaseException as exc:

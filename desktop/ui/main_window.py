@@ -101,6 +101,9 @@ class MainWindow(QMainWindow):
         self._auto_read.setSingleShot(True)
         self._auto_read.setInterval(150)
         self._auto_read.timeout.connect(self._read_local)
+        # A read already asked for, or a refresh (which may replace the entry the timer
+        # was started for), makes the pending automatic read needless.
+        self.preview.fetchStarted.connect(self._auto_read.stop)
 
         middle = QWidget(self)
         mid_layout = QVBoxLayout(middle)
@@ -202,7 +205,12 @@ class MainWindow(QMainWindow):
         """Load the sources and read them (as tasks; returns at once)."""
         self.controller.spawn(self.reload_sources(), "loading the sources")
 
+    def stop_auto_read(self) -> None:
+        """Drop the pending automatic read of the selected local skill."""
+        self._auto_read.stop()
+
     async def reload_sources(self) -> None:
+        self._auto_read.stop()
         snapshot = await self.sources.load()
         for problem in snapshot.problems:
             self.notifier.warning(problem)

@@ -83,6 +83,7 @@ def describe_binary(data: bytes) -> str | None:
 
 class PreviewWidget(QWidget):
     skillRequested = Signal(str)  # open another skill (after confirmation)
+    fetchStarted = Signal()  # a read was asked for (by the user or the window)
 
     def __init__(
         self,
@@ -206,6 +207,7 @@ class PreviewWidget(QWidget):
             # says why, rather than a new message at every press.
             self.status.setText(self.pending_text())
             return
+        self.fetchStarted.emit()
         self.controller.spawn(self.fetch_now(), f"fetching {self.uri}")
 
     async def fetch_now(self) -> ReadResult | None:

@@ -159,6 +159,7 @@ class WindowActions:
         self.w.filter_bar.text.selectAll()
 
     def refresh(self) -> None:
+        self.w.stop_auto_read()
         self.w.sources_model.mark_pending()
         self.w.controller.spawn(self.w.reload_sources(), "reloading the sources")
 

@@ -173,18 +173,31 @@ def run_bounded(fn: Callable[[Deadline], T], seconds: float) -> T:
 TRANSIENT_RETRIES = (0.1, 0.4, 1.0)
 
 
-def transient(exc: BaseException) -> bool:
-    """Whether a keyring failure is gnome-keyring reloading its collection.
+# What the Secret Service answers while it is briefly away (see ``transient``).
+TRANSIENT_MESSAGES = (
+    "Object does not exist at path",
+    "Message recipient disconnected from message bus without replying",
+)
 
-    While it writes a keyring file and reads it back, the default collection can
-    briefly resolve to an object that no longer exists ("Object does not exist at
-    path"); secretstorage then tries to create a new default collection, which needs a
-    prompt. Asked again a moment later, the collection is there. Seen under many quick
-    writes (a 512-file approval is stored as several chunks).
+
+def transient(exc: BaseException) -> bool:
+    """Whether a keyring failure is the Secret Service being briefly away.
+
+    - gnome-keyring reloading its collection: while it writes a keyring file and reads
+      it back, the default collection can briefly resolve to an object that no longer
+      exists ("Object does not exist at path"); secretstorage then tries to create a
+      new default collection, which needs a prompt. Asked again a moment later, the
+      collection is there. Seen under many quick writes (a 512-file approval is stored
+      as several chunks).
+    - gnome-keyring ending in the middle of a call (it aborts now and then under many
+      quick connections; D-Bus reports the call as "disconnected ... without
+      replying"). The session bus, or the desktop's service manager, starts it again
+      on the next call. Every call asked again is one that can be repeated: a read, a
+      write of the whole value, a removal (a second removal finds nothing).
     """
     seen: BaseException | None = exc
     while seen is not None:
-        if "Object does not exist at path" in str(seen):
+        if any(message in str(seen) for message in TRANSIENT_MESSAGES):
             return True
         seen = seen.__cause__ or seen.__context__
     return False

@@ -298,6 +298,22 @@ def test_a_collection_that_flickers_while_reloading_is_asked_again(
     assert blobs.backend.calls == 4
 
 
+NO_REPLY = "Message recipient disconnected from message bus without replying"
+
+
+def test_a_secret_service_that_ended_mid_call_is_asked_again(
+    secret_service: Any, service_name: str
+) -> None:
+    """gnome-keyring can end in the middle of a call; the bus starts it again on the
+    next one, so the call is asked again rather than the approval failing."""
+    blobs = KeyringBlobs(
+        FlickeringSecretService(secret_service, 1, NO_REPLY), service_name, Deadline(30)
+    )
+    blobs._set("probe", "value")
+    assert blobs.backend.calls == 2
+    assert blobs._get("probe") == "value"
+
+
 def test_other_failures_are_not_asked_again(secret_service: Any, service_name: str) -> None:
     flaky = FlickeringSecretService(secret_service, 1, "Prompt dismissed")
     blobs = KeyringBlobs(flaky, service_name, Deadline(30))

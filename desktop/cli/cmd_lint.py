@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     spec = SourceSpec(folder_label(path), "local", "folder", str(path.resolve()))
     status, skills = scan_folder(spec)
     catalog = build_catalog([status], skills)
+    skills = catalog.skills  # with their shown names and collision notes
     failed = any(s.has_errors() for s in skills) or not skills
     if args.json:
         emit_json(

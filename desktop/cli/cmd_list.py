@@ -8,7 +8,7 @@ from typing import Any
 
 from desktop.cli.output import cells, emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
-from desktop.core.catalog import Catalog
+from desktop.core.catalog import COLLISION_PREFIX, Catalog
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.visible import one_line
 from desktop.core.words import count
@@ -145,7 +145,7 @@ def render(
         (skill, p)
         for skill in catalog.skills
         for p in skill.problems
-        if p.severity != "info" and not p.code.startswith("collision-")
+        if p.severity != "info" and not p.code.startswith(COLLISION_PREFIX)
     ]
     if shown:
         lines.append("")
@@ -181,7 +181,7 @@ def severity_summary(catalog: Catalog) -> str:
     by: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
     for skill in catalog.skills:
         for p in skill.problems:
-            if not p.code.startswith("collision-"):
+            if not p.code.startswith(COLLISION_PREFIX):
                 by[p.severity] = by.get(p.severity, 0) + 1
     parts = [
         count(len(catalog.skills), "skill"),

@@ -127,8 +127,8 @@ class Resolver:
                 message=f"no skill {target!r}: skills/get answered {one_line(str(exc))}, "
                 "and its listing has no such skill",
             )
-        build_catalog([handle.status], [skill])  # its shown name, as `list` gives it
-        return Picked(target, skill)
+        # Its shown name, as `list` gives it.
+        return Picked(target, build_catalog([handle.status], [skill]).skills[0])
 
     async def _catalog(self, specs: list[SourceSpec]) -> Catalog:
         import asyncio
@@ -138,7 +138,7 @@ class Resolver:
         for spec, result in zip(todo, results, strict=True):
             self._listed[spec.label] = result
         key = tuple(s.label for s in specs)
-        if key not in self._catalogs:  # built once: building adds the collision notes
+        if key not in self._catalogs:  # built once per set of sources
             chosen = [self._listed[s.label] for s in specs]
             skills = [skill for _, found in chosen for skill in found]
             self._catalogs[key] = build_catalog([status for status, _ in chosen], skills)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktop.core.model import QUALIFIER, Problem, Skill, SourceStatus
@@ -194,12 +194,31 @@ def _copies(group: list[Skill]) -> tuple[tuple[str, ...], tuple[str, ...], tuple
     )
 
 
+COLLISION_PREFIX = "collision-"
+
+
 def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
-    """Merge sources into one catalog: names, nesting, collisions."""
-    _assign_names(skills)
-    _nest_server_skills(skills)
-    collisions = find_collisions(skills)
-    by_id = {s.id: s for s in skills} if collisions else {}
+    """Merge sources into one catalog: names, nesting, collisions.
+
+    A pure function of its inputs: the skills and statuses given are left as they are.
+    The catalog holds copies carrying what merging found: each skill's qualified name,
+    a server skill's nesting, a collision note on each copy that clashes, and each
+    source's skill count. Collision notes already on the inputs (a skill taken from an
+    earlier catalog) are replaced by the ones found now, so building a catalog again
+    from a catalog's own skills gives the same catalog.
+    """
+    copies = [
+        replace(
+            s,
+            problems=[p for p in s.problems if not p.code.startswith(COLLISION_PREFIX)],
+            nested_in=None if s.origin.kind == "mcp" else s.nested_in,
+        )
+        for s in skills
+    ]
+    _assign_names(copies)
+    _nest_server_skills(copies)
+    collisions = find_collisions(copies)
+    by_id = {s.id: s for s in copies} if collisions else {}
     for collision in collisions:
         for sid in collision.ids:
             others = [by_id[o] for o in collision.ids if o != sid]
@@ -208,17 +227,16 @@ def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
                 where += f"; and {len(others) - 5} more"
             by_id[sid].problems.append(
                 Problem(
-                    f"collision-{collision.kind}",
+                    f"{COLLISION_PREFIX}{collision.kind}",
                     f"{collision.describe()}: also {where}",
                     "warning",
                 )
             )
     counts: dict[str, int] = defaultdict(int)
-    for s in skills:
+    for s in copies:
         counts[s.origin.label] += 1
-    for status in sources:
-        status.skill_count = counts.get(status.origin.label, 0)
-    return Catalog(sources=sources, skills=skills, collisions=collisions)
+    statuses = [replace(st, skill_count=counts.get(st.origin.label, 0)) for st in sources]
+    return Catalog(sources=statuses, skills=copies, collisions=collisions)
 
 
 def skill_json(skill: Skill, details: dict[int, str] | None = None) -> dict[str, Any]:

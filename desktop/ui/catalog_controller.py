@@ -339,8 +339,6 @@ class CatalogController(QObject):
 
     def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
         """A new catalog from these statuses and skills; collisions found afresh."""
-        for s in skills:
-            s.problems = [p for p in s.problems if not p.code.startswith("collision-")]
         self.catalog = build_catalog(statuses, skills)
         self.catalogChanged.emit()
 
@@ -382,7 +380,9 @@ class CatalogController(QObject):
             _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
         if refresh or (previous is not None and listing_changes([previous], [skill])):
             self.files.pop(skill.id, None)  # read against the entry this one replaces
+            self._directories.pop(skill.id, None)
         self._rebuild(self.catalog.sources, [*skills, skill])
+        skill = self.catalog.get(skill.id) or skill  # with its shown name
         what = "refreshed the entry of" if refresh else "opened by URI"
         self.notifier.info(f"{label}: {what} {skill.qualified_name} ({skill.state})")
         await self.load_approvals([skill])
@@ -422,7 +422,10 @@ class CatalogController(QObject):
     def directory_listings(self, skill: Skill) -> dict[str, list[Any]]:
         """Folders of ``skill`` listed so far, if listed for this very entry."""
         held = self._directories.get(skill.id)
-        return held[1] if held is not None and held[0] is skill else {}
+        if held is None:
+            return {}
+        entry, listings = held
+        return listings if entry is skill or not listing_changes([entry], [skill]) else {}
 
     def file_state(self, skill_id: str, uri: str) -> FileVerification | None:
         return self.files.get(skill_id, {}).get(uri)

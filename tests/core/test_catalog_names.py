@@ -67,17 +67,42 @@ def test_same_uri_on_two_servers_are_two_skills() -> None:
     a = skill("a", "mcp", "skill://x/SKILL.md", "x")
     b = skill("b", "mcp", "skill://x/SKILL.md", "x")
     catalog = build_catalog([], [a, b])
-    assert catalog.get("a:skill://x/SKILL.md") is a
-    assert catalog.get("b:skill://x/SKILL.md") is b
+    assert catalog.get("a:skill://x/SKILL.md").origin is a.origin
+    assert catalog.get("b:skill://x/SKILL.md").origin is b.origin
 
 
 def test_server_nesting_by_uri_prefix() -> None:
     outer = skill("s", "mcp", "skill://tools/SKILL.md", "tools")
     inner = skill("s", "mcp", "skill://tools/extra/inner/SKILL.md", "inner")
     other = skill("t", "mcp", "skill://tools/extra/inner2/SKILL.md", "inner2")
-    build_catalog([], [outer, inner, other])
-    assert inner.nested_in == outer.id
-    assert other.nested_in is None  # another server's skill never nests in this one
+    catalog = build_catalog([], [outer, inner, other])
+    assert catalog.get(inner.id).nested_in == outer.id
+    # another server's skill never nests in this one
+    assert catalog.get(other.id).nested_in is None
+
+
+def test_building_a_catalog_changes_none_of_its_inputs() -> None:
+    """The catalog's names, nesting, collision notes and counts are its own: the
+    skills and statuses it was built from are left as they were, and building again
+    from a catalog's own skills gives the same catalog (no note is added twice)."""
+    outer = skill("s", "mcp", "skill://tools/SKILL.md", "tools")
+    inner = skill("s", "mcp", "skill://tools/extra/inner/SKILL.md", "inner")
+    twin = skill("t", "mcp", "skill://tools/SKILL.md", "tools")
+    status = SourceStatus(outer.origin)
+    inputs = [outer, inner, twin]
+    before = [(s.qualified_name, s.nested_in, list(s.problems)) for s in inputs]
+    catalog = build_catalog([status], inputs)
+    assert [(s.qualified_name, s.nested_in, list(s.problems)) for s in inputs] == before
+    assert status.skill_count == 0
+    assert catalog.sources[0].skill_count == 2
+    assert [p.code for p in catalog.get(outer.id).problems] == ["collision-same-name"]
+    again = build_catalog(catalog.sources, catalog.skills)
+    assert [(s.qualified_name, s.nested_in, s.problems) for s in again.skills] == [
+        (s.qualified_name, s.nested_in, s.problems) for s in catalog.skills
+    ]
+    # A server skill whose parent went away no longer nests in it.
+    alone = build_catalog([], [s for s in catalog.skills if s.id != outer.id])
+    assert alone.get(inner.id).nested_in is None
 
 
 def test_a_local_name_holding_the_qualifier_never_reads_as_a_server_skill() -> None:

@@ -14,9 +14,9 @@ def test_a_deeper_path_is_shown_and_the_default_one_is_not() -> None:
     deep = skill("docs", "mcp", "skill://documents/pdf/SKILL.md", "pdf")
     plain = skill("docs", "mcp", "skill://forms/SKILL.md", "forms")
     catalog = build_catalog([SourceStatus(deep.origin)], [deep, plain])
-    assert deep.qualified_name == "docs:documents/pdf"
-    assert plain.qualified_name == "docs:forms"
-    assert catalog.named("docs:documents/pdf") == [deep]
+    assert catalog.get(deep.id).qualified_name == "docs:documents/pdf"
+    assert catalog.get(plain.id).qualified_name == "docs:forms"
+    assert catalog.named("docs:documents/pdf") == [catalog.get(deep.id)]
 
 
 def test_collisions_list_each_copy_by_qualified_name_and_id() -> None:

@@ -5,7 +5,7 @@ keeps records in the OS keyring; this module decides what a record means.
 
 - :class:`ApprovalKey` names what an approval belongs to. A server skill is
   (label, endpoint, uri): the endpoint (command line or URL) is part of it so an
-  approval never moves to another server that takes over a label (I1, issue 4).
+  approval never moves to another server that takes over a label (I1).
   A local skill is its resolved skill folder path.
 - :func:`file_set_hash` hashes the canonical sorted (uri, digest) set (A2).
 - :func:`bind` compares a skill with its record: ``not-approved``, ``approved``,

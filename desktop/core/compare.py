@@ -1,4 +1,4 @@
-"""Two skills side by side (issue item 3). Pure: no Qt.
+"""Two skills side by side. Pure: no Qt.
 
 Fields are compared as shown in the detail pane; manifests are compared by path
 relative to each skill's folder (a local draft's ``SKILL.md`` and a server's

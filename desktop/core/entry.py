@@ -379,7 +379,7 @@ def _broken(origin: Origin, uri: str, message: str, raw: Any) -> Skill:
     )
 
 
-# Some clients keep only this many characters of a server's instructions (P4, seed 004).
+# Some clients keep only this many characters of a server's instructions (P4).
 INSTRUCTIONS_KEPT = 2048
 _SKILL_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>()\[\]`]+/SKILL\.md")
 

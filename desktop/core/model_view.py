@@ -1,8 +1,8 @@
-"""What a host would hand a model for the current sources (issue item 7). Pure: no Qt.
+"""What a host would hand a model for the current sources. Pure: no Qt.
 
 One line per loadable skill: qualified name, origin tag and description; server
 skills are marked third-party. Per server, the length of its ``instructions`` against
-the 2048-character cut many clients apply (seed 004).
+the 2048-character cut many clients apply.
 """
 
 from __future__ import annotations

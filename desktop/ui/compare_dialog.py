@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.compare import body_diff, field_rows, manifest_diff
 from desktop.core.model import Skill
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
-from desktop.ui.compare_text import body_diff, field_rows, manifest_diff
 from desktop.ui.markdown_render import escape
 from desktop.ui.safe_browser import SafeTextBrowser
 

@@ -13,10 +13,10 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.model import SourceStatus
+from desktop.core.model_view import INSTRUCTIONS_CUT
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.markdown_render import escape
-from desktop.ui.model_registry import INSTRUCTIONS_CUT
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.safe_browser import SafeTextBrowser
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop.core.model_view import model_registry
 from desktop.core.visible import visible
 from desktop.core.words import count
 from desktop.ui.catalog_controller import CatalogController
-from desktop.ui.model_registry import model_registry
 from desktop.ui.plain_label import PlainLabel
 
 

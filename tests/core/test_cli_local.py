@@ -1,4 +1,4 @@
-"""The CLI on local folders, run as a real subprocess (issue 2, item 7)."""
+"""The CLI on local folders, run as a real subprocess."""
 
 from __future__ import annotations
 

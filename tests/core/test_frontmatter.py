@@ -1,4 +1,4 @@
-"""Frontmatter splitting and safe parsing of hostile SKILL.md files (issue 2, item 3)."""
+"""Frontmatter splitting and safe parsing of hostile SKILL.md files."""
 
 from __future__ import annotations
 

@@ -173,7 +173,7 @@ def build(scenario: str) -> tuple[Catalog, dict[str, Any]]:
     elif scenario == "many-tools":
         opts["tools"] = ["search", "fetch", *(f"tool_{i}" for i in range(3000))]
     elif scenario == "affinity-miss":
-        # The skill's affinity names `search`; the server renamed it (seed 003's silent miss).
+        # The skill's affinity names `search`; the server renamed it (a silent miss).
         opts["tools"] = ["web_search", "fetch"]
     elif scenario == "big":
         data = bytes(range(256)) * (16 * MIB // 256 - 64)

@@ -185,7 +185,6 @@ class MainWindow(QMainWindow):
         self.detail.compareRequested.connect(lambda _id: self.actions_.compare())
         self.preview.skillRequested.connect(self._open_other_skill)
         self.page.primaryRequested.connect(self.actions_.review)
-        self.page.fileOpened.connect(self._open_file)
         sb = self.sidebar
         sb.addRequested.connect(self.actions_.add_source)
         sb.editRequested.connect(self.actions_.edit_source)

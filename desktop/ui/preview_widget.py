@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor, QTextOption
@@ -28,10 +28,12 @@ from PySide6.QtWidgets import (
 
 from desktop.core.freshness import listing_changes
 from desktop.core.manifest import format_size
-from desktop.core.model import Skill
-from desktop.core.verify import MISMATCHES
-from desktop.core.visible import visible
+from desktop.core.model import Problem, Skill
+from desktop.core.problem_lines import problem_lines
+from desktop.core.verify import MISMATCHES, FileVerification
+from desktop.core.visible import cut, visible
 from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.code_view import CodeView
 from desktop.ui.content_reader import ReadResult
 from desktop.ui.markdown_render import (
     NotRendered,
@@ -81,6 +83,76 @@ def describe_binary(data: bytes) -> str | None:
     return None
 
 
+def verified_head(vf: FileVerification, size: int) -> str:
+    """What the status line says of bytes shown: checked, or unverified (dynamic)."""
+    if vf.state == "dynamic":
+        head = "Unverified (dynamic skill, no digest published): "
+    else:
+        head = "Bytes match the manifest (size and SHA-256; not a safety check): "
+    return head + f"{vf.uri}, {size:,} bytes"
+
+
+async def fill_plain(view: QPlainTextEdit, text: str, wanted: Callable[[], bool]) -> bool:
+    """Show ``text`` in ``view`` by pieces, the window answering between them (controls
+    as codes, lines over :data:`RAW_LINE` characters broken). False when ``wanted()``
+    turned false meanwhile (another file was asked for)."""
+    view.setPlainText("")
+    cursor = QTextCursor(view.document())
+    start, first = 0, True
+    while start < len(text):
+        end = start
+        for _ in range(RAW_STEP_LINES):
+            end = text.find("\n", end, start + RAW_STEP_CHARS)
+            if end < 0:
+                end = min(len(text), start + RAW_STEP_CHARS)
+                break
+            end += 1
+        if text[end - 1 : end] == "\r":
+            end += 1  # a CRLF stays whole
+        piece = visible(text[start:end])
+        if has_long_line(piece):
+            piece = _break_long_lines(piece)
+        if not first:
+            await asyncio.sleep(0)
+            if not wanted():
+                return False
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(piece)
+        start, first = end, False
+    view.moveCursor(QTextCursor.MoveOperation.Start)
+    return True
+
+
+def shown_line(text: str, line: int) -> int:
+    """The line of the view where ``text``'s 1-based ``line`` starts, once lines over
+    :data:`RAW_LINE` characters (as shown) are broken."""
+    head = text.split("\n", line - 1)[: line - 1]
+    return 1 + sum(max(1, -(-len(visible(part)) // RAW_LINE)) for part in head)
+
+
+def problem_marks(text: str, problems: Iterable[Problem]) -> dict[int, str]:
+    """The view's lines marked with the problems placed on them, in words."""
+    marks: dict[int, list[str]] = {}
+    long_lines = has_long_line(text)
+    for line, p in problem_lines(text, problems):
+        at = shown_line(text, line) if long_lines else line
+        word = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}.get(
+            p.severity, p.severity.capitalize()
+        )
+        marks.setdefault(at, []).append(f"{word}: {cut(p.message)}")
+    return {line: "\n".join(words) for line, words in marks.items()}
+
+
+def marks_note(marks: dict[int, str]) -> str:
+    """One line saying which lines are marked, for the eye that does not hover."""
+    if not marks:
+        return ""
+    lines = sorted(marks)
+    shown = ", ".join(str(n) for n in lines[:12]) + (" …" if len(lines) > 12 else "")
+    word = "line" if len(lines) == 1 else "lines"
+    return f"⚠ Problems on {word} {shown}: marked in the margin; point at a line to read it."
+
+
 class PreviewWidget(QWidget):
     skillRequested = Signal(str)  # open another skill (after confirmation)
     fetchStarted = Signal()  # a read was asked for (by the user or the window)
@@ -122,11 +194,16 @@ class PreviewWidget(QWidget):
         self.rendered = SafeTextBrowser(self)
         self.rendered.setAccessibleName("Rendered preview")
         self.rendered.linkActivated.connect(self.follow_link)
-        self.raw = QPlainTextEdit(self)
-        self.raw.setReadOnly(True)
+        self.raw = CodeView(self)
+        self.raw.setObjectName("sourceText")
         self.raw.setAccessibleName("Raw text")
-        self.raw.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.raw.setUndoRedoEnabled(False)  # filled by pieces; nothing to undo
+        # Which lines of the raw text are marked with a problem (shown above it).
+        self.raw_note = PlainLabel("")
+        self.raw_note.setObjectName("sourceMarks")
+        self.raw_note.setWordWrap(True)
+        self.raw_note.setAccessibleName("Problems marked in the text")
+        self.raw_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.raw_note.setVisible(False)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("previewSplitter")
         self.splitter.addWidget(self.rendered)
@@ -194,6 +271,12 @@ class PreviewWidget(QWidget):
     def _clear(self) -> None:
         self.rendered.setHtml("")
         self.raw.setPlainText("")
+        self._set_marks({})
+
+    def _set_marks(self, marks: dict[int, str]) -> None:
+        self.raw.set_marks(marks)
+        self.raw_note.setText(marks_note(marks))
+        self.raw_note.setVisible(bool(marks))
 
     # -- fetching --------------------------------------------------------------
 
@@ -245,19 +328,17 @@ class PreviewWidget(QWidget):
             return
         self.refresh_button.setVisible(False)  # bytes that match need no refreshed entry
         data = result.data
-        if vf.state == "dynamic":
-            head = "Unverified (dynamic skill, no digest published): "
-        else:
-            head = "Bytes match the manifest (size and SHA-256; not a safety check): "
-        self.status.setText(head + f"{vf.uri}, {len(data):,} bytes")
+        self.status.setText(verified_head(vf, len(data)))
         binary = describe_binary(data)
         if binary is not None:
             self.rendered.setHtml(f"<p><i>{escape(binary)}</i></p>")
             self.raw.setPlainText(binary)
             return
         text = data[:TEXT_LIMIT].decode("utf-8", "replace")
-        if not await self._fill_raw(text, result):
+        if not await fill_plain(self.raw, text, lambda: self.result is result):
             return  # another file was asked for meanwhile
+        if result.parsed is not None and self.skill is not None:
+            self._set_marks(problem_marks(text, self.skill.problems))  # SKILL.md's problems
         if has_long_line(text):
             self.status.setText(
                 self.status.text()
@@ -283,36 +364,6 @@ class PreviewWidget(QWidget):
             wrap.WrapAnywhere if long_run else wrap.WrapAtWordBoundaryOrAnywhere
         )
         self.rendered.setHtml(visible(html))
-
-    async def _fill_raw(self, text: str, result: ReadResult) -> bool:
-        """Show ``text`` in the raw view by pieces, the window answering between them
-        (controls as codes, lines over :data:`RAW_LINE` characters broken). False when
-        another file was asked for meanwhile."""
-        self.raw.setPlainText("")
-        cursor = QTextCursor(self.raw.document())
-        start, first = 0, True
-        while start < len(text):
-            end = start
-            for _ in range(RAW_STEP_LINES):
-                end = text.find("\n", end, start + RAW_STEP_CHARS)
-                if end < 0:
-                    end = min(len(text), start + RAW_STEP_CHARS)
-                    break
-                end += 1
-            if text[end - 1 : end] == "\r":
-                end += 1  # a CRLF stays whole
-            piece = visible(text[start:end])
-            if has_long_line(piece):
-                piece = _break_long_lines(piece)
-            if not first:
-                await asyncio.sleep(0)
-                if self.result is not result:
-                    return False
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(piece)
-            start, first = end, False
-        self.raw.moveCursor(QTextCursor.MoveOperation.Start)
-        return True
 
     # -- links ------------------------------------------------------------------
 

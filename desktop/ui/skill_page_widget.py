@@ -3,13 +3,14 @@ the one action that fits) above the tabs Overview, Files, Source, Details, Probl
 
 The header stays above every tab, so a server skill's third-party mark is always in
 sight. The Overview is the preview pane (rendered body, nothing shown until verified);
-its raw text is the Source tab. Words and choices come from :mod:`desktop.core.library`.
+its raw text is the Source tab, with line numbers and each problem marked on its line.
+The Files tab lists the files (scripts marked) above a viewer that shows the chosen one
+once its bytes are checked. Words and choices come from :mod:`desktop.core.library`.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSizePolicy,
+    QSplitter,
     QStyle,
     QTabWidget,
     QToolButton,
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.approvals import ApprovalState
+from desktop.core.freshness import listing_changes
 from desktop.core.library import (
     APPROVAL_WORDS,
     is_script,
@@ -39,6 +42,7 @@ from desktop.core.manifest import format_size
 from desktop.core.model import Skill
 from desktop.core.visible import visible
 from desktop.ui.detail_widget import DetailWidget
+from desktop.ui.file_view_widget import FileViewWidget
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.read_only_table_model import plain_tooltip
@@ -76,7 +80,6 @@ class PillWidget(QToolButton):
 
 class SkillPageWidget(QWidget):
     primaryRequested = Signal(str)  # skill id: the review/approval entry point
-    fileOpened = Signal(str, str)  # skill id, file uri
 
     def __init__(
         self, detail: DetailWidget, preview: PreviewWidget, parent: QWidget | None = None
@@ -126,15 +129,26 @@ class SkillPageWidget(QWidget):
         self.files.setHeaderLabels(["File", "Size", "Kind"])
         self.files.setRootIsDecorated(True)
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.files.setColumnWidth(0, 320)
+        self.files.setColumnWidth(0, 260)
+        self.files.currentItemChanged.connect(self._choose_file)
         self.files.itemActivated.connect(self._open_file)
+        self.files.itemClicked.connect(self._open_file)
+        self.file_view = FileViewWidget(preview.controller, self)
+        self.files_tab = QSplitter(Qt.Orientation.Vertical, self)
+        self.files_tab.setObjectName("filesSplitter")
+        self.files_tab.addWidget(self.files)
+        self.files_tab.addWidget(self.file_view)
+        self.files_tab.setChildrenCollapsible(False)
+        self.files_tab.setStretchFactor(0, 1)
+        self.files_tab.setStretchFactor(1, 3)
+        self.files_tab.setSizes([130, 400])
         self.source = QWidget(self)
         source_layout = QVBoxLayout(self.source)
         source_layout.setContentsMargins(0, 0, 0, 0)
+        source_layout.setSpacing(2)
         # The preview's raw text is the Source tab: the Overview keeps the rendered body.
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        preview.raw.setFont(mono)
-        source_layout.addWidget(preview.raw)
+        source_layout.addWidget(preview.raw_note)
+        source_layout.addWidget(preview.raw, 1)
         self.problems = QListWidget(self)
         self.problems.setObjectName("skillProblems")
         self.problems.setAccessibleName("Problems of the skill")
@@ -147,12 +161,13 @@ class SkillPageWidget(QWidget):
         self.tabs.setAccessibleName("Skill pages")
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(preview, "&Overview")
-        self.tabs.addTab(self.files, "F&iles")
+        self.tabs.addTab(self.files_tab, "F&iles")
         self.tabs.addTab(self.source, "So&urce")
         self.tabs.addTab(detail, "&Details")
         self.tabs.addTab(self.problems, "Pro&blems")
         self.tabs.setTabToolTip(0, "The rendered SKILL.md, once its bytes are checked")
-        self.tabs.setTabToolTip(2, "The raw text of the file shown, as read")
+        self.tabs.setTabToolTip(1, "The skill's files; choose one to read it, once checked")
+        self.tabs.setTabToolTip(2, "The raw text of the file shown, its problems marked")
         head = QWidget(self)
         head.setLayout(header)
         head.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -176,6 +191,7 @@ class SkillPageWidget(QWidget):
                 pill.setVisible(False)
             self.primary.setVisible(False)
             self.files.clear()
+            self.file_view.show_file(None)
             self.problems.clear()
             self.tabs.setTabText(4, "Pro&blems")
             self.tabs.setVisible(False)  # nothing to read: no empty panes
@@ -189,6 +205,9 @@ class SkillPageWidget(QWidget):
         if new:
             self._fill_files(skill)
             self._fill_problems(skill)
+            self.file_view.show_file(None)
+        elif self.file_view.skill is not None and self.file_view.skill is not skill:
+            self._follow_file(skill)
 
     def set_states(self, approval: ApprovalState | None, verification: str | None) -> None:
         skill = self.skill
@@ -284,7 +303,39 @@ class SkillPageWidget(QWidget):
         if self.skill is not None:
             self.primaryRequested.emit(self.skill.id)
 
+    def _choose_file(self, item: QTreeWidgetItem | None, _previous: object = None) -> None:
+        """A file chosen in the tree: said in the viewer; a local one is read at once
+        (nothing is fetched from anyone), a server's waits for Read from server."""
+        uri = item.data(0, URI_ROLE) if item is not None else None
+        if self.skill is None or not uri:
+            return
+        if self.file_view.skill is self.skill and self.file_view.uri == uri:
+            return
+        self.file_view.show_file(self.skill, str(uri))
+        if self.skill.kind == "local" and self.skill.loadable:
+            self.file_view.read()
+
     def _open_file(self, item: QTreeWidgetItem, _column: int) -> None:
+        """A file clicked or activated (Enter): read it, if not shown already."""
         uri = item.data(0, URI_ROLE)
-        if self.skill is not None and uri:
-            self.fileOpened.emit(self.skill.id, str(uri))
+        if self.skill is None or not uri:
+            return
+        view = self.file_view
+        if view.skill is not self.skill or view.uri != uri:
+            view.show_file(self.skill, str(uri))
+        if view.result is None:
+            view.read()  # not twice at once: the viewer reads a file once at a time
+
+    def _follow_file(self, skill: Skill) -> None:
+        """The catalog holds a new entry for the shown skill: the file is said again
+        (bytes checked against the old entry say nothing of the new one)."""
+        view = self.file_view
+        if view.skill is None or view.skill.id != skill.id:
+            return
+        if not listing_changes([view.skill], [skill]):
+            view.skill = skill  # the same entry: what is shown stands
+            return
+        uri = view.uri if skill.file(view.uri) is not None or skill.is_dynamic else ""
+        view.show_file(skill, uri)
+        if uri and skill.kind == "local" and skill.loadable:
+            view.read()

@@ -1,9 +1,13 @@
 """The detail pane's content for one skill (P2), as escaped HTML.
 
-Every value that came from a skill or a server is escaped. Links use two schemes the
+Every value that came from a skill or a server is escaped. Links use schemes the
 detail widget handles itself: ``skill:<id>`` selects another skill (collisions,
 nesting), ``file:<uri>`` opens a file in the preview, ``dir:<uri>`` lists a folder as
-the server does.
+the server does, ``show:all`` shows the values left out.
+
+Unless asked for all of them, the page holds only what the skill declares or what
+differs from the default; a sentence names the values left out. A description over
+the limit is marked where hosts cut it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from urllib.parse import quote
 
 from desktop.core.approvals import ApprovalState
 from desktop.core.catalog import Catalog
+from desktop.core.checks import DESCRIPTION_MAX
 from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
@@ -38,6 +43,19 @@ def skill_link(skill_id: str, text: str) -> str:
 
 def _row(label: str, value_html: str) -> str:
     return f"<tr><th align='left' valign='top'>{escape(label)}</th><td>{value_html}</td></tr>"
+
+
+def description_html(description: str) -> str:
+    """The description, marked where a host cuts it when it is over the limit."""
+    if len(description) <= DESCRIPTION_MAX:
+        return escape(description)
+    kept, rest = description[:DESCRIPTION_MAX], description[DESCRIPTION_MAX:]
+    return (
+        escape(kept)
+        + f"<br><b>✂ ⚠ Cut here: hosts read at most {DESCRIPTION_MAX:,} characters; the "
+        f"{len(rest):,} below are past the limit and may never be read:</b><br>"
+        + f"<span style='color:#777777'><s>{escape(rest)}</s></span>"
+    )
 
 
 def _marked(value: str, declared: bool) -> str:
@@ -111,6 +129,7 @@ def detail_html(
     tools: list[str] | None = None,
     directory_read: bool = False,
     directories: dict[str, list[Any]] | None = None,
+    show_all: bool = True,
 ) -> str:
     fm = skill.frontmatter or {}
     out: list[str] = [f"<h2>{escape(skill.qualified_name or skill.name)}</h2>"]
@@ -123,17 +142,25 @@ def detail_html(
     # A frontmatter refused whole (too deep, too large, missing) was never read: its
     # values are unknown, not absent, and the defaults below are not what it declared.
     unread = skill.frontmatter is None
+    left_out: list[str] = []  # values not shown, by name
+
+    def extra(name: str, row: str, shown: bool) -> str:
+        if shown or show_all:
+            return row
+        left_out.append(name)
+        return ""
+
     rows = [
         _row("Origin", origin_html(skill)),
-        _row("Identity", f"<code>{escape(skill.id)}</code>"),
+        extra("identity", _row("Identity", f"<code>{escape(skill.id)}</code>"), False),
         _row("Name", escape(skill.name)),
         _row(
             "Description",
-            escape(skill.description)
+            description_html(skill.description)
             or ("<i>not read: the frontmatter was refused (see Problems)</i>" if unread else "")
             or "<i>none</i>",
         ),
-        _row("State", escape(skill.state)),
+        extra("state", _row("State", escape(skill.state)), skill.state != "listed"),
     ]
     if skill.path:
         rows.append(_row("Folder", escape(skill.path)))
@@ -142,14 +169,38 @@ def detail_html(
             _row("Loading values", "<i>not read; a host would apply the defaults below</i>")
         )
     loading = skill.loading
-    rows.append(_row("Loading strategy", _marked(loading.strategy, loading.strategy_declared)))
+    rows.append(
+        extra(
+            "loading strategy",
+            _row("Loading strategy", _marked(loading.strategy, loading.strategy_declared)),
+            loading.strategy_declared,
+        )
+    )
     prio = "none" if loading.priority is None else f"{loading.priority:g}"
-    rows.append(_row("Priority", _marked(prio, loading.priority_declared)))
+    rows.append(
+        extra(
+            "priority",
+            _row("Priority", _marked(prio, loading.priority_declared)),
+            loading.priority_declared,
+        )
+    )
     trig = ", ".join(loading.triggers) or "none"
-    rows.append(_row("Triggers", _marked(trig, loading.triggers_declared)))
+    rows.append(
+        extra(
+            "triggers",
+            _row("Triggers", _marked(trig, loading.triggers_declared)),
+            loading.triggers_declared,
+        )
+    )
     aff_rows, _ = affinity_report(skill, tools)
     aff = "; ".join(f"{r.pattern}" + _governed(r.tools) for r in aff_rows)
-    rows.append(_row("Tool affinity", _marked(aff or "none", loading.tool_affinity_declared)))
+    rows.append(
+        extra(
+            "tool affinity",
+            _row("Tool affinity", _marked(aff or "none", loading.tool_affinity_declared)),
+            loading.tool_affinity_declared,
+        )
+    )
     requested = skill.allowed_tools()
     if requested:
         power = (
@@ -158,7 +209,7 @@ def detail_html(
         )
     else:
         power = "requests no tools"
-    rows.append(_row("allowed-tools", power))
+    rows.append(extra("allowed-tools", _row("allowed-tools", power), bool(requested)))
     for key in ("license", "compatibility"):
         if key in fm:
             rows.append(_row(key.capitalize(), escape(str(fm[key]))))
@@ -175,6 +226,12 @@ def detail_html(
         )
     rows.append(_row("Approval", approval_html(approval)))
     out.append("<table cellspacing='4'>" + "".join(rows) + "</table>")
+    if left_out:
+        out.append(
+            "<p><i>Not shown, as nothing was declared or the default applies: "
+            + escape(", ".join(left_out))
+            + ".</i> <a href='show:all'>Show all</a></p>"
+        )
 
     collisions = catalog.collisions_of(skill.id)
     if collisions:

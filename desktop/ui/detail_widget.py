@@ -1,4 +1,5 @@
-"""The detail pane: everything known about the selected skill, side by side (P2)."""
+"""The detail pane: what is known about the selected skill (P2). Values the skill did
+not declare, or that are the default, are left out until Show all is on."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from urllib.parse import unquote
 
 from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QPushButton,
     QSizePolicy,
@@ -43,8 +45,17 @@ class DetailWidget(QWidget):
         self.review_button.setAccessibleName("Review the approval of the selected skill")
         self.compare_button = QPushButton("Co&mpare…")
         self.compare_button.setAccessibleName("Compare the selected skill with another")
+        self.show_all = QCheckBox("Show all")
+        self.show_all.setObjectName("detailShowAll")
+        self.show_all.setAccessibleName("Show all values, defaults included")
+        self.show_all.setToolTip(
+            "Also show the values the skill does not declare (the defaults a host applies) "
+            "and its identity"
+        )
+        self.show_all.toggled.connect(lambda _on: self.refresh())
         buttons = QHBoxLayout()
         buttons.addWidget(self.title, 1)
+        buttons.addWidget(self.show_all)
         for b in (self.preview_button, self.review_button, self.compare_button):
             b.setEnabled(False)
             buttons.addWidget(b)
@@ -104,6 +115,7 @@ class DetailWidget(QWidget):
             tools=status.tools if status else None,
             directory_read=bool(status and status.directory_read),
             directories=self.controller.directory_listings(skill),
+            show_all=self.show_all.isChecked(),
         )
         if html == self._html:
             return  # the same page (a catalog that grew elsewhere): no new layout
@@ -122,6 +134,8 @@ class DetailWidget(QWidget):
         scheme, _, rest = href.partition(":")
         if scheme == "skill":
             self.skillRequested.emit(unquote(rest))
+        elif scheme == "show":
+            self.show_all.setChecked(rest == "all")
         elif scheme == "file" and self.skill is not None:
             self.fileRequested.emit(self.skill.id, unquote(rest))
         elif scheme == "dir" and self.skill is not None:

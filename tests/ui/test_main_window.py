@@ -49,6 +49,8 @@ def test_selecting_a_row_shows_its_detail(make_window: Any, skills_folder: Path)
     assert "local folder local" in text
     assert "a request for power" in text  # allowed-tools is a request, not a property
     assert "Read Bash(git:*)" in text
+    window.detail.show_all.click()  # the defaults too
+    text = window.detail.text()
     assert "dynamic (default)" in text
     assert "Third-party" not in text  # a local skill is not third-party content
     assert "safe" not in text.lower() and "trusted" not in text.lower()

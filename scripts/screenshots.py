@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import SourceSpec
@@ -92,6 +92,21 @@ async def shoot(specs: list[SourceSpec], out: Path, scratch: Path, size: tuple[i
     window.tabs.setCurrentWidget(window.page.problems)
     await settle(window, 0.2)
     save(window, out, size, "3-problems")
+    window.tabs.setCurrentWidget(window.page.source)
+    await settle(window, 0.2)
+    save(window, out, size, "3-source-marked")
+    window.tabs.setCurrentWidget(window.detail)
+    await settle(window, 0.2)
+    save(window, out, size, "3-details-cut")
+
+    window.select_skill(skill_named(window, "pdf-forms"))
+    await settle(window)
+    window.tabs.setCurrentWidget(window.page.files_tab)
+    files = window.page.files
+    script = files.findItems("fill_form.py", Qt.MatchFlag.MatchRecursive)[0]
+    files.setCurrentItem(script)
+    await settle(window)
+    save(window, out, size, "3-files-script")
     window.tabs.setCurrentWidget(window.preview)
 
     window.sidebar.select_source("team-skills")

@@ -25,6 +25,11 @@ from PySide6.QtWidgets import QPlainTextEdit, QStyle, QTextEdit, QToolTip, QWidg
 from desktop.ui.read_only_table_model import plain_tooltip
 
 GUTTER_PAD = 6
+LEVEL_ICONS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
 
 
 class LineNumbers(QWidget):
@@ -63,6 +68,7 @@ class CodeView(QPlainTextEdit):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.marks: dict[int, str] = {}  # 1-based line: what is wrong there
+        self.levels: dict[int, str] = {}  # 1-based line: "error", "warning" or "info"
         self.gutter = LineNumbers(self)
         self.blockCountChanged.connect(self._update_width)
         self.updateRequest.connect(self._update_gutter)
@@ -70,9 +76,11 @@ class CodeView(QPlainTextEdit):
 
     # -- marks --------------------------------------------------------------------
 
-    def set_marks(self, marks: dict[int, str]) -> None:
-        """Mark these lines (1-based) with these words; replaces the marks before."""
+    def set_marks(self, marks: dict[int, str], levels: dict[int, str] | None = None) -> None:
+        """Mark these lines (1-based) with these words, each with the icon of its level
+        (an error, a warning, a note; warning when not given); replaces the marks before."""
         self.marks = dict(marks)
+        self.levels = dict(levels or {})
         self._highlight()
         self._update_width()
         self.gutter.update()
@@ -98,7 +106,7 @@ class CodeView(QPlainTextEdit):
         self.setExtraSelections(selections)
 
     def setPlainText(self, text: str) -> None:
-        self.marks = {}
+        self.marks, self.levels = {}, {}
         super().setPlainText(text)
         self.setExtraSelections([])
 
@@ -156,11 +164,13 @@ class CodeView(QPlainTextEdit):
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         height = self.fontMetrics().height()
         width = self.gutter.width() - GUTTER_PAD
-        icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        style = self.style()
+        icons = {level: style.standardIcon(pixmap) for level, pixmap in LEVEL_ICONS.items()}
         while block.isValid() and top <= event.rect().bottom():
             bottom = top + round(self.blockBoundingRect(block).height())
             if block.isVisible() and bottom >= event.rect().top():
                 if number + 1 in self.marks:
+                    icon = icons[self.levels.get(number + 1, "warning")]
                     icon.paint(painter, QRect(2, top + 1, height - 2, height - 2))
                 painter.drawText(
                     0, top, width, height, Qt.AlignmentFlag.AlignRight, str(number + 1)

@@ -144,7 +144,7 @@ def detail_html(
     unread = skill.frontmatter is None
     left_out: list[str] = []  # values not shown, by name
 
-    def extra(name: str, row: str, shown: bool) -> str:
+    def unless_default(name: str, row: str, shown: bool) -> str:
         if shown or show_all:
             return row
         left_out.append(name)
@@ -152,7 +152,7 @@ def detail_html(
 
     rows = [
         _row("Origin", origin_html(skill)),
-        extra("identity", _row("Identity", f"<code>{escape(skill.id)}</code>"), False),
+        unless_default("identity", _row("Identity", f"<code>{escape(skill.id)}</code>"), False),
         _row("Name", escape(skill.name)),
         _row(
             "Description",
@@ -160,7 +160,7 @@ def detail_html(
             or ("<i>not read: the frontmatter was refused (see Problems)</i>" if unread else "")
             or "<i>none</i>",
         ),
-        extra("state", _row("State", escape(skill.state)), skill.state != "listed"),
+        unless_default("state", _row("State", escape(skill.state)), skill.state != "listed"),
     ]
     if skill.path:
         rows.append(_row("Folder", escape(skill.path)))
@@ -169,36 +169,38 @@ def detail_html(
             _row("Loading values", "<i>not read; a host would apply the defaults below</i>")
         )
     loading = skill.loading
+    # A value declared but ignored (see Problems) is shown with the default it leaves.
+    dropped = {p.code.removesuffix("-dropped") for p in skill.problems}
     rows.append(
-        extra(
+        unless_default(
             "loading strategy",
             _row("Loading strategy", _marked(loading.strategy, loading.strategy_declared)),
-            loading.strategy_declared,
+            loading.strategy_declared or "loading-strategy" in dropped,
         )
     )
     prio = "none" if loading.priority is None else f"{loading.priority:g}"
     rows.append(
-        extra(
+        unless_default(
             "priority",
             _row("Priority", _marked(prio, loading.priority_declared)),
-            loading.priority_declared,
+            loading.priority_declared or "priority" in dropped,
         )
     )
     trig = ", ".join(loading.triggers) or "none"
     rows.append(
-        extra(
+        unless_default(
             "triggers",
             _row("Triggers", _marked(trig, loading.triggers_declared)),
-            loading.triggers_declared,
+            loading.triggers_declared or "triggers" in dropped,
         )
     )
     aff_rows, _ = affinity_report(skill, tools)
     aff = "; ".join(f"{r.pattern}" + _governed(r.tools) for r in aff_rows)
     rows.append(
-        extra(
+        unless_default(
             "tool affinity",
             _row("Tool affinity", _marked(aff or "none", loading.tool_affinity_declared)),
-            loading.tool_affinity_declared,
+            loading.tool_affinity_declared or "tool-affinity" in dropped,
         )
     )
     requested = skill.allowed_tools()
@@ -209,7 +211,7 @@ def detail_html(
         )
     else:
         power = "requests no tools"
-    rows.append(extra("allowed-tools", _row("allowed-tools", power), bool(requested)))
+    rows.append(unless_default("allowed-tools", _row("allowed-tools", power), bool(requested)))
     for key in ("license", "compatibility"):
         if key in fm:
             rows.append(_row(key.capitalize(), escape(str(fm[key]))))

@@ -173,7 +173,7 @@ class FileViewWidget(QWidget):
                 self.status.text() + f"; lines over {RAW_LINE:,} characters are broken"
             )
         if result.parsed is not None and self.skill is not None:
-            marks = problem_marks(text, self.skill.problems)
-            self.text.set_marks(marks)
+            marks, levels = problem_marks(text, self.skill.problems)
+            self.text.set_marks(marks, levels)
             self.note.setText(marks_note(marks))
             self.note.setVisible(bool(marks))

@@ -130,17 +130,23 @@ def shown_line(text: str, line: int) -> int:
     return 1 + sum(max(1, -(-len(visible(part)) // RAW_LINE)) for part in head)
 
 
-def problem_marks(text: str, problems: Iterable[Problem]) -> dict[int, str]:
-    """The view's lines marked with the problems placed on them, in words."""
+SEVERITY_WORDS = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}
+SEVERITY_RANK = {"invalid": 0, "error": 0, "warning": 1}
+
+
+def problem_marks(text: str, problems: Iterable[Problem]) -> tuple[dict[int, str], dict[int, str]]:
+    """The view's lines marked with the problems placed on them, in words, and each
+    line's level (``error``, ``warning`` or ``info``: the gravest there)."""
     marks: dict[int, list[str]] = {}
+    ranks: dict[int, int] = {}
     long_lines = has_long_line(text)
     for line, p in problem_lines(text, problems):
         at = shown_line(text, line) if long_lines else line
-        word = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}.get(
-            p.severity, p.severity.capitalize()
-        )
+        word = SEVERITY_WORDS.get(p.severity, p.severity.capitalize())
         marks.setdefault(at, []).append(f"{word}: {cut(p.message)}")
-    return {line: "\n".join(words) for line, words in marks.items()}
+        ranks[at] = min(ranks.get(at, 2), SEVERITY_RANK.get(p.severity, 2))
+    levels = {line: ("error", "warning", "info")[rank] for line, rank in ranks.items()}
+    return {line: "\n".join(words) for line, words in marks.items()}, levels
 
 
 def marks_note(marks: dict[int, str]) -> str:
@@ -150,7 +156,10 @@ def marks_note(marks: dict[int, str]) -> str:
     lines = sorted(marks)
     shown = ", ".join(str(n) for n in lines[:12]) + (" …" if len(lines) > 12 else "")
     word = "line" if len(lines) == 1 else "lines"
-    return f"⚠ Problems on {word} {shown}: marked in the margin; point at a line to read it."
+    return (
+        f"⚠ Problems and notes on {word} {shown}: marked in the margin; "
+        "point at a line to read them."
+    )
 
 
 class PreviewWidget(QWidget):
@@ -273,8 +282,8 @@ class PreviewWidget(QWidget):
         self.raw.setPlainText("")
         self._set_marks({})
 
-    def _set_marks(self, marks: dict[int, str]) -> None:
-        self.raw.set_marks(marks)
+    def _set_marks(self, marks: dict[int, str], levels: dict[int, str] | None = None) -> None:
+        self.raw.set_marks(marks, levels)
         self.raw_note.setText(marks_note(marks))
         self.raw_note.setVisible(bool(marks))
 
@@ -338,7 +347,7 @@ class PreviewWidget(QWidget):
         if not await fill_plain(self.raw, text, lambda: self.result is result):
             return  # another file was asked for meanwhile
         if result.parsed is not None and self.skill is not None:
-            self._set_marks(problem_marks(text, self.skill.problems))  # SKILL.md's problems
+            self._set_marks(*problem_marks(text, self.skill.problems))  # SKILL.md's problems
         if has_long_line(text):
             self.status.setText(
                 self.status.text()

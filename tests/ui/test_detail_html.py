@@ -56,3 +56,26 @@ def test_a_refused_frontmatter_is_said_unread_not_empty() -> None:
     page = detail_html(skill, build_catalog([], [skill]), approval=None, files={})
     assert "not read: the frontmatter was refused" in page
     assert "<i>none</i></td>" not in page.split("Description", 1)[1].split("</tr>", 1)[0]
+
+
+def test_a_loading_value_declared_but_ignored_is_shown_with_its_default() -> None:
+    """L1-L6: priority 900 is out of range and ignored; the page still says priority,
+    with the default it leaves, while an undeclared triggers is left out."""
+    origin = Origin("big", "mcp", "http", "http://127.0.0.1:1/mcp")
+    entry = {
+        "uri": "skill://s/SKILL.md",
+        "frontmatter": {
+            "name": "s",
+            "description": "d",
+            "metadata": {"nimblebrain": {"priority": 900}},
+        },
+        "resources": [{"uri": "skill://s/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}],
+    }
+    skill = parse_entry(entry, origin)
+    catalog = build_catalog([], [skill])
+    page = detail_html(skill, catalog, approval=None, files={}, show_all=False)
+    assert "<th align='left' valign='top'>Priority</th><td>none <i>(default)</i>" in page
+    assert "Triggers</th>" not in page
+    assert "default applies: identity, state, loading strategy, triggers," in page
+    full = detail_html(skill, catalog, approval=None, files={})
+    assert "Triggers</th>" in full and "Show all" not in full

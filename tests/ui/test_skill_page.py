@@ -227,7 +227,8 @@ def test_frontmatter_problems_are_marked_on_their_lines_in_the_source(
     assert "does not match its directory" in raw.marks[2]
     assert raw.marks[4].startswith("Info: fields outside")
     note = window.preview.raw_note
-    assert note.text().startswith("⚠ Problems on lines 2, 4")
+    assert note.text().startswith("⚠ Problems and notes on lines 2, 4")
+    assert raw.levels == {2: "error", 4: "info"}  # each line's icon
     assert note.parent() is window.page.source
     # The line is highlighted, and pointing at it says what is wrong there.
     assert len(raw.extraSelections()) == 2

@@ -109,6 +109,17 @@ async def shoot(specs: list[SourceSpec], out: Path, scratch: Path, size: tuple[i
     save(window, out, size, "3-files-script")
     window.tabs.setCurrentWidget(window.preview)
 
+    window.select_skill(skill_named(window, "incident-triage"))
+    await settle(window)
+    window.actions_.compare()
+    dialog = window.actions_.dialog
+    await dialog.fetch_now()
+    await settle(window, 0.2)
+    path = out / f"{size[0]}x{size[1]}-3-compare.png"
+    dialog.grab().save(str(path), "PNG")
+    print(path)
+    dialog.close()
+
     window.sidebar.select_source("team-skills")
     await settle(window)
     save(window, out, size, "4-many-skills")

@@ -25,6 +25,13 @@ from PySide6.QtWidgets import QPlainTextEdit, QStyle, QTextEdit, QToolTip, QWidg
 from desktop.ui.read_only_table_model import plain_tooltip
 
 GUTTER_PAD = 6
+# Backgrounds of a diff's lines, translucent so they read on a light or dark palette;
+# the line's own + or - says the same without colour.
+TINTS = {
+    "added": QColor(40, 160, 60, 70),
+    "removed": QColor(210, 50, 50, 70),
+    "hunk": QColor(60, 110, 220, 55),
+}
 LEVEL_ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
     "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
@@ -69,6 +76,7 @@ class CodeView(QPlainTextEdit):
         )
         self.marks: dict[int, str] = {}  # 1-based line: what is wrong there
         self.levels: dict[int, str] = {}  # 1-based line: "error", "warning" or "info"
+        self.tints: dict[int, str] = {}  # 1-based line: a key of TINTS (a diff's lines)
         self.gutter = LineNumbers(self)
         self.blockCountChanged.connect(self._update_width)
         self.updateRequest.connect(self._update_gutter)
@@ -88,9 +96,22 @@ class CodeView(QPlainTextEdit):
     def clear_marks(self) -> None:
         self.set_marks({})
 
+    def set_tints(self, tints: dict[int, str]) -> None:
+        """Give these lines (1-based) the background of their kind in :data:`TINTS`."""
+        self.tints = dict(tints)
+        self._highlight()
+
     def _highlight(self) -> None:
         selections = []
         doc = self.document()
+        for line, kind in sorted(self.tints.items()):
+            block = doc.findBlockByNumber(line - 1)
+            if block.isValid() and kind in TINTS:
+                tint = QTextEdit.ExtraSelection()
+                tint.format.setBackground(TINTS[kind])
+                tint.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                tint.cursor = QTextCursor(block)
+                selections.append(tint)
         color = QColor(self.palette().color(QPalette.ColorRole.Highlight))
         color.setAlpha(60)
         for line in sorted(self.marks):
@@ -106,7 +127,7 @@ class CodeView(QPlainTextEdit):
         self.setExtraSelections(selections)
 
     def setPlainText(self, text: str) -> None:
-        self.marks, self.levels = {}, {}
+        self.marks, self.levels, self.tints = {}, {}, {}
         super().setPlainText(text)
         self.setExtraSelections([])
 

@@ -1,5 +1,9 @@
 """Compare two skills: fields, manifests (added, removed, changed files) and, once both
-``SKILL.md`` files are verified, a text diff."""
+``SKILL.md`` files are verified, a text diff.
+
+Fields that differ are marked "≠" (and shaded); the diff is monospace with line numbers,
+each added line starting "+" on green, each removed one "-" on red.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -21,8 +24,28 @@ from desktop.core.compare import body_diff, field_rows, manifest_diff
 from desktop.core.model import Skill
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.code_view import CodeView
 from desktop.ui.markdown_render import escape
 from desktop.ui.safe_browser import SafeTextBrowser
+
+
+def diff_tints(text: str) -> dict[int, str]:
+    """The kind of each line of a unified diff that has one (1-based): added, removed,
+    or a hunk's heading; the file headings (``---``, ``+++``) have none."""
+    tints = {}
+    headings = True  # the diff opens with its two file headings
+    for number, line in enumerate(text.split("\n"), start=1):
+        if headings and line.startswith(("+++ ", "--- ")):
+            continue
+        if line.startswith("@@"):
+            headings = False
+        if line.startswith("+"):
+            tints[number] = "added"
+        elif line.startswith("-"):
+            tints[number] = "removed"
+        elif line.startswith("@@"):
+            tints[number] = "hunk"
+    return tints
 
 
 class CompareDialog(QDialog):
@@ -57,15 +80,16 @@ class CompareDialog(QDialog):
         top.addWidget(self.fetch_button)
         self.fields = SafeTextBrowser(self)
         self.fields.setAccessibleName("Fields and files compared")
-        self.diff = QPlainTextEdit(self)
-        self.diff.setReadOnly(True)
+        self.diff = CodeView(self)
+        self.diff.setObjectName("compareDiff")
         self.diff.setAccessibleName("SKILL.md diff")
-        self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.fields)
         split.addWidget(self.diff)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close.rejected.connect(self.reject)
+        self.close_button = close.button(QDialogButtonBox.StandardButton.Close)
+        self.close_button.setAccessibleName("Close the comparison")
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(split, 1)
@@ -94,10 +118,11 @@ class CompareDialog(QDialog):
             return
         rows = []
         for r in field_rows(a, b):
-            style = "" if r.same else " style='background:#fff3cd'"
+            style = "" if r.same else " style='background:#fff3cd;color:#3d2e00'"
+            mark = "" if r.same else "≠ "
             rows.append(
-                f"<tr{style}><th align='left'>{escape(r.field)}</th><td>{escape(r.left)}</td>"
-                f"<td>{escape(r.right)}</td></tr>"
+                f"<tr{style}><th align='left'>{mark}{escape(r.field)}</th>"
+                f"<td>{escape(r.left)}</td><td>{escape(r.right)}</td></tr>"
             )
         d = manifest_diff(a, b)
         files = []
@@ -135,4 +160,5 @@ class CompareDialog(QDialog):
             if "dynamic" in (ra.verification.state, rb.verification.state):
                 text = "(one side is dynamic: its bytes are unverified)\n" + text
         self.diff.setPlainText(visible(text))
+        self.diff.set_tints(diff_tints(text))
         return text

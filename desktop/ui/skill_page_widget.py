@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.approvals import ApprovalState
+from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
     APPROVAL_WORDS,
@@ -237,8 +238,10 @@ class SkillPageWidget(QWidget):
         self.files.clear()
         folders: dict[str, QTreeWidgetItem] = {}
         style = self.style()
-        for f in skill.files:
-            parts = f.uri.split("/")
+        # A server's file URIs hold the skill's own folder (skill://acme/x/...): the
+        # tree starts inside it, as a local skill's does.
+        for f, shown in zip(skill.files, relative_files(skill), strict=True):
+            parts = shown.uri.split("/")
             parent: QTreeWidgetItem | None = None
             for depth in range(len(parts) - 1):
                 key = "/".join(parts[: depth + 1])

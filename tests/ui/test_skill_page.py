@@ -308,3 +308,28 @@ def test_the_page_starts_at_the_top_for_another_skill(
         assert window.select_skill("local:bb-long/SKILL.md")
         _settle(qtbot, window)
         assert [bar.value() for bar in bars] == [0, 0]
+
+
+@pytest.mark.slow
+def test_a_server_skills_file_waits_for_read_from_server_in_the_files_tab(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    argv = (sys.executable, "-m", "desktop", "serve", str(skills_folder))
+    spec = SourceSpec("srv", "mcp", "stdio", shlex.join(argv), command=argv)
+    window = make_window([spec])
+    skill = next(s for s in window.controller.catalog.skills if s.name == "alpha-notes")
+    assert window.select_skill(skill.id)
+    window.tabs.setCurrentWidget(window.page.files_tab)
+    view = window.page.file_view
+    guide = _file_item(window, "references", "guide.md")
+    window.page.files.setCurrentItem(guide)  # chosen with the keyboard: nothing asked
+    wait_idle(qtbot, window)
+    assert view.status.text().startswith("Nothing shown until checked. Read from server")
+    assert view.read_button.text() == "Read from server"
+    assert view.text.toPlainText() == ""
+    assert window.controller.files.get(skill.id) is None  # nothing asked of the server
+    qtbot.mouseClick(view.read_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert view.text.toPlainText() == "# Guide\n\nStep one.\n"
+    assert view.status.text().startswith("Bytes match the manifest")
+    assert "Third-party" in window.page.origin.text()  # the mark above every tab

@@ -199,6 +199,9 @@ class Resolver:
 async def pick_skill(specs: list[SourceSpec], target: str, *, listed: bool = True) -> Picked:
     """``target`` resolved against ``specs`` on connections of its own (closed after);
     ``listed``: an id as its server lists it (see :class:`Resolver`)."""
+    if not any(s.kind == "mcp" and s.enabled for s in specs):
+        # Folders alone: the MCP client is not loaded (it takes most of a second).
+        return await Resolver(specs, None, listed=listed).pick(target)
     from desktop.sources.mcp import ServerPool
 
     async with ServerPool(specs) as pool:

@@ -364,7 +364,7 @@ def stalls(servers: int, tmp: str, *, warm: bool = False) -> None:
 
     if warm:  # a later discovery in the same session: the MCP client is already loaded
         import desktop.sources.mcp  # noqa: F401
-        from desktop.ui.mcp_loading import _import_mcp_modules
+        from desktop.session.mcp_loading import _import_mcp_modules
 
         _import_mcp_modules()
     base_stall, _ = heartbeat(idle)

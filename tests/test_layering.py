@@ -3,7 +3,8 @@
 - ``desktop.core`` is pure Python: no Qt, no network or process I/O, no keyring, and no
   import of any other package of ours.
 - ``desktop.sources`` and ``desktop.store`` import ``core`` (and each other) but no Qt and
-  neither views package.
+  neither views package; neither imports the catalog session above them.
+- ``desktop.session`` (the catalog session the views drive) imports no Qt and no view.
 - ``desktop.ui`` and ``desktop.cli`` are imported by nothing else (``desktop/__main__.py``,
   the ``python -m desktop`` entry point, may start the CLI).
 
@@ -57,6 +58,7 @@ FORBIDDEN_CALLS_IN_CORE = (
 OUR_OTHER_PACKAGES = (
     "desktop.sources",
     "desktop.store",
+    "desktop.session",
     "desktop.serve",
     "desktop.ui",
     "desktop.cli",
@@ -65,9 +67,10 @@ VIEWS = ("desktop.ui", "desktop.cli")
 
 RULES: dict[str, tuple[str, ...]] = {
     "desktop.core": QT + NETWORK_AND_PROCESSES + OUR_OTHER_PACKAGES,
-    "desktop.sources": QT + VIEWS,
-    "desktop.store": QT + VIEWS,
-    "desktop.serve": QT + ("desktop.ui",),
+    "desktop.sources": QT + VIEWS + ("desktop.session",),
+    "desktop.store": QT + VIEWS + ("desktop.session",),
+    "desktop.session": QT + VIEWS + ("desktop.serve",),
+    "desktop.serve": QT + ("desktop.ui", "desktop.session"),
 }
 
 

@@ -12,6 +12,7 @@ A ``verified`` state means "these bytes agree with this manifest", never "safe" 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,8 @@ DIGEST_MISMATCH = "digest-mismatch"
 FRONTMATTER_MISMATCH = "frontmatter-mismatch"
 UNLISTED_FILE = "unlisted-file"
 READ_ERROR = "read-error"
+# Some of a skill's files read and matching, the others not read yet.
+PARTIAL = "partial"
 
 STATES = (
     VERIFIED,
@@ -381,3 +384,19 @@ def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
         "this says the bytes match the manifest, not that they are safe",
         files,
     )
+
+
+def files_so_far(skill: Skill, seen: Mapping[str, FileVerification]) -> tuple[str, str]:
+    """(state, short text) of the files of ``skill`` read so far, by URI: ``""`` when
+    none was read; the first unusable file's state; ``dynamic`` for a skill without
+    digests; ``verified`` once every listed file matched, ``partial`` before."""
+    if not seen:
+        return "", ""
+    bad = [f for f in seen.values() if not f.usable]
+    if bad:
+        return bad[0].state, bad[0].state
+    if skill.is_dynamic:
+        return DYNAMIC, f"dynamic: {len(seen)} read, unverifiable"
+    total = len(skill.files)
+    ok = sum(1 for f in seen.values() if f.state == VERIFIED)
+    return (VERIFIED if ok >= total else PARTIAL), f"bytes match ({ok}/{total})"

@@ -51,19 +51,20 @@ async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceS
         return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []
 
 
-async def discover(
+async def read_all(
     specs: Sequence[SourceSpec],
     *,
     budgets: Any = None,
     on_source: SourceDone | None = None,
     pool: Any = None,
-) -> Catalog:
-    """Read every enabled source concurrently and build the catalog.
+) -> list[tuple[SourceStatus, list[Skill]]]:
+    """Read every enabled source concurrently: each one's status and skills, in the
+    order of ``specs``.
 
-    ``on_source`` is called as each source finishes (for progress in the window).
-    With ``pool`` (a :class:`desktop.sources.mcp.ServerPool` of these specs), each
-    server is listed on the pool's connection, which stays open for the reads that
-    follow; without it, each server's connection closes after its listing.
+    ``on_source`` is called as each source finishes (for progress). With ``pool`` (a
+    :class:`desktop.sources.mcp.ServerPool` of these specs), each server is listed on
+    the pool's connection, which stays open for the reads that follow; without it,
+    each server's connection closes after its listing.
     """
     enabled = [s for s in specs if s.enabled]
 
@@ -76,7 +77,18 @@ async def discover(
             on_source(*result)
         return result
 
-    results = await asyncio.gather(*(one(s) for s in enabled))
+    return list(await asyncio.gather(*(one(s) for s in enabled)))
+
+
+async def discover(
+    specs: Sequence[SourceSpec],
+    *,
+    budgets: Any = None,
+    on_source: SourceDone | None = None,
+    pool: Any = None,
+) -> Catalog:
+    """Read every enabled source concurrently (:func:`read_all`) and build the catalog."""
+    results = await read_all(specs, budgets=budgets, on_source=on_source, pool=pool)
     statuses = [status for status, _ in results]
     skills = [skill for _, found in results for skill in found]
     return build_catalog(statuses, skills)

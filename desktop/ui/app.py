@@ -19,9 +19,9 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import SourceSpec
+from desktop.session.content_reader import ContentReader
 from desktop.sources.options import SourceOptionError, specs_from_options
 from desktop.ui.catalog_controller import CatalogController
-from desktop.ui.content_reader import ContentReader
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifier import Notifier
 from desktop.ui.sources_service import SourcesService

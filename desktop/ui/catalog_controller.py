@@ -1,38 +1,50 @@
-"""The window's catalog: sources read as asyncio tasks, states kept per skill id.
+"""The window's catalog: the one catalog session, its events as Qt signals.
 
-All network and disk work runs as tasks on the running loop (qasync's in the window):
-folder scans and hashing in worker threads, MCP discovery as coroutines. Results come
-back to widgets by signals. Failures become notices (one notifier), never exceptions.
+Everything the catalog does (reading sources, re-listing, verified reads, approvals)
+is :class:`desktop.session.catalog_session.CatalogSession`'s; this adapter adds only
+the signals widgets connect to, on the window's loop (qasync's).
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
-from desktop.core.catalog import Catalog, build_catalog
-from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
-from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
-from desktop.core.review import verified_pairs
-from desktop.core.verify import MISMATCHES, VERIFIED, FileVerification
-from desktop.core.words import count
-from desktop.sources.registry import read_source
-from desktop.ui.approval_service import ApprovalService
-from desktop.ui.content_reader import ContentReader, ReadResult
-from desktop.ui.mcp_loading import load_mcp_support
+from desktop.core.model import SourceSpec, SourceStatus
+from desktop.session.approval_service import ApprovalService
+from desktop.session.catalog_session import CatalogSession, SessionEvents
+from desktop.session.content_reader import ContentReader
 from desktop.ui.notifier import Notifier
 
-PARTIAL = "partial"
-INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
-AGAIN = "listing again at"  # the note a re-list leaves on its source
+
+class _Signals(SessionEvents):
+    """The session's events, emitted as the controller's signals."""
+
+    def __init__(self, controller: CatalogController) -> None:
+        self.c = controller
+
+    def catalog_changed(self) -> None:
+        self.c.catalogChanged.emit()
+
+    def source_done(self, status: SourceStatus) -> None:
+        self.c.sourceDone.emit(status)
+
+    def progress(self, done: int, total: int, what: str) -> None:
+        self.c.progress.emit(done, total, what)
+
+    def busy_changed(self, busy: bool) -> None:
+        self.c.busyChanged.emit(busy)
+
+    def verification_changed(self, skill_id: str) -> None:
+        self.c.verificationChanged.emit(skill_id)
+
+    def approvals_changed(self) -> None:
+        self.c.approvalsChanged.emit()
 
 
-class CatalogController(QObject):
+class CatalogController(QObject, CatalogSession):
     catalogChanged = Signal()
     sourceDone = Signal(object)  # SourceStatus
     progress = Signal(int, int, str)  # done, total (0: idle), what is happening
@@ -50,539 +62,15 @@ class CatalogController(QObject):
         budgets: Any = None,
         parent: QObject | None = None,
     ) -> None:
-        super().__init__(parent)
-        self.notifier = notifier
-        self.reader = reader or ContentReader()
-        self.reader.on_connection = self._connection_changed
-        self.approvals = approvals or ApprovalService()
-        self.specs: list[SourceSpec] = list(specs)
-        self.reader.set_specs(self.specs)
-        self.budgets = budgets
-        self.catalog = Catalog()
-        self.files: dict[str, dict[str, FileVerification]] = {}
-        # Folders listed with resources/directory/read, by skill id, with the entry they
-        # were judged against (a new entry makes them stale).
-        self._directories: dict[str, tuple[Skill, dict[str, list[Any]]]] = {}
-        self.approval_states: dict[str, ApprovalState] = {}
-        # True while a partial catalog is announced: the sources still reading may hold
-        # skills it lacks.
-        self.interim = False
-        self._said_errors: dict[str, str] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._discovery: asyncio.Task[Any] | None = None
-        self._busy = 0
-        self._approval_problems: set[str] = set()  # keyring failures already said
-        self.closing = False  # set as the window closes: cancelled work starts nothing new
-        # Servers re-listed when their ttlMs is up (D5), no more often than the floor.
-        self.relist_floor = RELIST_FLOOR_SECONDS
-        self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
-        self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
-
-    def _connection_changed(self, status: SourceStatus) -> None:
-        """A kept server connection was given up between operations (a server exiting
-        or flooding it): say so, the next read connects again; or it is open again: the
-        source shows what its listing found once more."""
-        if status.status == "error":
-            self.notifier.warning(f"{status.origin.label}: {status.message}")
-        else:
-            self.notifier.info(f"{status.origin.label}: connected again")
-        self.sourceDone.emit(status)
-
-    # -- tasks ---------------------------------------------------------------
-
-    def spawn(self, coro: Coroutine[Any, Any, Any], what: str = "") -> asyncio.Task[Any]:
-        """Run ``coro`` as a task; its failure is a notice, never an escaped exception."""
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        self._set_busy(+1)
-        if what:
-            self.progress.emit(0, 0, what + "…")
-
-        def done(t: asyncio.Task[Any]) -> None:
-            self._tasks.discard(t)
-            self._set_busy(-1)
-            if t.cancelled():
-                return
-            exc = t.exception()
-            if exc is not None:
-                self.notifier.error(f"{what or 'work'} failed: {exc}")
-
-        task.add_done_callback(done)
-        return task
-
-    def _set_busy(self, delta: int) -> None:
-        was = self._busy > 0
-        self._busy += delta
-        if was != (self._busy > 0):
-            self.busyChanged.emit(self._busy > 0)
-            if self._busy == 0:
-                self.progress.emit(0, 0, "")
-
-    @property
-    def busy(self) -> bool:
-        return self._busy > 0
-
-    def cancel(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            self.notifier.info(f"cancelled {len(tasks)} running task(s)")
-
-    async def wait_idle(self) -> None:
-        """Wait until every task but the caller's own has finished."""
-        me = asyncio.current_task()
-        while others := [t for t in self._tasks if t is not me]:
-            await asyncio.gather(*others, return_exceptions=True)
-
-    # -- discovery -----------------------------------------------------------
-
-    def set_specs(self, specs: Iterable[SourceSpec]) -> None:
-        self.specs = list(specs)
-        self.reader.set_specs(self.specs)
-
-    def refresh(self) -> asyncio.Task[Any]:
-        if self._discovery is not None and not self._discovery.done():
-            self._discovery.cancel()
-        self.stop_relisting()
-        self._generation += 1
-        self._discovery = self.spawn(self._discover(), "reading sources")
-        return self._discovery
-
-    async def _discover(self) -> None:
-        enabled = [s for s in self.specs if s.enabled]
-        total = len(enabled)
-        done = 0
-        before = list(self.catalog.skills)
-        self.progress.emit(0, max(total, 1), f"reading {total} source(s)…")
-
-        statuses: list[SourceStatus] = []
-        found: list[Skill] = []
-        shown_at = [0.0]
-
-        def on_source(status: SourceStatus, skills: list[Skill]) -> None:
-            nonlocal done
-            done += 1
-            statuses.append(status)
-            found.extend(skills)
-            self.progress.emit(done, max(total, 1), f"read {status.origin.label}")
-            self.sourceDone.emit(status)
-            now = time.monotonic()
-            if done < total and skills and now - shown_at[0] >= INTERIM_EVERY:
-                # Show what has arrived (at most a few times a second); names and
-                # collisions come with the full catalog.
-                shown_at[0] = now
-                self.catalog = Catalog(sources=list(statuses), skills=list(found))
-                self.interim = True
-                try:
-                    self.catalogChanged.emit()
-                finally:
-                    self.interim = False
-
-        async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
-            if spec.kind == "mcp":
-                # Listed on the kept connection that reads will use (not a one-off).
-                await load_mcp_support()
-                result = await self.reader.discover(spec)
-            else:
-                result = await read_source(spec, budgets=self.budgets)
-            on_source(*result)
-            return result
-
-        try:
-            results = await asyncio.gather(*(one(s) for s in enabled))
-        except asyncio.CancelledError:
-            self._cut_short(enabled, statuses, found)
-            raise
-        # Names, collisions and what changed, for thousands of skills: off the loop.
-        catalog, gone = await asyncio.to_thread(_assemble, before, results)
-        self.catalog = catalog
-        ids = {s.id for s in catalog.skills} - gone
-        self.files = {k: v for k, v in self.files.items() if k in ids}
-        # Each source's failure is said once, not again after every change elsewhere
-        # (its row in the sources panel keeps showing it); a new failure is said.
-        said = {}
-        for status in catalog.sources:
-            if status.status == "error":
-                label = status.origin.label
-                said[label] = status.message
-                if self._said_errors.get(label) != status.message:
-                    self.notifier.error(f"{label}: {status.message}")
-        self._said_errors = said
-        self.catalogChanged.emit()
-        self.progress.emit(total, max(total, 1), count(len(catalog.skills), "skill"))
-        self._schedule_relists(catalog.sources)
-        await self.load_approvals()
-
-    def _cut_short(
-        self, enabled: list[SourceSpec], statuses: list[SourceStatus], found: list[Skill]
-    ) -> None:
-        """Discovery was cancelled: keep what the sources that answered gave, and mark
-        the others cancelled rather than leave them reading."""
-        answered = {s.origin.label for s in statuses}
-        for spec in enabled:
-            if spec.label not in answered:
-                status = SourceStatus(
-                    spec.origin, "cancelled", "not read: press F5 to read it again"
-                )
-                statuses.append(status)
-                self.sourceDone.emit(status)
-        self.catalog = build_catalog(statuses, found)
-        self.catalogChanged.emit()
-        if not self.closing:  # the skills that did arrive get their approval states
-            self.spawn(self.load_approvals(), "reading approvals")
-
-    # -- re-listing when a listing's ttlMs is up (D5) ----------------------------
-
-    def stop_relisting(self) -> None:
-        for handle, _due in self._relists.values():
-            handle.cancel()
-        self._relists.clear()
-
-    def relist_due(self) -> dict[str, float]:
-        """Seconds until each scheduled server is listed again (by label)."""
-        now = time.monotonic()
-        return {label: due - now for label, (_h, due) in self._relists.items()}
-
-    def _schedule_relists(self, statuses: Iterable[SourceStatus]) -> None:
-        for status in statuses:
-            self._schedule(status.origin.label, relist_delay(status, self.relist_floor))
-
-    def _schedule(self, label: str, delay: float | None) -> None:
-        """List ``label`` again in ``delay`` seconds (``None``: not on a timer)."""
-        old = self._relists.pop(label, None)
-        if old is not None:
-            old[0].cancel()
-        if delay is not None:
-            loop = asyncio.get_running_loop()
-            timer = loop.call_later(delay, self._relist_when_due, label, self._generation)
-            self._relists[label] = (timer, time.monotonic() + delay)
-
-    def _relist_when_due(self, label: str, generation: int) -> None:
-        self._relists.pop(label, None)
-        if generation == self._generation:
-            self.spawn(self.relist(label), f"listing {label} again (its ttlMs is up)")
-
-    async def relist(self, label: str) -> None:
-        """List one server again on its kept connection and merge what changed.
-
-        The new entries are checked like the first ones. Verification states of
-        entries that changed are dropped (they were read against the old manifest)
-        and approvals are re-evaluated. If the server cannot answer, its earlier
-        listing stays, marked with the failure, and the next attempt follows the floor.
-        """
-        generation = self._generation
-        spec = next((s for s in self.specs if s.label == label and s.enabled), None)
-        old_status = next((s for s in self.catalog.sources if s.origin.label == label), None)
-        if spec is None or spec.kind != "mcp" or old_status is None:
-            return
-        await load_mcp_support()
-        status, skills = await self.reader.discover(spec)
-        if generation != self._generation:
-            return  # a full refresh started meanwhile: its result wins
-        stamp = time.strftime("%H:%M:%S")
-        if status.status == "error":
-            old_status.notes[:] = [n for n in old_status.notes if not n.startswith(AGAIN)]
-            old_status.notes.insert(
-                0, f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
-            )
-            self.notifier.warning(f"{label}: listing again failed: {status.message}")
-            self.sourceDone.emit(old_status)
-            self._schedule(label, self.relist_floor)  # whatever the ttlMs
-            return
-        old = [s for s in self.catalog.skills if s.origin.label == label]
-        listed = {s.id for s in skills}
-        # Skills opened by URI (D7) are in no listing: each is asked for again.
-        by_uri = [s for s in old if s.id not in listed and s.opened_by_uri]
-        opened, notes = await self._get_again(label, by_uri)
-        if generation != self._generation:
-            return
-        changes = listing_changes(old, [*skills, *opened])
-        status.notes[:0] = [f"{AGAIN} {stamp}: {changes.summary()}", *notes]
-        self.sourceDone.emit(status)
-        statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
-        if changes:
-            for skill_id in (*changes.changed, *changes.removed):
-                self.files.pop(skill_id, None)
-            others = [s for s in self.catalog.skills if s.origin.label != label]
-            self._rebuild(statuses, [*others, *opened, *skills])
-            self.notifier.info(f"{label}: listed again, {changes.summary()}")
-            await self.load_approvals([*skills, *opened])
-        else:
-            self.catalog.sources = statuses
-        self._schedule_relists([status])
-
-    async def _get_again(self, label: str, skills: list[Skill]) -> tuple[list[Skill], list[str]]:
-        """The current entries of skills opened by URI, asked for with ``skills/get``.
-
-        A skill the server now says it does not serve is dropped; one it cannot answer
-        for keeps its earlier entry. Returns the entries to keep and a note for each
-        that was not renewed.
-        """
-        from desktop.sources.mcp_session import NoSkillsMethod, NoSuchSkill, SourceError
-
-        kept: list[Skill] = []
-        notes: list[str] = []
-        for skill in skills:
-            name = f"{skill.qualified_name} (opened by URI)"
-            try:
-                fresh = await self.reader.get_skill(label, skill.uri)
-            except (NoSuchSkill, NoSkillsMethod) as exc:
-                notes.append(f"{name} is no longer served: {exc}")
-                continue
-            except (SourceError, KeyError) as exc:
-                notes.append(f"{name}: skills/get failed ({exc}); the earlier entry is kept")
-                kept.append(skill)
-                continue
-            kept.append(_opened_by_uri(fresh, label))
-        return kept, notes
-
-    def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
-        """A new catalog from these statuses and skills; collisions found afresh."""
-        self.catalog = build_catalog(statuses, skills)
-        self.catalogChanged.emit()
-
-    async def load_approvals(self, skills: Iterable[Skill] | None = None) -> None:
-        chosen = list(self.catalog.skills if skills is None else skills)
-        if not chosen:
-            return
-        states = await self.approvals.states(chosen)
-        self.approval_states.update(states)
-        for notice in self.approvals.take_notices():
-            self.notifier.info(f"approvals: {notice}")
-        problems = {s.problem.message for s in states.values() if s.problem is not None}
-        # Said once, not after every listing: until the keyring answers again.
-        for message in sorted(problems - self._approval_problems)[:3]:
-            self.notifier.warning(f"approvals: {message}")
-        self._approval_problems = problems
-        self.approvalsChanged.emit()
-
-    async def open_uri(self, label: str, uri: str, *, refresh: bool = False) -> Skill | None:
-        """Confirm a skill URI with the server's ``skills/get`` (D7) and add it.
-
-        With ``refresh`` the held entry is replaced by the server's current one (after
-        a mismatch, V2); what was read against the old entry is forgotten.
-        """
-        from desktop.sources.mcp_session import NoSuchSkill, SourceError
-
-        try:
-            skill = await self.reader.get_skill(label, uri)
-        except NoSuchSkill as exc:
-            self.notifier.error(f"{label}: {exc}")  # it names the URI itself
-            return None
-        except (SourceError, KeyError) as exc:
-            # Not an answer about the skill: the server could not be asked.
-            self.notifier.error(f"{label}: could not ask for {uri}: {exc}")
-            return None
-        skills = [s for s in self.catalog.skills if s.id != skill.id]
-        previous = self.catalog.get(skill.id)
-        if previous is None or previous.opened_by_uri:
-            _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
-        if refresh or (previous is not None and listing_changes([previous], [skill])):
-            self.files.pop(skill.id, None)  # read against the entry this one replaces
-            self._directories.pop(skill.id, None)
-        self._rebuild(self.catalog.sources, [*skills, skill])
-        skill = self.catalog.get(skill.id) or skill  # with its shown name
-        what = "refreshed the entry of" if refresh else "opened by URI"
-        self.notifier.info(f"{label}: {what} {skill.qualified_name} ({skill.state})")
-        await self.load_approvals([skill])
-        return skill
-
-    # -- verified reads ------------------------------------------------------
-
-    async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
-        """A verified read; ``refresh`` asks the server again rather than any copy."""
-        result = await self.reader.read(skill, uri, refresh=refresh)
-        vf = result.verification
-        self.files.setdefault(skill.id, {})[uri] = vf
-        if vf.state in MISMATCHES:
-            self.notifier.error(f"{skill.qualified_name}: {vf.message}")
-        elif not vf.usable:
-            self.notifier.warning(f"{skill.qualified_name}: {vf.message}")
-        self.verificationChanged.emit(skill.id)
-        return result
-
-    async def read_directory(self, skill: Skill, uri: str) -> list[Any] | None:
-        """A folder of a server skill as the server lists it (only where it declares
-        ``directoryRead``), each child marked in or out of the held entry (D10)."""
-        from desktop.sources.mcp_session import SourceError
-
-        await load_mcp_support()
-        try:
-            children = await self.reader.read_directory(skill, uri)
-        except (SourceError, KeyError) as exc:
-            self.notifier.warning(f"{skill.qualified_name}: cannot list {uri}: {exc}")
-            return None
-        listings = self.directory_listings(skill)
-        listings[uri] = children
-        self._directories[skill.id] = (skill, listings)
-        self.verificationChanged.emit(skill.id)
-        return children
-
-    def directory_listings(self, skill: Skill) -> dict[str, list[Any]]:
-        """Folders of ``skill`` listed so far, if listed for this very entry."""
-        held = self._directories.get(skill.id)
-        if held is None:
-            return {}
-        entry, listings = held
-        return listings if entry is skill or not listing_changes([entry], [skill]) else {}
-
-    def file_state(self, skill_id: str, uri: str) -> FileVerification | None:
-        return self.files.get(skill_id, {}).get(uri)
-
-    def verification_of(self, skill: Skill) -> tuple[str, str]:
-        """(state for filters, text for people) of a skill's files read so far."""
-        seen = self.files.get(skill.id, {})
-        if not seen:
-            return "", ""
-        bad = [f for f in seen.values() if not f.usable]
-        if bad:
-            return bad[0].state, bad[0].state
-        if skill.is_dynamic:
-            return "dynamic", f"dynamic: {len(seen)} read, unverifiable"
-        total = len(skill.files)
-        ok = sum(1 for f in seen.values() if f.state == VERIFIED)
-        if ok >= total:
-            return VERIFIED, f"bytes match ({ok}/{total})"
-        return PARTIAL, f"bytes match ({ok}/{total})"
-
-    # -- approvals -----------------------------------------------------------
-
-    def _current(self, skill: Skill, doing: str) -> Skill | None:
-        """The catalog's entry for ``skill`` if it is still the one the reviewer was
-        shown; otherwise ``None``, with a message. A review dialog stays open while the
-        catalog is read again, so the skill it shows may have changed meanwhile."""
-        current = self.catalog.get(skill.id)
-        if current is None:
-            self.notifier.error(
-                f"{doing} {skill.qualified_name}: it is no longer in the catalog; nothing done"
-            )
-            return None
-        if listing_changes([skill], [current]):
-            self.notifier.error(
-                f"{doing} {skill.qualified_name}: it changed since its review opened "
-                "(files or frontmatter); nothing done: review it again"
-            )
-            return None
-        return current
-
-    async def approve(
-        self,
-        skill: Skill,
-        *,
-        grant_tools: Iterable[str] = (),
-        allow_scripts: bool = False,
-        read: Mapping[str, bytes] | None = None,
-        despite_problems: bool = False,
-    ) -> ApprovalRecord | None:
-        """Approve ``skill`` as listed. ``read`` holds the verified bytes the reviewer read,
-        by URI: when they cover every file the record says so, and they are kept in the
-        private cache for as long as the approval exists (to show a later change)."""
-        current = self._current(skill, "approve")
-        if current is None:
-            return None
-        skill = current
-        pairs = verified_pairs(skill, read or {})
-        files_read = len(pairs) == len(skill.files)
-        try:
-            record = await self.approvals.approve(
-                skill,
-                grant_tools=grant_tools,
-                allow_scripts=allow_scripts,
-                files_read=files_read,
-                despite_problems=despite_problems,
-            )
-        except ApprovalError as exc:
-            self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
-            return None
-        await self._keep_copies(record.key.storage_name, pairs if files_read else None)
-        read_words = "every file read" if files_read else "files not read"
-        self.notifier.info(
-            f"approved {skill.qualified_name} ({count(record.file_count, 'file')}, "
-            f"{read_words}, {record.set_hash[:19]}…)"
-        )
-        await self.load_approvals([skill])
-        return record
-
-    async def reject(
-        self, skill: Skill, *, reason: str = "", read: Mapping[str, bytes] | None = None
-    ) -> ApprovalRecord | None:
-        """Record a rejection of ``skill`` as listed (with the reviewer's reason)."""
-        current = self._current(skill, "reject")
-        if current is None:
-            return None
-        skill = current
-        files_read = len(verified_pairs(skill, read or {})) == len(skill.files)
-        try:
-            record = await self.approvals.reject(skill, reason=reason, files_read=files_read)
-        except ApprovalError as exc:
-            self.notifier.error(f"reject {skill.qualified_name}: {exc.message}")
-            return None
-        await self._keep_copies(record.key.storage_name, None)
-        self.notifier.info(f"rejected {skill.qualified_name}")
-        await self.load_approvals([skill])
-        return record
-
-    async def _keep_copies(self, name: str, pairs: list[tuple[SkillFile, bytes]] | None) -> None:
-        """Keep an approval's verified copies (``None``: let go of earlier ones)."""
-        cache = self.reader.cache
-
-        def work() -> None:
-            if pairs is None:
-                cache.release_approved(name)
-            else:
-                cache.keep_approved(name, pairs)
-
-        try:
-            await asyncio.to_thread(work)
-        except (OSError, ValueError) as exc:
-            self.notifier.warning(f"the approved files could not be kept for comparison: {exc}")
-
-    def approved_copy(self, state: ApprovalState | None, old: SkillFile) -> bytes | None:
-        """The bytes of ``old`` as its approval kept them, or ``None``."""
-        if state is None or state.record is None or state.record.rejected:
-            return None
-        try:
-            return self.reader.cache.approved_copy(state.record.key.storage_name, old)
-        except (OSError, ValueError):
-            return None
-
-    async def revoke(self, skill: Skill) -> int:
-        try:
-            gone = await self.approvals.revoke(skill)
-        except ApprovalError as exc:
-            self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
-            return 0
-        for entry in gone:
-            await self._keep_copies(entry.name, None)
-        self.notifier.info(f"revoked {count(len(gone), 'decision')} of {skill.qualified_name}")
-        # Evaluated for the entry the catalog holds now, which a refresh may have renewed.
-        current = self.catalog.get(skill.id)
-        if current is not None:
-            await self.load_approvals([current])
-        return len(gone)
-
-    def needs_decision(self) -> list[Skill]:
-        """Skills waiting for a reviewer: not approved, or changed since approval."""
-        out = []
-        for skill in self.catalog.skills:
-            state = self.approval_states.get(skill.id)
-            if state is not None and state.state in ("not-approved", "changed"):
-                out.append(skill)
-        return out
-
-
-def _assemble(
-    before: list[Skill], results: list[tuple[SourceStatus, list[Skill]]]
-) -> tuple[Catalog, set[str]]:
-    """The catalog of what the sources gave, and the ids of skills whose entry changed
-    since ``before``: what was read against the old entry (a file that matched the old
-    manifest) says nothing of the new one."""
-    catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
-    return catalog, set(listing_changes(before, catalog.skills).changed)
-
-
-def _opened_by_uri(skill: Skill, label: str) -> Skill:
-    """Mark a skill as known from ``skills/get`` alone: no listing will carry it."""
-    skill.problems.append(Problem(OPENED_BY_URI, f"opened by URI from {label}", "info"))
-    return skill
+        # QObject's initialiser takes ``parent`` and hands the other arguments on to the
+        # session's (cooperative initialisers along the method resolution order).
+        session: dict[str, Any] = {
+            "notifier": notifier,
+            "events": _Signals(self),
+            "reader": reader,
+            "approvals": approvals,
+            "specs": specs,
+            "budgets": budgets,
+        }
+        super().__init__(parent=parent, **session)
+        self.notifier: Notifier = notifier

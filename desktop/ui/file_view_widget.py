@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout
 
 from desktop.core.freshness import listing_changes
 from desktop.core.model import Skill
+from desktop.session.content_reader import ReadResult
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.code_view import CodeView
-from desktop.ui.content_reader import ReadResult
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.preview_widget import (
     RAW_LINE,

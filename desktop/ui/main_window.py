@@ -97,13 +97,13 @@ class MainWindow(QMainWindow):
         self.tabs = self.page.tabs
         # A local skill is read and checked once it stays selected a moment (arrowing
         # through the list reads nothing); a server's is read when asked (Read from server).
-        self._auto_read = QTimer(self)
-        self._auto_read.setSingleShot(True)
-        self._auto_read.setInterval(150)
-        self._auto_read.timeout.connect(self._read_local)
+        self.auto_read = QTimer(self)
+        self.auto_read.setSingleShot(True)
+        self.auto_read.setInterval(150)
+        self.auto_read.timeout.connect(self._read_local)
         # A read already asked for, or a refresh (which may replace the entry the timer
         # was started for), makes the pending automatic read needless.
-        self.preview.fetchStarted.connect(self._auto_read.stop)
+        self.preview.fetchStarted.connect(self.auto_read.stop)
 
         middle = QWidget(self)
         mid_layout = QVBoxLayout(middle)
@@ -206,10 +206,10 @@ class MainWindow(QMainWindow):
 
     def stop_auto_read(self) -> None:
         """Drop the pending automatic read of the selected local skill."""
-        self._auto_read.stop()
+        self.auto_read.stop()
 
     async def reload_sources(self) -> None:
-        self._auto_read.stop()
+        self.auto_read.stop()
         snapshot = await self.sources.load()
         for problem in snapshot.problems:
             self.notifier.warning(problem)
@@ -400,7 +400,7 @@ class MainWindow(QMainWindow):
                     "from a server before you ask)"
                 )
                 if local and skill.loadable:
-                    self._auto_read.start()
+                    self.auto_read.start()
         else:
             self.preview.follow_entry(skill)
 
@@ -553,7 +553,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
-        self._auto_read.stop()
+        self.auto_read.stop()
         self.controller.closing = True
         self.controller.stop_relisting()
         self.controller.cancel()

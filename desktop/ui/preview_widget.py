@@ -32,9 +32,9 @@ from desktop.core.model import Problem, Skill
 from desktop.core.problem_lines import problem_lines
 from desktop.core.verify import MISMATCHES, FileVerification
 from desktop.core.visible import cut, visible
+from desktop.session.content_reader import ReadResult
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.code_view import CodeView
-from desktop.ui.content_reader import ReadResult
 from desktop.ui.markdown_render import (
     NotRendered,
     escape,

@@ -14,12 +14,14 @@ from desktop.core.verify import (
     INVALID,
     MAX_NAMED_FIELDS,
     OVER_LIMIT,
+    PARTIAL,
     READ_ERROR,
     SIZE_MISMATCH,
     UNLISTED_FILE,
     VERIFIED,
     FileVerification,
     check_listed,
+    files_so_far,
     first_difference,
     measure,
     summarize,
@@ -310,3 +312,17 @@ def test_a_roll_up_missing_a_listed_file_is_a_read_error() -> None:
 def test_first_difference_names_the_first_differing_field() -> None:
     assert first_difference({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 3]}) == ("b[1]", 2, 3)
     assert first_difference({"a": 1}, {"a": 1}) is None
+
+
+def test_the_files_read_so_far_say_how_far_verification_got() -> None:
+    skill = server_skill((listed(URI, PLAIN), listed(REF, b"ref")))
+    assert files_so_far(skill, {}) == ("", "")
+    one, _ = verify_file(skill, URI, PLAIN)
+    assert files_so_far(skill, {URI: one}) == (PARTIAL, "bytes match (1/2)")
+    both, _ = verify_file(skill, REF, b"ref")
+    assert files_so_far(skill, {URI: one, REF: both}) == (VERIFIED, "bytes match (2/2)")
+    bad = FileVerification(REF, DIGEST_MISMATCH, "other bytes")
+    assert files_so_far(skill, {URI: one, REF: bad}) == (DIGEST_MISMATCH, DIGEST_MISMATCH)
+    dynamic = server_skill("dynamic")
+    read, _ = verify_file(dynamic, URI, PLAIN)
+    assert files_so_far(dynamic, {URI: read}) == (DYNAMIC, "dynamic: 1 read, unverifiable")

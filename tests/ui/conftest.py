@@ -15,11 +15,11 @@ import qasync
 from PySide6.QtCore import QSettings
 
 from desktop.core.model import SourceSpec
+from desktop.session.approval_service import ApprovalService
+from desktop.session.content_reader import ContentReader
 from desktop.store.approvals_store import ApprovalStore
 from desktop.store.cache import SkillCache
 from desktop.ui.app import build_window
-from desktop.ui.approval_service import ApprovalService
-from desktop.ui.content_reader import ContentReader
 from desktop.ui.main_window import MainWindow
 from desktop.ui.sources_service import SourcesService
 

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from desktop.core.approvals import ApprovalState
 from desktop.core.library import TO_REVIEW
 from desktop.core.model import Origin, Skill
+from desktop.session.approval_service import ApprovalService
 from desktop.store.approvals_store import ApprovalStore
-from desktop.ui.approval_service import ApprovalService
 from desktop.ui.review_view import ReviewView
 from desktop.ui.skill_table_model import COL_APPROVAL
 

@@ -28,8 +28,15 @@ def _verification_cell(window: Any, skill_id: str) -> str:
     return window.table_model.index(row, COL_VERIFICATION).data()
 
 
-def test_nothing_is_shown_before_verification(make_window: Any, skills_folder: Path) -> None:
-    window = make_window([folder_spec(skills_folder)])
+def test_nothing_is_shown_before_verification(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)], start=False)
+    # What the pane shows before any read: the automatic read of the selected local
+    # skill is held off for this test, however long loading the sources takes.
+    window.auto_read.setInterval(3_600_000)
+    window.start()
+    wait_idle(qtbot, window)
     _open_alpha(window)
     p = window.preview
     assert "Nothing shown until verified" in p.status.text()

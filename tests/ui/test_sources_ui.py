@@ -10,9 +10,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SkillFile, SourceSpec
+from desktop.session.content_reader import ContentReader
 from desktop.sources import config
 from desktop.store.cache import SkillCache
-from desktop.ui.content_reader import ContentReader
 from desktop.ui.source_dialog import SourceDialog, spec_from_fields
 from desktop.ui.sources_service import SourcesService
 

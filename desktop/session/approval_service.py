@@ -1,4 +1,4 @@
-"""Approvals from the window: the keyring store's blocking calls, run in worker threads.
+"""Approvals for the catalog session: the keyring store's blocking calls, run in worker threads.
 
 The keyring package is imported in the worker thread on first use, so the window opens
 without waiting for it.
@@ -7,14 +7,16 @@ without waiting for it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypeVar
 
 from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
 from desktop.core.model import Skill
 
 if TYPE_CHECKING:
     from desktop.store.approvals_store import ApprovalStore, IndexEntry, StoredApproval
+
+T = TypeVar("T")
 
 
 def _default_store() -> ApprovalStore:
@@ -35,7 +37,7 @@ class ApprovalService:
             self._store = _default_store()
         return self._store
 
-    async def _run_with_store(self, fn):
+    async def _run_with_store(self, fn: Callable[[ApprovalStore], T]) -> T:
         if self._store is None:
             self._store = await asyncio.to_thread(_default_store)
         return await asyncio.to_thread(fn, self._store)

@@ -1,4 +1,4 @@
-"""Verified reads for the window: one pool of kept-open server connections.
+"""Verified reads for the catalog session: one pool of kept-open server connections.
 
 Nothing is shown before it is checked: every read goes through
 :mod:`desktop.sources.reader` (via :class:`desktop.sources.mcp.ServerPool`), which

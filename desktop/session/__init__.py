@@ -1,0 +1,1 @@
+"""The catalog session: what the window and the command line drive to reach skills."""

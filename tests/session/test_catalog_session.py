@@ -1,0 +1,166 @@
+"""The catalog session without Qt: a real folder and a real ``skill-catalog serve`` over
+stdio, read, verified and given approval states, every event recorded as it came."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from helpers.serve import serve_argv, write_skill
+
+from desktop.core.model import SourceSpec, SourceStatus
+from desktop.session.approval_service import ApprovalService
+from desktop.session.catalog_session import CatalogSession, SessionEvents
+from desktop.session.content_reader import ContentReader
+from desktop.store.approvals_store import ApprovalStore
+from desktop.store.cache import SkillCache
+
+
+class Recorded(SessionEvents):
+    def __init__(self) -> None:
+        self.seen: list[tuple[Any, ...]] = []
+
+    def catalog_changed(self) -> None:
+        self.seen.append(("catalog",))
+
+    def source_done(self, status: SourceStatus) -> None:
+        self.seen.append(("source", status.origin.label, status.status))
+
+    def busy_changed(self, busy: bool) -> None:
+        self.seen.append(("busy", busy))
+
+    def verification_changed(self, skill_id: str) -> None:
+        self.seen.append(("verified", skill_id))
+
+    def approvals_changed(self) -> None:
+        self.seen.append(("approvals",))
+
+
+class Said:
+    """The notices a person would read, as (level, text)."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str]] = []
+
+    def error(self, text: str) -> None:
+        self.lines.append(("error", text))
+
+    def warning(self, text: str) -> None:
+        self.lines.append(("warning", text))
+
+    def info(self, text: str) -> None:
+        self.lines.append(("info", text))
+
+
+def _session(tmp_path: Path, specs: list[SourceSpec]) -> tuple[CatalogSession, Recorded, Said]:
+    events, said = Recorded(), Said()
+    store = ApprovalStore(f"skill-catalog-test-{uuid.uuid4().hex[:12]}", timeout=30)
+    session = CatalogSession(
+        said,
+        events=events,
+        reader=ContentReader(cache=SkillCache(tmp_path / "cache")),
+        approvals=ApprovalService(store),
+        specs=specs,
+    )
+    return session, events, said
+
+
+def _folders(tmp_path: Path) -> tuple[SourceSpec, SourceSpec]:
+    mine = tmp_path / "mine"
+    write_skill(mine, "notes", files={"references/a.md": b"# A\n"})
+    served = tmp_path / "served"
+    write_skill(served, "deploy", "Deploys the service.")
+    argv = tuple(serve_argv(served))
+    return (
+        SourceSpec("mine", "local", "folder", str(mine)),
+        SourceSpec("srv", "mcp", "stdio", shlex.join(argv), command=argv),
+    )
+
+
+def test_a_session_reads_every_source_reads_verified_and_knows_approvals(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    local, server = _folders(tmp_path)
+    session, events, said = _session(tmp_path, [local, server])
+
+    async def scenario() -> tuple[str, str, str, str]:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            deploy = session.catalog.get("srv:skill://deploy/SKILL.md")
+            assert deploy is not None
+            before = session.verification_of(deploy)
+            result = await session.read(deploy, deploy.uri)
+            after = session.verification_of(deploy)
+            return before[1], result.verification.state, after[1], deploy.qualified_name
+        finally:
+            await session.reader.close()
+
+    before, state, after, shown = asyncio.run(scenario())
+    catalog = session.catalog
+    assert sorted(s.id for s in catalog.skills) == [
+        "mine:notes/SKILL.md",
+        "srv:skill://deploy/SKILL.md",
+    ]
+    assert shown == "srv:deploy"
+    assert {s.origin.label: s.skill_count for s in catalog.sources} == {"mine": 1, "srv": 1}
+    assert before == "" and state == "verified" and after == "bytes match (1/1)"
+    assert {session.approval_states[s.id].state for s in catalog.skills} == {"not-approved"}
+    # What happened, in the order a window would have shown it.
+    done = [e for e in events.seen if e[0] == "source"]
+    assert sorted(done) == [("source", "mine", "ok"), ("source", "srv", "ok")]
+    assert events.seen[0] == ("busy", True)
+    assert ("catalog",) in events.seen and ("approvals",) in events.seen
+    assert events.seen[-1] == ("verified", "srv:skill://deploy/SKILL.md")
+    assert not [line for line in said.lines if line[0] == "error"], said.lines
+
+
+def test_a_source_that_fails_is_said_once_and_the_others_still_arrive(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    local, _server = _folders(tmp_path)
+    gone = SourceSpec("gone", "local", "folder", str(tmp_path / "no-such-folder"))
+    session, events, said = _session(tmp_path, [local, gone])
+
+    async def twice() -> None:
+        for _ in range(2):
+            await session.refresh()
+            await session.wait_idle()
+        await session.reader.close()
+
+    asyncio.run(twice())
+    assert [s.id for s in session.catalog.skills] == ["mine:notes/SKILL.md"]
+    statuses = {s.origin.label: s.status for s in session.catalog.sources}
+    assert statuses["gone"] != "ok"
+    # Read twice, failing the same way: said once, not after every refresh.
+    assert len([line for line in said.lines if line[0] == "error" and "gone" in line[1]]) == 1
+    assert events.seen.count(("busy", False)) == 2
+
+
+def test_the_session_imports_without_qt() -> None:
+    """The window's catalog with Qt made unimportable: nothing in it needs Qt."""
+    blocker = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('PySide6', 'shiboken6', 'qasync'):\n"
+        "            raise ImportError('Qt is blocked here: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import desktop.session.catalog_session\n"
+        "print('imported')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", blocker],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "imported"

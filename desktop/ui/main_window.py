@@ -9,11 +9,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QMainWindow,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
@@ -35,7 +34,6 @@ from desktop.core.library import (
 from desktop.core.model import Skill
 from desktop.core.query import SkillQuery
 from desktop.core.visible import visible
-from desktop.ui import window_state
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
@@ -54,11 +52,12 @@ from desktop.ui.sources_service import SourcesService
 from desktop.ui.status_widget import ProgressWidget
 from desktop.ui.trust_review import TrustBar
 from desktop.ui.window_actions import WindowActions
+from desktop.ui.window_surface import WindowSurface
 
 Confirm = Callable[[str], bool]
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowSurface):
     def __init__(
         self,
         controller: CatalogController,
@@ -521,11 +520,45 @@ class MainWindow(QMainWindow):
 
     # -- state kept between runs -------------------------------------------------
 
+    # -- what is kept between runs (QSettings): geometry, dock and splitter positions,
+    # table columns, the view and the filter ------------------------------------
+
     def restore_state(self) -> None:
-        window_state.restore(self)
+        s = self.settings
+        for key, fn in (
+            ("geometry", self.restoreGeometry),
+            ("windowState", self.restoreState),
+            ("mainSplitter", self.main_splitter.restoreState),
+            ("rightSplitter", self.right_splitter.restoreState),
+            ("previewSplitter", self.preview.splitter.restoreState),
+            ("tableHeader", self.table.horizontalHeader().restoreState),
+        ):
+            value = s.value(key)
+            if isinstance(value, QByteArray | bytes):
+                fn(QByteArray(value))
+        self.actions_.table_action.setChecked(str(s.value("view/table", "")) == "true")
+        self.filter_bar.restore(
+            str(s.value("filter/text", "") or ""),
+            str(s.value("filter/source", "") or ""),
+            str(s.value("filter/state", "") or ""),
+            str(s.value("filter/strategy", "") or ""),
+        )
 
     def save_state(self) -> None:
-        window_state.save(self)
+        s = self.settings
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("windowState", self.saveState())
+        s.setValue("view/table", "true" if self.skill_list.as_table else "")
+        s.setValue("mainSplitter", self.main_splitter.saveState())
+        s.setValue("rightSplitter", self.right_splitter.saveState())
+        s.setValue("previewSplitter", self.preview.splitter.saveState())
+        s.setValue("tableHeader", self.table.horizontalHeader().saveState())
+        fb = self.filter_bar
+        s.setValue("filter/text", fb.text.text())
+        s.setValue("filter/source", fb.source.currentData() or "")
+        s.setValue("filter/state", fb.state.currentData() or "")
+        s.setValue("filter/strategy", fb.strategy.currentData() or "")
+        s.sync()
 
     # -- a layout that follows the width ------------------------------------------
 

@@ -6,8 +6,6 @@ decision starts (approve, save a source, fetch) runs as a task on the loop.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
@@ -21,13 +19,11 @@ from desktop.ui.open_uri_dialog import OpenUriDialog
 from desktop.ui.review_view import ReviewView
 from desktop.ui.source_dialog import SourceDialog
 from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
-
-if TYPE_CHECKING:
-    from desktop.ui.main_window import MainWindow
+from desktop.ui.window_surface import WindowSurface
 
 
 class WindowActions:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowSurface) -> None:
         self.w = window
         self.dialog: QDialog | None = None  # the dialog opened last (tests drive it)
         mb = window.menuBar()

@@ -15,6 +15,7 @@ from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
 from desktop.core.catalog import skill_json
 from desktop.core.manifest import format_size
+from desktop.core.model import INVALID
 from desktop.core.visible import one_line
 from desktop.sources.mcp import get_skill_once
 from desktop.sources.mcp_session import SourceError
@@ -50,4 +51,4 @@ def run(args: argparse.Namespace) -> int:
         for p in skill.problems:
             if p.severity != "info":
                 print(f"  {p.severity}: {p.code}: {one_line(p.message)}")
-    return 1 if skill.state == "invalid" else 0
+    return 1 if skill.state == INVALID else 0

@@ -15,6 +15,7 @@ import sys
 from desktop.cli.output import CheckFailed
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.verify import VERIFIED
 from desktop.core.visible import one_line
 from desktop.sources.mcp import ServerPool
 from desktop.sources.reader import ReadResult
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if result.data is None:
         hint = "; refresh the entry with `skill-catalog get`" if result.refresh_offered else ""
         raise CheckFailed(f"{args.id}: {result.state}: {result.message}{hint}")
-    if result.state != "verified":
+    if result.state != VERIFIED:
         if not args.allow_dynamic:
             raise CheckFailed(
                 f"{args.id}: {result.state}: {result.message}; not printed "

@@ -16,7 +16,7 @@ from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
-from desktop.core.verify import READ_ERROR, SkillVerification
+from desktop.core.verify import READ_ERROR, VERIFIED, SkillVerification
 from desktop.core.visible import one_line
 from desktop.sources.mcp import ServerPool
 
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             # One line each: an id, a file name or a message may hold a line end.
             print(f"{one_line(r.id)}: {r.state}: {one_line(r.message)}")
             for f in r.files:
-                if f.state != "verified":
+                if f.state != VERIFIED:
                     print(f"  {one_line(f.uri)}: {f.state}: {one_line(f.message)}")
                 for note in f.notes:
                     print(f"  {one_line(f.uri)}: note: {one_line(note)}")
@@ -126,5 +126,5 @@ def run(args: argparse.Namespace) -> int:
             print(one_line(f"{s.origin.label}: not read: {s.message}"), file=sys.stderr)
         if not results:
             print("no skills to verify", file=sys.stderr)
-    passed = results and not unread and all(r.state == "verified" for r in results)
+    passed = results and not unread and all(r.state == VERIFIED for r in results)
     return 0 if passed else 1

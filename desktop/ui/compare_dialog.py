@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.compare import body_diff, field_rows, manifest_diff
-from desktop.core.model import Skill
+from desktop.core.model import DYNAMIC, Skill
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.code_view import CodeView
@@ -157,7 +157,7 @@ class CompareDialog(QDialog):
                 b.qualified_name,
                 rb.data.decode("utf-8", "replace"),
             )
-            if "dynamic" in (ra.verification.state, rb.verification.state):
+            if DYNAMIC in (ra.verification.state, rb.verification.state):
                 text = "(one side is dynamic: its bytes are unverified)\n" + text
         self.diff.setPlainText(visible(text))
         self.diff.set_tints(diff_tints(text))

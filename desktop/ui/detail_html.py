@@ -16,13 +16,13 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from desktop.core.approvals import ApprovalState
+from desktop.core.approvals import APPROVED, ApprovalState
 from desktop.core.catalog import Catalog
 from desktop.core.checks import DESCRIPTION_MAX
 from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
-from desktop.core.model import Skill
-from desktop.core.verify import FileVerification
+from desktop.core.model import DYNAMIC, Skill
+from desktop.core.verify import VERIFIED, FileVerification
 from desktop.core.visible import quoted
 from desktop.core.words import count
 from desktop.ui.markdown_render import escape
@@ -32,8 +32,8 @@ THIRD_PARTY = (
     "loading strategy, allowed-tools) is granted or promoted by the host on its own."
 )
 FILE_STATE_TEXT = {
-    "verified": "bytes match the manifest",
-    "dynamic": "dynamic: no digest published, unverifiable",
+    VERIFIED: "bytes match the manifest",
+    DYNAMIC: "dynamic: no digest published, unverifiable",
 }
 
 
@@ -99,7 +99,7 @@ def approval_html(state: ApprovalState | None) -> str:
     msg = state.message()
     if msg:
         parts.append(escape(msg))
-    if state.record is not None and state.state == "approved":
+    if state.record is not None and state.state == APPROVED:
         rec = state.record
         grants = ", ".join(rec.grants.tools) or "no tools"
         parts.append(

@@ -17,22 +17,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.approvals import APPROVED, CHANGED, NOT_APPROVED, UNAPPROVABLE
+from desktop.core.model import DYNAMIC, INVALID, LISTED, OVER_LIMIT
 from desktop.core.query import SkillQuery
+from desktop.core.verify import (
+    DIGEST_MISMATCH,
+    FRONTMATTER_MISMATCH,
+    SIZE_MISMATCH,
+    UNLISTED_FILE,
+    VERIFIED,
+)
 
 ANY = "any"
 STATE_CHOICES = (
     ("any state", ""),
-    ("listed", "listed"),
-    ("invalid", "invalid"),
-    ("over limit", "over-limit"),
-    ("dynamic", "dynamic"),
-    ("needs a decision", "not-approved|changed"),
-    ("not approved", "not-approved"),
-    ("approved", "approved"),
-    ("changed since approval", "changed"),
-    ("unapprovable", "unapprovable"),
-    ("bytes match", "verified"),
-    ("mismatch", "size-mismatch|digest-mismatch|frontmatter-mismatch|unlisted-file"),
+    ("listed", LISTED),
+    ("invalid", INVALID),
+    ("over limit", OVER_LIMIT),
+    ("dynamic", DYNAMIC),
+    ("needs a decision", f"{NOT_APPROVED}|{CHANGED}"),
+    ("not approved", NOT_APPROVED),
+    ("approved", APPROVED),
+    ("changed since approval", CHANGED),
+    ("unapprovable", UNAPPROVABLE),
+    ("bytes match", VERIFIED),
+    ("mismatch", "|".join((SIZE_MISMATCH, DIGEST_MISMATCH, FRONTMATTER_MISMATCH, UNLISTED_FILE))),
 )
 STRATEGY_CHOICES = (("any strategy", ""), ("always", "always"), ("dynamic", "dynamic"))
 # The Filters menu: the state choices in groups that do not mix (one state at a time).

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.freshness import listing_changes
 from desktop.core.manifest import format_size
-from desktop.core.model import Problem, Skill
+from desktop.core.model import DYNAMIC, Problem, Skill
 from desktop.core.problem_lines import problem_lines
 from desktop.core.verify import MISMATCHES, FileVerification
 from desktop.core.visible import cut, visible
@@ -85,7 +85,7 @@ def describe_binary(data: bytes) -> str | None:
 
 def verified_head(vf: FileVerification, size: int) -> str:
     """What the status line says of bytes shown: checked, or unverified (dynamic)."""
-    if vf.state == "dynamic":
+    if vf.state == DYNAMIC:
         head = "Unverified (dynamic skill, no digest published): "
     else:
         head = "Bytes match the manifest (size and SHA-256; not a safety check): "

@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.approvals import (
+    CHANGED,
+    NOT_APPROVED,
     ApprovalState,
     FileChange,
     error_problems,
@@ -217,7 +219,7 @@ class ReviewView(QDialog):
     # -- the queue ----------------------------------------------------------------
 
     def _queue_from(self, skill_id: str) -> list[str]:
-        order = {"changed": 0, "not-approved": 1}
+        order = {CHANGED: 0, NOT_APPROVED: 1}
         waiting = sorted(
             self.c.needs_decision(),
             key=lambda s: (order.get(self.c.approval_states[s.id].state, 2), s.qualified_name),

@@ -16,7 +16,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from desktop.core.model import Skill
+from desktop.core.approvals import CHANGED
+from desktop.core.model import INVALID, OVER_LIMIT, Skill
+from desktop.core.verify import MISMATCHES, READ_ERROR
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 
 COLUMNS = (
@@ -50,17 +52,7 @@ NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
 _WARN = QColor("#9a4d00")
 _BAD = QColor("#b00020")
-_BAD_STATES = frozenset(
-    {
-        "invalid",
-        "over-limit",
-        "size-mismatch",
-        "digest-mismatch",
-        "frontmatter-mismatch",
-        "unlisted-file",
-        "read-error",
-    }
-)
+_BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
 
 def origin_text(skill: Skill) -> str:
@@ -235,7 +227,7 @@ class SkillTableModel(ReadOnlyTableModel):
             state = skill.state if skill.state != "listed" else self.verification.get(skill.id)
             if state in _BAD_STATES:
                 return QBrush(_BAD)
-        if col == COL_APPROVAL and self.approval.get(skill.id) == "changed":
+        if col == COL_APPROVAL and self.approval.get(skill.id) == CHANGED:
             return QBrush(_WARN)
         if col == COL_NAME and skill.has_errors():
             return QBrush(_BAD)

@@ -43,7 +43,9 @@ from desktop.core.entry import parse_entry
 from desktop.core.model import SourceSpec
 from desktop.sources.budgets import Budgets
 from desktop.sources.mcp import discover_server
-from desktop.sources.mcp_session import McpConnection
+from desktop.sources.mcp_connection import McpConnection
+from desktop.sources.mcp_reads import read_bytes
+from desktop.sources.mcp_skills import list_skills
 from desktop.sources.reader import accept_bytes, flush_cache_writes
 from desktop.sources.registry import discover
 from desktop.store.cache import SkillCache
@@ -76,8 +78,8 @@ async def ours_listing(spec: SourceSpec) -> tuple[float, int]:
         t0 = time.perf_counter()
         skills: list = []
         # As discovery does: each page is checked while the next one is on its way.
-        await conn.list_skills(
-            lambda page: skills.extend(parse_entry(r, spec.origin) for r in page)
+        await list_skills(
+            conn, lambda page: skills.extend(parse_entry(r, spec.origin) for r in page)
         )
         elapsed = time.perf_counter() - t0
     assert all(s.state == "listed" for s in skills), "unexpected invalid entries"
@@ -372,13 +374,13 @@ async def verify_big(cache_root: Path, repeats: int = 5) -> dict[str, float]:
     keys = ["transfer", "checking", "with_cache", "baseline", "best_checking", "best_cached"]
     out = dict.fromkeys([*keys, "write_alone", "bytes"], 0.0)
     async with McpConnection(spec, BUDGETS) as conn:
-        listing = await conn.list_skills()
+        listing = await list_skills(conn)
         skill = next(
             s for s in (parse_entry(r, spec.origin) for r in listing.entries) if s.name == "big"
         )
         for f in skill.files:
             t0 = time.perf_counter()
-            data = await conn.read_bytes(f.uri, expected_size=f.size)
+            data = await read_bytes(conn, f.uri, expected_size=f.size)
             out["transfer"] += time.perf_counter() - t0
             checks, cached, writes = [], [], []
             for i in range(repeats):

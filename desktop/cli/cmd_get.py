@@ -17,8 +17,8 @@ from desktop.core.catalog import skill_json
 from desktop.core.manifest import format_size
 from desktop.core.model import INVALID
 from desktop.core.visible import one_line
+from desktop.sources.errors import SourceError
 from desktop.sources.mcp import get_skill_once
-from desktop.sources.mcp_session import SourceError
 
 NAME = "get"
 HELP = "confirm a server skill by URI with skills/get"

@@ -106,7 +106,8 @@ class Resolver:
         return self._one(target, found, catalog, "the sources given")
 
     async def _by_uri(self, target: str, spec: SourceSpec, uri: str) -> Picked:
-        from desktop.sources.mcp_session import NoSuchSkill, SourceError
+        from desktop.sources.errors import SourceError
+        from desktop.sources.mcp_errors import NoSuchSkill
 
         handle = self.pool.handle(spec.label)  # type: ignore[attr-defined]
         try:

@@ -355,7 +355,8 @@ class CatalogSession:
         for keeps its earlier entry. Returns the entries to keep and a note for each
         that was not renewed.
         """
-        from desktop.sources.mcp_session import NoSkillsMethod, NoSuchSkill, SourceError
+        from desktop.sources.errors import SourceError
+        from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill
 
         kept: list[Skill] = []
         notes: list[str] = []
@@ -399,7 +400,8 @@ class CatalogSession:
         With ``refresh`` the held entry is replaced by the server's current one (after
         a mismatch, V2); what was read against the old entry is forgotten.
         """
-        from desktop.sources.mcp_session import NoSuchSkill, SourceError
+        from desktop.sources.errors import SourceError
+        from desktop.sources.mcp_errors import NoSuchSkill
 
         try:
             skill = await self.reader.get_skill(label, uri)
@@ -441,7 +443,7 @@ class CatalogSession:
     async def read_directory(self, skill: Skill, uri: str) -> list[Any] | None:
         """A folder of a server skill as the server lists it (only where it declares
         ``directoryRead``), each child marked in or out of the held entry (D10)."""
-        from desktop.sources.mcp_session import SourceError
+        from desktop.sources.errors import SourceError
 
         await load_mcp_support()
         try:

@@ -6,7 +6,11 @@ limit it was, so a truncated listing is never mistaken for a complete one.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
+
+import orjson
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +78,11 @@ asking for ``retry: 0`` on every stream made about 950 requests of one listing."
 ANSWER_REFUSED = -32900
 """The code of the error the client puts in place of an answer it refused unread (over
 the byte limit of its request): never sent by the server, never shown as its code."""
+
+
+def json_size(value: Any) -> int:
+    """Bytes of ``value`` as compact JSON (what a page weighs against the byte budget)."""
+    try:
+        return len(orjson.dumps(value))
+    except TypeError:  # what orjson refuses (an integer over 64 bits...) the stdlib writes
+        return len(json.dumps(value, default=str, separators=(",", ":")))

@@ -26,13 +26,13 @@ from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.verify import SkillVerification
 from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
+from desktop.sources.errors import SourceError
 from desktop.sources.launchers import discovery_timeout
-from desktop.sources.mcp_session import (
-    McpConnection,
-    NoSkillsMethod,
-    SourceError,
-    describe_error,
-)
+from desktop.sources.mcp_connection import McpConnection
+from desktop.sources.mcp_errors import NoSkillsMethod, describe_error
+from desktop.sources.mcp_reads import read_bytes, read_directory
+from desktop.sources.mcp_skills import get_skill, list_skills
+from desktop.sources.mcp_tools import list_tools
 from desktop.sources.reader import (
     ReadResult,
     flush_cache_writes,
@@ -95,16 +95,16 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
         status.message = (
             "the server does not declare io.modelcontextprotocol/skills; skills/list was not asked"
         )
-        tools, notes = await conn.list_tools()
+        tools, notes = await list_tools(conn)
         status.tools = tools
         status.notes.extend(notes)
         return []
     # The listing and the tools are independent: ask for both at once.
-    tools_task = asyncio.ensure_future(conn.list_tools())
+    tools_task = asyncio.ensure_future(list_tools(conn))
     skills: list[Skill] = []
     try:
-        listing = await conn.list_skills(
-            lambda page: skills.extend(parse_entry(raw, spec.origin) for raw in page)
+        listing = await list_skills(
+            conn, lambda page: skills.extend(parse_entry(raw, spec.origin) for raw in page)
         )
     except NoSkillsMethod as exc:
         status.status = "no-skills"
@@ -510,7 +510,7 @@ class ServerHandle:
 
         Raises :class:`SourceError` with a user message when there is no such skill.
         """
-        raw = await self.call(lambda conn: conn.get_skill(uri))
+        raw = await self.call(lambda conn: get_skill(conn, uri))
         skill = parse_entry(raw, self.spec.origin)
         if skill.uri != uri:
             from desktop.core.model import Problem
@@ -558,7 +558,7 @@ class ServerHandle:
 
         Raises :class:`SourceError` when the server does not declare ``directoryRead``.
         """
-        children = await self.call(lambda conn: conn.read_directory(uri))
+        children = await self.call(lambda conn: read_directory(conn, uri))
         return judge_children(skill, children)
 
 
@@ -606,8 +606,8 @@ class _HandleSource:
         self, uri: str, *, refresh: bool = False, limit: int | None = None, expected_size: int = 0
     ) -> bytes:
         return await self.handle.call(
-            lambda conn: conn.read_bytes(
-                uri, refresh=refresh, limit=limit, expected_size=expected_size
+            lambda conn: read_bytes(
+                conn, uri, refresh=refresh, limit=limit, expected_size=expected_size
             )
         )
 

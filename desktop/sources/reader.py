@@ -138,7 +138,7 @@ async def read_file(
             expected_size=expected.size if expected is not None else max_read_bytes,
         )
     except Exception as exc:  # noqa: BLE001 - a failed read is a state, not a crash
-        from desktop.sources.mcp_session import describe_error
+        from desktop.sources.mcp_errors import describe_error
 
         return ReadResult(
             skill.id, FileVerification(uri, READ_ERROR, f"{uri}: {describe_error(exc)}")

@@ -43,7 +43,9 @@ def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path, gzip: bool) -
     limit on one event (1 MiB) refused every file over about 760 KB there. Compressed,
     the 22 MB event is decompressed a bounded piece at a time."""
     from desktop.core.entry import parse_entry
-    from desktop.sources.mcp_session import McpConnection
+    from desktop.sources.mcp_connection import McpConnection
+    from desktop.sources.mcp_reads import read_bytes
+    from desktop.sources.mcp_skills import list_skills
     from desktop.sources.reader import accept_bytes
     from desktop.store.cache import SkillCache
 
@@ -53,12 +55,12 @@ def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path, gzip: bool) -
         spec = SourceSpec("big", "mcp", "http", url)
         async with McpConnection(spec, TEST_BUDGETS, mode="legacy") as conn:
             assert not conn.modern
-            listing = await conn.list_skills()
+            listing = await list_skills(conn)
             skills = [parse_entry(raw, spec.origin) for raw in listing.entries]
             skill = next(s for s in skills if s.name == "big")
             states = {}
             for f in skill.files:
-                data = await conn.read_bytes(f.uri, expected_size=f.size)
+                data = await read_bytes(conn, f.uri, expected_size=f.size)
                 result, _ = await accept_bytes(skill, f.uri, data, cache=SkillCache(tmp_path))
                 states[f.uri] = (result.state, len(data))
             return states

@@ -259,8 +259,8 @@ def test_modern_server_not_declaring_is_never_asked(tmp_path: Path, mode: str) -
 
 def test_a_skill_is_not_asked_by_uri_of_a_modern_server_not_declaring(tmp_path: Path) -> None:
     """Clients issue skills/get, like skills/list, only after seeing the declaration."""
+    from desktop.sources.errors import SourceError
     from desktop.sources.mcp import get_skill_once
-    from desktop.sources.mcp_session import SourceError
 
     record = tmp_path / "methods"
     spec = hostile_spec("modern-undeclared", record=record)
@@ -405,7 +405,8 @@ def test_a_405_to_the_optional_event_stream_is_not_blamed_for_a_timeout() -> Non
     from conftest import HOSTILE, HttpServer, free_port
 
     from desktop.core.model import SourceSpec
-    from desktop.sources.mcp_session import McpConnection
+    from desktop.sources.mcp_connection import McpConnection
+    from desktop.sources.mcp_skills import list_skills
 
     port = free_port()
     argv = [sys.executable, str(HOSTILE), "hang-list", "--http", str(port), "--refuse-get"]
@@ -414,7 +415,7 @@ def test_a_405_to_the_optional_event_stream_is_not_blamed_for_a_timeout() -> Non
     async def list_once() -> str:
         spec = SourceSpec("x", "mcp", "http", f"http://127.0.0.1:{port}/mcp")
         async with McpConnection(spec, budgets, mode="legacy") as conn:
-            listing = await conn.list_skills()
+            listing = await list_skills(conn)
         return str(listing.error)
 
     with HttpServer(argv, port):

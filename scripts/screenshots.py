@@ -11,11 +11,13 @@ one), so every skill shows the state a first-time user sees.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
 import qasync
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import SourceSpec
@@ -177,10 +179,45 @@ async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
     await window.controller.reader.close()
 
 
+def dark_palette() -> QPalette:
+    """A dark palette as desktops' dark themes give one."""
+    p = QPalette()
+    role, group = QPalette.ColorRole, QPalette.ColorGroup
+    for r, colour in (
+        (role.Window, "#2b2b2b"),
+        (role.WindowText, "#e6e6e6"),
+        (role.Base, "#1e1e1e"),
+        (role.AlternateBase, "#262626"),
+        (role.Text, "#e6e6e6"),
+        (role.Button, "#353535"),
+        (role.ButtonText, "#e6e6e6"),
+        (role.ToolTipBase, "#3a3a3a"),
+        (role.ToolTipText, "#e6e6e6"),
+        (role.PlaceholderText, "#8c8c8c"),
+        (role.Highlight, "#3d6fb6"),
+        (role.HighlightedText, "#ffffff"),
+        (role.Link, "#7ab4ff"),
+        (role.LinkVisited, "#b89cff"),
+        (role.Mid, "#444444"),
+        (role.Dark, "#191919"),
+        (role.Light, "#505050"),
+        (role.Midlight, "#404040"),
+        (role.Shadow, "#000000"),
+    ):
+        p.setColor(r, QColor(colour))
+    for r in (role.Text, role.WindowText, role.ButtonText):
+        p.setColor(group.Disabled, r, QColor("#7a7a7a"))
+    return p
+
+
 def main() -> int:
     out, scratch = Path(sys.argv[1]), Path(sys.argv[2])
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Skill Catalog")
+    if os.environ.get("SKILL_CATALOG_SHOTS_SCHEME") == "dark":
+        # What a desktop set to dark shows (no desktop theme under Xvfb to ask for it).
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
     app.setQuitOnLastWindowClosed(False)  # one window per size, one after another
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

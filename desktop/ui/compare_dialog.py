@@ -27,6 +27,7 @@ from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.code_view import CodeView
 from desktop.ui.markdown_render import escape
 from desktop.ui.safe_browser import SafeTextBrowser
+from desktop.ui.status_colors import differs_style
 
 
 def diff_tints(text: str) -> dict[int, str]:
@@ -117,8 +118,9 @@ class CompareDialog(QDialog):
             self.fields.setHtml("<p>choose two skills</p>")
             return
         rows = []
+        differs = f" style='{differs_style()}'"
         for r in field_rows(a, b):
-            style = "" if r.same else " style='background:#fff3cd;color:#3d2e00'"
+            style = "" if r.same else differs
             mark = "" if r.same else "≠ "
             rows.append(
                 f"<tr{style}><th align='left'>{mark}{escape(r.field)}</th>"

@@ -14,12 +14,13 @@ from PySide6.QtCore import (
     QModelIndex,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 
 from desktop.core.approvals import CHANGED
-from desktop.core.model import INVALID, OVER_LIMIT, Skill
+from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
 from desktop.core.verify import MISMATCHES, READ_ERROR
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
+from desktop.ui.status_colors import status_brush
 
 COLUMNS = (
     "Name",
@@ -50,8 +51,6 @@ ROW_ROLE = Qt.ItemDataRole.UserRole + 3  # (skill, approval, verification, nesti
 
 NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
-_WARN = QColor("#9a4d00")
-_BAD = QColor("#b00020")
 _BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
 
@@ -224,13 +223,13 @@ class SkillTableModel(ReadOnlyTableModel):
 
     def _color(self, skill: Skill, col: int) -> QBrush | None:
         if col == COL_VERIFICATION:
-            state = skill.state if skill.state != "listed" else self.verification.get(skill.id)
+            state = skill.state if skill.state != LISTED else self.verification.get(skill.id)
             if state in _BAD_STATES:
-                return QBrush(_BAD)
+                return status_brush("bad")
         if col == COL_APPROVAL and self.approval.get(skill.id) == CHANGED:
-            return QBrush(_WARN)
+            return status_brush("warn")
         if col == COL_NAME and skill.has_errors():
-            return QBrush(_BAD)
+            return status_brush("bad")
         return None
 
 

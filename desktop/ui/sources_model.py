@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QGuiApplication, QPalette
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.visible import quoted
 from desktop.sources.launchers import spec_runner, starting_message
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
+from desktop.ui.status_colors import status_brush
 
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -107,9 +108,11 @@ class SourcesModel(ReadOnlyTableModel):
         if role == FOREGROUND:
             status = self.statuses.get(spec.label)
             if not spec.enabled:
-                return QBrush(QColor("#808080"))
+                return QGuiApplication.palette().brush(
+                    QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
+                )
             if status is not None and status.status == "error" and col == 4:
-                return QBrush(QColor("#b00020"))
+                return status_brush("bad")
             return None
         return spec.label  # LABEL_ROLE
 

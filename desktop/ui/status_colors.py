@@ -1,0 +1,44 @@
+"""Colours for text that marks trouble, readable on the palette in use.
+
+Status is always said in words or icons as well; these colours only add emphasis. On
+a dark palette (a base colour darker than its text) the lighter tones are used.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
+
+# (on a light palette, on a dark one)
+_TONES = {
+    "bad": ("#b00020", "#ff7a85"),
+    "warn": ("#9a4d00", "#ffb35c"),
+}
+# A shaded table row that differs: (background, text), on a light and a dark palette.
+_DIFFERS = (("#fff3cd", "#3d2e00"), ("#4a3c12", "#ffe9a8"))
+_cache: dict[tuple[int, str], QBrush] = {}
+
+
+def _dark(palette: QPalette) -> bool:
+    return (
+        palette.color(QPalette.ColorRole.Base).lightness()
+        < palette.color(QPalette.ColorRole.Text).lightness()
+    )
+
+
+def differs_style() -> str:
+    """The inline style of a rich-text table row marking a difference."""
+    background, text = _DIFFERS[_dark(QGuiApplication.palette())]
+    return f"background:{background};color:{text}"
+
+
+def status_brush(kind: str) -> QBrush:
+    """The brush for ``kind`` (``bad`` or ``warn``) on the application's palette."""
+    palette = QGuiApplication.palette()
+    key = (palette.cacheKey(), kind)
+    brush = _cache.get(key)
+    if brush is None:
+        brush = QBrush(QColor(_TONES[kind][_dark(palette)]))
+        if len(_cache) > 16:
+            _cache.clear()
+        _cache[key] = brush
+    return brush

@@ -191,6 +191,13 @@ class SearchIndex:
         self._last = (query, out)
         return out
 
+    def replace(self, row: int, skill: Skill) -> None:
+        """A new entry for the skill in ``row`` (read again): its text is taken anew."""
+        self.skills[row] = skill
+        self.texts[row] = search_text(skill)
+        self.ids[row] = skill.id
+        self._last = None
+
     def forget(self) -> None:
         """Drop the remembered selection (the states it depended on changed)."""
         self._last = None

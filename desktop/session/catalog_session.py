@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Collection, Coroutine, Iterable, Mapping
 from typing import Any, Protocol
 
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
-from desktop.core.freshness import RELIST_FLOOR_SECONDS, listing_changes, relist_delay
+from desktop.core.folder_changes import regions, replace_in, skill_dir
+from desktop.core.freshness import (
+    RELIST_FLOOR_SECONDS,
+    ListingChanges,
+    listing_changes,
+    relist_delay,
+)
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
 from desktop.core.review import verified_pairs
 from desktop.core.verify import MISMATCHES, FileVerification, files_so_far
@@ -29,7 +35,8 @@ from desktop.core.words import count
 from desktop.session.approval_service import ApprovalService
 from desktop.session.content_reader import ContentReader, ReadResult
 from desktop.session.mcp_loading import load_mcp_support
-from desktop.sources.registry import read_all
+from desktop.sources.folder import scan_regions
+from desktop.sources.registry import read_all, read_source
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 AGAIN = "listing again at"  # the note a re-list leaves on its source
@@ -66,6 +73,11 @@ class SessionEvents:
     def approvals_changed(self) -> None:
         """Approval states were read again."""
 
+    def skills_updated(self, skill_ids: list[str]) -> None:
+        """These skills were read again after a change on disk, and nothing else changed
+        (no skill came or went, no other skill's name or collisions): a view may update
+        them where they are rather than start over."""
+
 
 class CatalogSession:
     def __init__(
@@ -95,6 +107,9 @@ class CatalogSession:
         # True while a partial catalog is announced: the sources still reading may hold
         # skills it lacks.
         self.interim = False
+        # True while a catalog read again after a change on disk is announced: views keep
+        # their place in it.
+        self.from_disk = False
         self._said_errors: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
@@ -347,6 +362,100 @@ class CatalogSession:
         else:
             self.catalog.sources = statuses
         self._schedule_relists([status])
+
+    # -- local folders read again after a change on disk ---------------------------
+
+    async def reread_folder(
+        self,
+        label: str,
+        changed: Collection[str] = (),
+        directories: Collection[str] = (),
+        *,
+        trouble: str = "",
+        whole: bool = False,
+    ) -> None:
+        """Read again what changed on disk in the local source ``label``.
+
+        Only the skills the ``changed`` paths touch are read (the outermost skill folder
+        holding each, see :func:`desktop.core.folder_changes.regions`); the whole folder
+        when ``whole``, when the change is at its top, or when its folder cannot be
+        scanned. With ``trouble`` (the folder is gone or cannot be read) the source shows
+        that and holds no skills. What was read of a changed skill is forgotten; its
+        approval is evaluated again. Same skills with nothing else changed come as
+        :meth:`SessionEvents.skills_updated`, else as a new catalog.
+        """
+        generation = self._generation
+        spec = next(
+            (s for s in self.specs if s.label == label and s.enabled and s.kind == "local"), None
+        )
+        old_status = self.catalog.source(label)
+        if spec is None or old_status is None or self.closing:
+            return
+        old = [s for s in self.catalog.skills if s.origin.label == label]
+        status = old_status
+        fresh: list[Skill] = []
+        chosen = (
+            frozenset()
+            if whole or trouble
+            else regions(changed, {skill_dir(s.uri) for s in old}, directories)
+        )
+        if trouble:
+            status = SourceStatus(spec.origin, "error", trouble)
+        else:
+            if not whole and not chosen:
+                return  # nothing any skill is made of
+            result = None if whole else await asyncio.to_thread(scan_regions, spec, chosen)
+            if result is None:
+                status, fresh = await read_source(spec, budgets=self.budgets)
+            else:
+                part, errors = result
+                fresh = replace_in(old, chosen, part)
+                for error in errors[:3]:
+                    self.notifier.warning(f"{label}: {error}")
+        if generation != self._generation or self.closing:
+            return  # a full refresh started meanwhile: its result wins
+        changes = listing_changes(old, fresh)
+        same_source = status is old_status or (
+            status.status == old_status.status and status.message == old_status.message
+        )
+        if not changes and same_source:
+            return  # saved as it was
+        for skill_id in (*changes.changed, *changes.removed):
+            self.files.pop(skill_id, None)
+            self._directories.pop(skill_id, None)
+        before = {s.id: _shown_names(s) for s in self.catalog.skills if s.origin.label != label}
+        merged: list[Skill] = []
+        for s in self.catalog.skills:
+            if s.origin.label != label:
+                merged.append(s)
+            elif fresh:
+                merged.extend(fresh)
+                fresh = []
+        merged.extend(fresh)
+        statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
+        self.catalog = build_catalog(statuses, merged)
+        in_place = (
+            not changes.added
+            and not changes.removed
+            and all(
+                _shown_names(s) == before.get(s.id)
+                for s in self.catalog.skills
+                if s.origin.label != label
+            )
+        )
+        if in_place:
+            self.events.skills_updated(list(changes.changed))
+        else:
+            self.from_disk = True
+            try:
+                self.events.catalog_changed()
+            finally:
+                self.from_disk = False
+        self.events.source_done(self.catalog.source(label) or status)
+        if changes:
+            self.notifier.info(f"{label}: {_said_changes(self.catalog, changes, old)}")
+        touched = [s for s in self.catalog.skills if s.id in {*changes.changed, *changes.added}]
+        await self.load_approvals(touched)
 
     async def _get_again(self, label: str, skills: list[Skill]) -> tuple[list[Skill], list[str]]:
         """The current entries of skills opened by URI, asked for with ``skills/get``.
@@ -606,6 +715,32 @@ def _assemble(
     manifest) says nothing of the new one."""
     catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
     return catalog, set(listing_changes(before, catalog.skills).changed)
+
+
+def _shown_names(skill: Skill) -> tuple[str, tuple[str, ...]]:
+    """What a change elsewhere can alter of a skill: its qualified name, its collisions."""
+    return skill.qualified_name, tuple(
+        p.message for p in skill.problems if p.code.startswith("collision-")
+    )
+
+
+def _said_changes(catalog: Catalog, changes: ListingChanges, old: list[Skill]) -> str:
+    """The skills a change on disk touched, in words: "beta read again after a change"."""
+
+    def names(ids: Iterable[str], where: Iterable[Skill]) -> str:
+        by_id = {s.id: s for s in where}
+        shown = [by_id[i].qualified_name for i in ids if i in by_id]
+        more = len(shown) - 3
+        return ", ".join(shown[:3]) + (f" and {more} more" if more > 0 else "")
+
+    parts = []
+    if changes.changed:
+        parts.append(f"{names(changes.changed, catalog.skills)} read again after a change on disk")
+    if changes.added:
+        parts.append(f"{names(changes.added, catalog.skills)} found")
+    if changes.removed:
+        parts.append(f"{names(changes.removed, old)} no longer there")
+    return "; ".join(parts)
 
 
 def _opened_by_uri(skill: Skill, label: str) -> Skill:

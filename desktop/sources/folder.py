@@ -27,7 +27,7 @@ import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from desktop.core.checks import check_frontmatter
@@ -68,8 +68,9 @@ def relative_inside(path: str, root: str) -> str | None:
 class _Tree:
     """One walk of a folder: each directory's files, relative to the root."""
 
-    def __init__(self, root: Path, skip_real: str | None = None) -> None:
+    def __init__(self, root: Path, skip_real: str | None = None, start: str = "") -> None:
         self.root = root
+        self.start = start  # the folder walked, relative to root ("": all of it)
         self.real_root = os.path.realpath(root)
         # A directory never entered (the private cache of verified bytes), relative to root.
         self.skip_rel = relative_inside(skip_real, self.real_root) if skip_real else None
@@ -91,7 +92,11 @@ class _Tree:
 
     def _walk(self) -> None:
         """Walk with ``os.scandir``: entry types come with the listing, no extra stat."""
-        pending: list[tuple[str, str]] = [(str(self.root), "")]
+        start = self.start
+        top = root_path(self.root, start) if start else str(self.root)
+        if start and (not os.path.isdir(top) or os.path.realpath(top) != self._real(start)):
+            return  # no longer a folder of its own in the tree (gone, or a link now)
+        pending = [(top, start)]
         while pending:
             full_dir, rel = pending.pop()
             kept: list[str] = []
@@ -258,7 +263,7 @@ def _whole_characters(data: bytes) -> bytes:
     return data
 
 
-def _cache_real_path() -> str | None:
+def cache_real_path() -> str | None:
     """Where verified server bytes are cached: never scanned as a skill folder (V6)."""
     try:
         from desktop.store.cache import default_cache_root
@@ -294,7 +299,7 @@ def _scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     if not root.is_dir():
         status.status, status.message = "error", f"{root} is not a folder"
         return status, []
-    cache_real = _cache_real_path()
+    cache_real = cache_real_path()
     real = os.path.realpath(root)
     if cache_real and (real == cache_real or relative_inside(real, cache_real) is not None):
         status.status = "error"
@@ -318,6 +323,45 @@ def _scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         return result
 
     return _collect(spec, root, tree, skill_dirs, digest_of, status)
+
+
+def scan_regions(spec: SourceSpec, regions: Iterable[str]) -> tuple[list[Skill], list[str]] | None:
+    """The skills inside some folders of a local source, as a scan of the whole source
+    reads them; and what could not be read there.
+
+    Each region is a folder (relative to the source's, ``/``-separated) with no skill
+    folder above it: an outermost skill, or a folder in no skill. A region that is gone
+    holds no skills. ``None`` when the source's folder itself cannot be scanned (gone,
+    not a folder, the private cache) or a region is the whole folder (``""``): read
+    the whole source then.
+    """
+    with collector_paused():
+        chosen = sorted(set(regions))
+        root = Path(spec.endpoint)
+        if not chosen or "" in chosen or not root.is_dir():
+            return None
+        cache_real = cache_real_path()
+        real = os.path.realpath(root)
+        if cache_real and (real == cache_real or relative_inside(real, cache_real) is not None):
+            return None
+        root_prefix = str(root) + os.sep
+        skills: list[Skill] = []
+        errors: list[str] = []
+        for region in chosen:
+            tree = _Tree(root, cache_real, start=region)
+            hashed: dict[str, HashResult] = {}
+
+            def digest_of(rel: str, hashed: dict[str, HashResult] = hashed) -> HashResult:
+                result = hashed.get(rel)
+                if result is None:
+                    keep = rel == SKILL_MD or rel.endswith(_SKILL_MD_TAIL)
+                    result = hashed[rel] = _hash_or_error(root_prefix + rel, keep)
+                return result
+
+            found, _too_deep = _read_skills(spec, root, tree, tree.skill_dirs(), digest_of)
+            skills.extend(found)
+            errors.extend(f"could not read {e}" for e in tree.errors[:20])
+        return skills, errors
 
 
 def _ancestors(rel_dir: str) -> list[str]:
@@ -351,6 +395,40 @@ def _collect(
     digest_of: Callable[[str], HashResult],
     status: SourceStatus,
 ) -> tuple[SourceStatus, list[Skill]]:
+    skills, too_deep = _read_skills(spec, root, tree, skill_dirs, digest_of)
+    if too_deep:
+        status.notes.append(
+            f"{count(too_deep, 'skill folder')} nested more than {MAX_NESTING} deep inside "
+            "other skills were not read as skills (the limit on nesting); their files are "
+            "part of the enclosing skills"
+        )
+    status.skill_count = len(skills)
+    if not skills:
+        status.status = "no-skills"
+        status.message = f"no skill folders (a folder holding {SKILL_MD}) under {root}"
+    if tree.errors:
+        status.notes.extend(f"could not read {e}" for e in tree.errors[:20])
+    # Links leaving their skill are not followed (F1). Inside a skill its problems say so;
+    # elsewhere (a skill folder, or a SKILL.md, that is such a link) a note does.
+    for d, links in sorted(tree.outside.items()):
+        if any(_within(d, s) for s in skill_dirs):
+            continue
+        for name, bound, leaves_root in links[:20]:
+            shown = f"{d}/{name}" if d else name
+            left = "the folder" if leaves_root or not bound else bound
+            status.notes.append(f"{shown} is a link leaving {left}; it was not followed")
+    return status, skills
+
+
+def _read_skills(
+    spec: SourceSpec,
+    root: Path,
+    tree: _Tree,
+    skill_dirs: list[str],
+    digest_of: Callable[[str], HashResult],
+) -> tuple[list[Skill], int]:
+    """The skills of ``skill_dirs`` (sorted), each with its enclosing skill; and how
+    many were too deeply nested to read."""
     skills: list[Skill] = []
     by_dir: dict[str, Skill] = {}
     depth: dict[str, int] = {}  # rel dir -> skills enclosing it
@@ -374,28 +452,7 @@ def _collect(
             skill.nested_in = by_dir[enclosing].id
         by_dir[rel_dir] = skill
         skills.append(skill)
-    if too_deep:
-        status.notes.append(
-            f"{count(too_deep, 'skill folder')} nested more than {MAX_NESTING} deep inside "
-            "other skills were not read as skills (the limit on nesting); their files are "
-            "part of the enclosing skills"
-        )
-    status.skill_count = len(skills)
-    if not skills:
-        status.status = "no-skills"
-        status.message = f"no skill folders (a folder holding {SKILL_MD}) under {root}"
-    if tree.errors:
-        status.notes.extend(f"could not read {e}" for e in tree.errors[:20])
-    # Links leaving their skill are not followed (F1). Inside a skill its problems say so;
-    # elsewhere (a skill folder, or a SKILL.md, that is such a link) a note does.
-    for d, links in sorted(tree.outside.items()):
-        if any(_within(d, s) for s in skill_dirs):
-            continue
-        for name, bound, leaves_root in links[:20]:
-            shown = f"{d}/{name}" if d else name
-            left = "the folder" if leaves_root or not bound else bound
-            status.notes.append(f"{shown} is a link leaving {left}; it was not followed")
-    return status, skills
+    return skills, too_deep
 
 
 def _utf8(name: str) -> bool:

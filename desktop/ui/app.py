@@ -80,6 +80,7 @@ def build_window(
     reader: ContentReader | None = None,
     sources: SourcesService | None = None,
     approvals: object | None = None,
+    watch: bool = True,
 ) -> MainWindow:
     """The window with its services (tests pass their own)."""
     notifier = notifier or Notifier()
@@ -90,7 +91,7 @@ def build_window(
     )
     settings = settings or QSettings(ORGANIZATION, "window")
     sources = sources or SourcesService(specs)
-    return MainWindow(controller, sources, settings)
+    return MainWindow(controller, sources, settings, watch=watch)
 
 
 def size_first_run(window: MainWindow) -> None:

@@ -43,6 +43,9 @@ class _Signals(SessionEvents):
     def approvals_changed(self) -> None:
         self.c.approvalsChanged.emit()
 
+    def skills_updated(self, skill_ids: list[str]) -> None:
+        self.c.skillsUpdated.emit(skill_ids)
+
 
 class CatalogController(QObject, CatalogSession):
     catalogChanged = Signal()
@@ -51,6 +54,9 @@ class CatalogController(QObject, CatalogSession):
     busyChanged = Signal(bool)
     verificationChanged = Signal(str)  # skill id
     approvalsChanged = Signal()
+    # Skills read again with nothing else changed (same ids, same names elsewhere): their
+    # rows and pages are updated in place, where a catalogChanged would start over.
+    skillsUpdated = Signal(list)  # skill ids
 
     def __init__(
         self,

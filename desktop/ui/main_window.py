@@ -37,6 +37,7 @@ from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
+from desktop.ui.folder_watcher import FolderWatcher
 from desktop.ui.item_views import on_open
 from desktop.ui.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.notifier import Notice
@@ -65,6 +66,7 @@ class MainWindow(WindowSurface):
         settings: QSettings,
         *,
         confirm: Confirm | None = None,
+        watch: bool = True,
     ) -> None:
         super().__init__()
         self.setWindowTitle("Skill Catalog")
@@ -154,6 +156,10 @@ class MainWindow(WindowSurface):
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)
 
+        # Local folders are watched while the window is open: an author's saved change
+        # shows in the list and on the page.
+        self.watcher = FolderWatcher(controller, self) if watch else None
+
         self.actions_ = WindowActions(self)
         self.actions_._keys()
         self._wire()
@@ -167,6 +173,7 @@ class MainWindow(WindowSurface):
         c.sourceDone.connect(self.sources_model.set_status)
         c.approvalsChanged.connect(self._on_approvals)
         c.verificationChanged.connect(self._on_verification)
+        c.skillsUpdated.connect(self._on_skills_updated)
         c.busyChanged.connect(self.progress.set_busy)
         c.progress.connect(self.progress.set_progress)
         self.notifier.noticed.connect(self._on_notice)
@@ -231,6 +238,8 @@ class MainWindow(WindowSurface):
         index = self.table.currentIndex()
         shown = self.proxy.data(index, SKILL_ID_ROLE) if index.isValid() else None
         wanted = self._wanted_skill or shown or None
+        bar = self.skill_list.view().verticalScrollBar()
+        kept = bar.value() if self.controller.from_disk else None
         self.table_model.set_skills(
             self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
         )
@@ -247,6 +256,9 @@ class MainWindow(WindowSurface):
         self._say_failed_sources()
         if wanted is not None and self.select_skill(wanted):
             self._wanted_skill = None
+            if kept is not None:  # a skill came or went on disk: the list stays in place
+                self.skill_list.view().doItemsLayout()
+                bar.setValue(kept)
             return
         # A partial catalog, while the sources still reading may hold the selected skill:
         # it is selected again when it arrives, rather than the first row.
@@ -257,6 +269,48 @@ class MainWindow(WindowSurface):
             self.table.selectRow(0)
         elif not self.proxy.rowCount():
             self.detail.show_skill(None)  # says why nothing is there
+
+    def _on_skills_updated(self, ids: list[str]) -> None:
+        """Skills read again after a change on disk: their rows change in place (the
+        selection and the list's scroll stay), and the shown one's page follows."""
+        catalog = self.controller.catalog
+        skills = [s for s in (catalog.get(i) for i in ids) if s is not None]
+        rows = self.table_model.replace_skills(
+            catalog.skills, ids, (self.proxy.sort_column, self.proxy.sort_order)
+        )
+        for skill in skills:
+            state, text = self.controller.verification_of(skill)
+            self.table_model.verification[skill.id] = state
+            self.table_model.verification_text[skill.id] = text
+        self.proxy.rows_changed(rows)
+        for status in catalog.sources:
+            self.sources_model.set_status(status)
+        self._update_count()
+        self._update_counts()
+        current = self.current_skill()
+        if current is not None and current.id in ids:
+            self._show_again(current)
+
+    def _show_again(self, skill: Skill) -> None:
+        """The shown skill has a new entry: its page shows it where the reader was."""
+        self.detail.show_skill(skill)  # the same skill keeps its place
+        self.page.show_skill(skill, self._approval(skill))
+        self._page_states()
+        bars = (
+            self.preview.rendered.verticalScrollBar(),
+            self.preview.raw.verticalScrollBar(),
+        )
+        kept = [bar.value() for bar in bars]
+        self.preview.follow_entry(skill)
+        if self.preview.result is not None or skill.kind != "local" or not skill.loadable:
+            return
+
+        async def read_again() -> None:
+            await self.preview.fetch_now()
+            for bar, value in zip(bars, kept, strict=True):
+                bar.setValue(value)
+
+        self.controller.spawn(read_again(), f"reading {skill.qualified_name} again")
 
     def _current_in_view(self) -> None:
         self.skill_list.scroll_to(self.table.currentIndex())
@@ -402,6 +456,8 @@ class MainWindow(WindowSurface):
                     self.auto_read.start()
         else:
             self.preview.follow_entry(skill)
+            if self.preview.result is None and skill.kind == "local" and skill.loadable:
+                self.auto_read.start()  # a new entry of the shown skill is read again
 
     def _approval(self, skill: Skill | None) -> ApprovalState | None:
         return self.controller.approval_states.get(skill.id) if skill is not None else None
@@ -587,6 +643,8 @@ class MainWindow(WindowSurface):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
         self.auto_read.stop()
+        if self.watcher is not None:
+            self.watcher.stop()
         self.controller.closing = True
         self.controller.stop_relisting()
         self.controller.cancel()

@@ -72,6 +72,21 @@ class SkillFilterProxyModel(QSortFilterProxyModel):
         self._accepted = after
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
+    def rows_changed(self, rows: list[int]) -> None:
+        """The skills in these rows of the source model have new entries (no row added,
+        removed or moved): their search texts are taken again and the query asked again."""
+        if self._index is None or not rows:
+            return
+        model = self.skill_model()
+        for row in rows:
+            self._index.replace(row, model.skills[row])
+        after = self._index.select(self.query, model.verification, model.approval)
+        if after == self._accepted:
+            return
+        self.beginFilterChange()
+        self._accepted = after
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
     def states_changed(self) -> None:
         """Verification or approval states changed: state filters must be asked again."""
         if self._index is not None:

@@ -183,7 +183,8 @@ class SkillPageWidget(QWidget):
     # -- showing ----------------------------------------------------------------
 
     def show_skill(self, skill: Skill | None, approval: ApprovalState | None = None) -> None:
-        new = skill is None or self.skill is None or self.skill.id != skill.id
+        # Another skill, or a new entry of this one (read again after a change on disk).
+        renewed = skill is not self.skill
         self.skill = skill
         if skill is None:
             self.title.setText("No skill selected")
@@ -203,7 +204,7 @@ class SkillPageWidget(QWidget):
         self.origin.setText(origin_line(skill))
         self.origin.setToolTip(plain_tooltip(skill.origin.describe()) or "")
         self.set_states(approval, None)
-        if new:
+        if renewed:
             self._fill_files(skill)
             self._fill_problems(skill)
             self.file_view.show_file(None)

@@ -110,6 +110,34 @@ class SkillTableModel(ReadOnlyTableModel):
         self.approval = {k: v for k, v in self.approval.items() if k in ids}
         self.endResetModel()
 
+    def replace_skills(
+        self,
+        skills: list[Skill],
+        changed: list[str],
+        sort: tuple[int, Qt.SortOrder] | None = None,
+    ) -> list[int]:
+        """Take the entries of a catalog built again with the same skills (some read
+        again after a change, ``changed``): every row takes its skill's new entry in
+        place, so selection and scroll stay; the changed rows are announced. Returns
+        those rows (after any sort their new names call for, which keeps the selection)."""
+        by_id = {s.id: s for s in skills}
+        rows = [r for r in (self._row_of.get(i) for i in changed) if r is not None]
+        keys = None
+        if sort is not None and 0 <= sort[0] < len(COLUMNS):
+            keys = [self.sort_key(self.skills[r], sort[0]) for r in rows]
+        self.skills = [by_id.get(s.id, s) for s in self.skills]
+        self._path = _nesting_paths(self.skills)
+        last = len(COLUMNS) - 1
+        for row in rows:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+        if (
+            sort is not None
+            and keys is not None
+            and keys != [self.sort_key(self.skills[r], sort[0]) for r in rows]
+        ):
+            self.sort(*sort)  # a new name moves the row; persistent indexes follow
+        return sorted(r for r in (self._row_of.get(i) for i in changed) if r is not None)
+
     def set_verification(self, skill_id: str, state: str) -> None:
         self.verification[skill_id] = state
         self._row_changed(skill_id, COL_VERIFICATION)

@@ -135,6 +135,9 @@ def make_window(
         kw.setdefault("reader", ContentReader(cache=SkillCache(tmp_path / "cache")))
         kw.setdefault("approvals", approval_service)
         kw.setdefault("sources", SourcesService(specs))
+        # Watching folders is tested where asked for: elsewhere a file changed on disk
+        # stays changed against the listing (a mismatch), however fast it is read.
+        kw.setdefault("watch", False)
         window = build_window(specs, settings=settings, **kw)
         qtbot.addWidget(window)
         window.resize(1200, 800)

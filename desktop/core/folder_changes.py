@@ -30,9 +30,25 @@ DIRECTORY = (0, 0, 0)
 Seen = tuple[int, int, int]  # (file type bits of st_mode, size, mtime in ns); DIRECTORY
 Listing = Mapping[str, Seen]
 
+POLL_SECONDS = 0.25
+"""The shortest pause between two listings of a watched folder."""
+BURST_SECONDS = 0.1
+"""The pause while changes are held, and how long a folder must be quiet to let them go."""
+COST_FACTOR = 20
+"""The pause is at least this many times what the last listing took: watching takes at
+most about a twentieth of one processor, whatever the folder's size."""
+
 SKILL_MD = "SKILL.md"
 WHOLE = ""
 """The region that is the whole folder."""
+
+
+def pause(waiting: bool, listing_seconds: float) -> float:
+    """Seconds until the next listing: soon while changes are held, else as the cost of
+    the last listing (``listing_seconds``) allows."""
+    if waiting:
+        return BURST_SECONDS
+    return max(POLL_SECONDS, COST_FACTOR * listing_seconds)
 
 
 def changed_paths(old: Listing, new: Listing) -> set[str]:
@@ -103,7 +119,7 @@ class Coalescer:
     it was taken; it answers the paths to read again once, when they are due.
     """
 
-    quiet: float = 0.12
+    quiet: float = BURST_SECONDS
     longest: float = 2.0
     pending: set[str] = field(default_factory=set)
     first: float | None = None

@@ -7,11 +7,11 @@ compares the listing with the last one. What changed is held until the folder is
 it touches (:meth:`CatalogController.reread_folder`). A folder that is gone or cannot
 be read is said in plain words, and read again when it is back.
 
-The pause between listings follows their cost: at least :data:`POLL_SECONDS`, and at
-least :data:`COST_FACTOR` times as long as the last listing took, so watching never
+The pause between listings follows their cost (:func:`desktop.core.folder_changes.pause`):
+a quarter of a second, or twenty times what the last listing took, so watching never
 takes more than about a twentieth of one processor (a folder of 10,000 files is
 listed in a few tens of milliseconds). While changes are held the next listing comes
-sooner (:data:`BURST_SECONDS`), to tell when the burst is over.
+sooner, to tell when the burst is over.
 """
 
 from __future__ import annotations
@@ -23,14 +23,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from desktop.core.folder_changes import Coalescer, Seen, changed_paths
+from desktop.core.folder_changes import Coalescer, Seen, changed_paths, pause
 from desktop.core.model import SourceSpec
 from desktop.sources.folder_watch import OK, TOO_LARGE, FolderListing, list_folder
 from desktop.ui.catalog_controller import CatalogController
-
-POLL_SECONDS = 0.25
-BURST_SECONDS = 0.1
-COST_FACTOR = 20
 
 
 @dataclass
@@ -41,7 +37,7 @@ class _Folder:
     held_directories: set[str] = field(default_factory=set)  # among the held changes
     trouble: str = ""  # why the folder cannot be watched, as last said
     too_large: bool = False
-    coalescer: Coalescer = field(default_factory=lambda: Coalescer(quiet=BURST_SECONDS))
+    coalescer: Coalescer = field(default_factory=Coalescer)
 
 
 def _look(folder: _Folder) -> tuple[FolderListing, set[str], set[str]]:
@@ -113,8 +109,7 @@ class FolderWatcher(QObject):
         if exc is not None:  # said, and watching goes on
             self.notifier.error(f"watching the folders failed: {exc}")
         waiting = any(f.coalescer.waiting for f in self.folders.values())
-        pause = BURST_SECONDS if waiting else max(POLL_SECONDS, COST_FACTOR * self.listing_seconds)
-        self._timer.start(int(pause * 1000))
+        self._timer.start(int(pause(waiting, self.listing_seconds) * 1000))
 
     async def _round(self) -> None:
         took = 0.0
@@ -140,7 +135,7 @@ class FolderWatcher(QObject):
                 return
             folder.trouble, folder.entries = listing.message, None
             folder.too_large = listing.state == TOO_LARGE
-            folder.coalescer = Coalescer(quiet=BURST_SECONDS)
+            folder.coalescer = Coalescer()
             if folder.too_large:
                 self.notifier.warning(
                     f"{label}: {listing.message}; press F5 (Refresh sources) to see changes"

@@ -5,9 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "resources" / "skills"
@@ -287,3 +292,66 @@ def test_file_and_folder_names_holding_line_ends_cannot_forge_lines(tmp_path: Pa
             )
             assert not forged, (args, line)
     assert "a\\u000a  [info] fake: all good" in cli(*runs[0]).stdout
+
+
+def _lines_of(stream: Any) -> queue.Queue[str]:
+    """Lines of a pipe as they come, read on a thread (a test must not block on it)."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _until(lines: queue.Queue[str], words: str, timeout: float = 10) -> list[str]:
+    """Lines read up to and with the first holding ``words``."""
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        seen.append(line)
+        if words in line:
+            return seen
+    raise AssertionError(f"no line with {words!r} in {timeout} s; read: {seen}")
+
+
+def test_lint_watch_checks_again_after_a_change_until_ctrl_c(tmp_path: Path) -> None:
+    skill = tmp_path / "notes"
+    skill.mkdir()
+    skill_md = skill / "SKILL.md"
+    skill_md.write_text("---\nname: notes\ndescription: Takes notes.\n---\n# Notes\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "lint", "--watch", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        out, errs = _lines_of(proc.stdout), _lines_of(proc.stderr)
+        first = _until(out, "OK: ")
+        assert first[0].startswith("notes  (") and first[-1] == "OK: 1 skill checked, 0 warnings\n"
+        _until(errs, "watching")
+        for i in range(10):  # a burst of saves: one more result
+            skill_md.write_text(f"---\nname: other\ndescription: Takes notes {i}.\n---\n")
+            time.sleep(0.01)
+        second = _until(out, "FAILED: ")
+        assert second[-1] == "FAILED: 1 of 1 skill checked, 0 warnings; errors in: other\n"
+        assert any("name-mismatch" in line or "other" in line for line in second[:-1])
+        assert "1 change" in "".join(_until(errs, "checking again"))
+        time.sleep(0.8)
+        assert out.empty()  # the burst was checked once
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+        assert _until(errs, "stopped watching")[-1] == f"stopped watching {tmp_path}\n"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

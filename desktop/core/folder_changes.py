@@ -34,9 +34,9 @@ POLL_SECONDS = 0.25
 """The shortest pause between two listings of a watched folder."""
 BURST_SECONDS = 0.1
 """The pause while changes are held, and how long a folder must be quiet to let them go."""
-COST_FACTOR = 20
+COST_FACTOR = 10
 """The pause is at least this many times what the last listing took: watching takes at
-most about a twentieth of one processor, whatever the folder's size."""
+most about a tenth of one processor, whatever the folder's size."""
 
 SKILL_MD = "SKILL.md"
 WHOLE = ""

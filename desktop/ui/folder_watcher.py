@@ -8,9 +8,9 @@ it touches (:meth:`CatalogController.reread_folder`). A folder that is gone or c
 be read is said in plain words, and read again when it is back.
 
 The pause between listings follows their cost (:func:`desktop.core.folder_changes.pause`):
-a quarter of a second, or twenty times what the last listing took, so watching never
-takes more than about a twentieth of one processor (a folder of 10,000 files is
-listed in a few tens of milliseconds). While changes are held the next listing comes
+a quarter of a second, or ten times what the last listing took, so watching never
+takes more than about a tenth of one processor (a folder of 10,000 files is listed
+in a few tens of milliseconds). While changes are held the next listing comes
 sooner, to tell when the burst is over.
 """
 

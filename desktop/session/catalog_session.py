@@ -423,17 +423,15 @@ class CatalogSession:
         for skill_id in (*changes.changed, *changes.removed):
             self.files.pop(skill_id, None)
             self._directories.pop(skill_id, None)
-        before = {s.id: _shown_names(s) for s in self.catalog.skills if s.origin.label != label}
-        merged: list[Skill] = []
-        for s in self.catalog.skills:
-            if s.origin.label != label:
-                merged.append(s)
-            elif fresh:
-                merged.extend(fresh)
-                fresh = []
-        merged.extend(fresh)
-        statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
-        self.catalog = build_catalog(statuses, merged)
+        base = self.catalog
+        before = {s.id: _shown_names(s) for s in base.skills if s.origin.label != label}
+        # Names and collisions for thousands of skills: off the loop, as after a discovery.
+        catalog = await asyncio.to_thread(_merged, base, label, status, fresh)
+        if generation != self._generation or self.closing:
+            return
+        if self.catalog is not base:  # another source was listed again meanwhile
+            catalog = _merged(self.catalog, label, status, fresh)
+        self.catalog = catalog
         in_place = (
             not changes.added
             and not changes.removed
@@ -715,6 +713,23 @@ def _assemble(
     manifest) says nothing of the new one."""
     catalog = build_catalog([st for st, _ in results], [sk for _, f in results for sk in f])
     return catalog, set(listing_changes(before, catalog.skills).changed)
+
+
+def _merged(catalog: Catalog, label: str, status: SourceStatus, fresh: list[Skill]) -> Catalog:
+    """``catalog`` with the skills and status of source ``label`` replaced, its skills
+    where the source's were."""
+    skills: list[Skill] = []
+    placed = False
+    for s in catalog.skills:
+        if s.origin.label != label:
+            skills.append(s)
+        elif not placed:
+            skills.extend(fresh)
+            placed = True
+    if not placed:
+        skills.extend(fresh)
+    statuses = [status if s.origin.label == label else s for s in catalog.sources]
+    return build_catalog(statuses, skills)
 
 
 def _shown_names(skill: Skill) -> tuple[str, tuple[str, ...]]:

@@ -41,6 +41,9 @@ class Recorded(SessionEvents):
     def approvals_changed(self) -> None:
         self.seen.append(("approvals",))
 
+    def skills_updated(self, skill_ids: list[str]) -> None:
+        self.seen.append(("updated", skill_ids))
+
 
 class Said:
     """The notices a person would read, as (level, text)."""
@@ -164,3 +167,38 @@ def test_the_session_imports_without_qt() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "imported"
+
+
+def test_a_folder_read_again_renews_only_the_skills_a_change_touches(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    mine = tmp_path / "mine"
+    write_skill(mine, "notes", "Takes notes.")
+    write_skill(mine, "other", "Something else.")
+    local = SourceSpec("mine", "local", "folder", str(mine))
+    session, events, said = _session(tmp_path, [local])
+
+    async def scenario() -> None:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            other = session.catalog.get("mine:other/SKILL.md")
+            events.seen.clear()
+            write_skill(mine, "notes", "Takes better notes.")
+            await session.reread_folder("mine", {"notes/SKILL.md"})
+            assert events.seen[0] == ("updated", ["mine:notes/SKILL.md"])
+            notes = session.catalog.get("mine:notes/SKILL.md")
+            assert notes is not None and notes.description == "Takes better notes."
+            assert session.catalog.get("mine:other/SKILL.md") == other
+            await session.reread_folder("mine", {"README.md"})  # in no skill: nothing
+            await session.reread_folder("mine", trouble="the folder is no longer there")
+        finally:
+            await session.reader.close()
+
+    asyncio.run(scenario())
+    assert ("info", "mine: notes read again after a change on disk") in said.lines
+    assert ("catalog",) in events.seen  # the skills went: a new catalog, not in place
+    assert not session.catalog.skills
+    status = session.catalog.source("mine")
+    assert status is not None and status.status == "error"
+    assert ("info", "mine: notes, other no longer there") in said.lines

@@ -154,3 +154,25 @@ def test_a_watched_folder_removed_says_so_and_comes_back(
     assert window.sources_model.statuses["local"].status == "ok"
     assert _activity(window, "info: local: the folder can be read again")
     assert _activity(window, "info: local: alpha-notes, beta-tools, gamma-release found")
+
+
+def test_the_preview_is_read_again_where_the_reader_was(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    root = tmp_path / "skills"
+    body = "# Long\n\n" + "\n\n".join(f"Paragraph {i} of the body." for i in range(300))
+    write_skill(root, "long-one", body)
+    window = _watched(make_window, qtbot, root)
+    assert window.select_skill("local:long-one/SKILL.md")
+    rendered = window.preview.rendered
+    qtbot.waitUntil(lambda: "Paragraph 299" in rendered.toPlainText(), timeout=5000)
+    wait_idle(qtbot, window)
+    bar = rendered.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum() // 2)
+    place = bar.value()
+    skill_md = root / "long-one" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("Paragraph 0 of", "Paragraph zero of"))
+    qtbot.waitUntil(lambda: "Paragraph zero" in rendered.toPlainText(), timeout=1000)
+    wait_idle(qtbot, window)
+    assert bar.value() == place

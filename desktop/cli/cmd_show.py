@@ -13,12 +13,11 @@ import asyncio
 import sys
 
 from desktop.cli.output import CheckFailed
-from desktop.cli.resolve import SKILL_HELP, Resolver
+from desktop.cli.resolve import SKILL_HELP, Resolver, server_pool
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.verify import VERIFIED
 from desktop.core.visible import one_line
-from desktop.sources.mcp import ServerPool
-from desktop.sources.reader import ReadResult
+from desktop.sources.reader import ReadResult, read_skill_md
 
 NAME = "show"
 HELP = "print a skill's verified SKILL.md"
@@ -36,13 +35,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def _show(args: argparse.Namespace) -> ReadResult:
     specs = resolve_specs(args)
-    async with ServerPool(specs) as pool:
+    async with server_pool(specs) as pool:
         # Resolved on the connections the read then uses: each server starts once.
         picked = await Resolver(specs, pool).pick(args.id)
         if picked.skill is None:
             raise CheckFailed(f"skill-catalog {NAME}: {picked.message}")
         if picked.said:
             print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
+        if pool is None:  # folders alone
+            return await read_skill_md(picked.skill)
         return await pool.read_skill_md(picked.skill)
 
 

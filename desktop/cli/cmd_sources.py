@@ -90,14 +90,14 @@ def _list(as_json: bool) -> int:
             [
                 r["label"],
                 r["kind"],
-                "on" if r["enabled"] else "off",
+                _state_text(r),
                 _from_text(r),
                 r["endpoint"],
             ]
             for r in rows
         ],
-        ["LABEL", "KIND", "ON", "FROM", "WHERE"],
-        [40, 6, 3, 70, 80],
+        ["LABEL", "KIND", "STATE", "FROM", "WHERE"],
+        [40, 6, 9, 70, 80],
     )
     print(lines)
     print()
@@ -110,6 +110,13 @@ def _list(as_json: bool) -> int:
     return 0
 
 
+def _state_text(row: dict[str, Any]) -> str:
+    """on, off, or untrusted (a project's server: listed, never started)."""
+    if row.get("untrusted"):
+        return "untrusted"
+    return "on" if row["enabled"] else "off"
+
+
 def _row(entry: Any) -> dict[str, Any]:
     spec: SourceSpec = entry.spec
     row: dict[str, Any] = {
@@ -120,6 +127,9 @@ def _row(entry: Any) -> dict[str, Any]:
         "origin": ORIGINS.get(entry.origin, entry.origin),
         "sample": spec.sample,
     }
+    if spec.untrusted:
+        # Listed, never started or connected until the project folder is trusted.
+        row["untrusted"] = spec.untrusted
     if spec.agent:
         row["agents"] = spec.agent
     if spec.imported_from is not None:

@@ -12,13 +12,13 @@ import asyncio
 import sys
 
 from desktop.cli.output import emit_json, fail_usage
-from desktop.cli.resolve import SKILL_HELP, Resolver
+from desktop.cli.resolve import SKILL_HELP, Resolver, server_pool
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
 from desktop.core.verify import READ_ERROR, VERIFIED, SkillVerification
 from desktop.core.visible import one_line
-from desktop.sources.mcp import ServerPool
+from desktop.sources.reader import verify_skill
 
 NAME = "verify"
 COMMAND_DEADLINE = 600.0
@@ -40,7 +40,7 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     specs = resolve_specs(args)
     results: list[SkillVerification | None] = []
     missing: dict[int, str] = {}
-    async with ServerPool(specs) as pool:
+    async with server_pool(specs) as pool:
         # Listed or asked on the connections the reads then use: each server starts once.
         if args.all:
             catalog = await progress.discover(specs, show=show, pool=pool)
@@ -66,7 +66,10 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
 
         async def one_source(indices: list[int]) -> None:
             for i in indices:
-                results[i] = await pool.verify(skills[i])  # type: ignore[arg-type]
+                skill = skills[i]
+                assert skill is not None  # only the skills found are verified
+                # Folders alone have no pool: a local skill is read from its folder.
+                results[i] = await (verify_skill(skill) if pool is None else pool.verify(skill))
                 if show:
                     counter.step()
 

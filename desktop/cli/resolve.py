@@ -18,13 +18,19 @@ server's listing first (``listed``), and asked for with ``skills/get`` when it i
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.model import QUALIFIER, Skill, SourceSpec, SourceStatus
 from desktop.core.visible import one_line
+
+if TYPE_CHECKING:
+    from desktop.sources.mcp import ServerPool
 
 # How many candidates an ambiguous name lists.
 MAX_CANDIDATES = 8
@@ -197,13 +203,22 @@ class Resolver:
         return Picked(target, message=f"no skill {target!r} in {where} (see `list`){why}")
 
 
-async def pick_skill(specs: list[SourceSpec], target: str, *, listed: bool = True) -> Picked:
-    """``target`` resolved against ``specs`` on connections of its own (closed after);
-    ``listed``: an id as its server lists it (see :class:`Resolver`)."""
+@contextlib.asynccontextmanager
+async def server_pool(specs: list[SourceSpec]) -> AsyncIterator[ServerPool | None]:
+    """Kept connections to the servers of ``specs`` (closed after the block); ``None``
+    when they name no server: for folders alone the MCP client is not loaded (it takes
+    most of a second)."""
     if not any(s.kind == "mcp" and s.enabled for s in specs):
-        # Folders alone: the MCP client is not loaded (it takes most of a second).
-        return await Resolver(specs, None, listed=listed).pick(target)
+        yield None
+        return
     from desktop.sources.mcp import ServerPool
 
     async with ServerPool(specs) as pool:
+        yield pool
+
+
+async def pick_skill(specs: list[SourceSpec], target: str, *, listed: bool = True) -> Picked:
+    """``target`` resolved against ``specs`` on connections of its own (closed after);
+    ``listed``: an id as its server lists it (see :class:`Resolver`)."""
+    async with server_pool(specs) as pool:
         return await Resolver(specs, pool, listed=listed).pick(target)

@@ -321,3 +321,20 @@ def test_trust_with_nothing_to_trust_and_untrust_with_nothing_trusted(
     assert proc.returncode == 0 and "nothing was trusted here" in proc.stdout
     proc = run_cli("trust", str(tmp_path / "missing"))
     assert proc.returncode == 2 and "not a folder" in proc.stderr
+
+
+def test_sources_list_says_a_project_server_is_untrusted_not_on(
+    run_cli: RunCli, clone: dict[str, Path]
+) -> None:
+    """The sources table showed a project's servers as "on", though nothing of theirs
+    runs until the folder is trusted."""
+    repo = clone["repo"]
+    table = run_cli("sources", "list", cwd=repo, env=env_with_secrets())
+    assert table.returncode == 0, table.stderr
+    table_lines = table.stdout.split("\n\n", 1)[0].splitlines()[1:]
+    rows = {line.split()[0]: line.split()[2] for line in table_lines}
+    assert rows["helper"] == "untrusted" and rows["shell"] == "untrusted", table.stdout
+    data = json.loads(run_cli("sources", "list", "--json", cwd=repo).stdout)
+    helper = next(r for r in data["sources"] if r["label"] == "helper")
+    assert helper["untrusted"] and "trust" in helper["untrusted"]
+    assert not clone["marker"].exists() and not clone["helper_marker"].exists()

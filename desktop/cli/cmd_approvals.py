@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from typing import Any
 
 from desktop.cli.output import emit_json, err, say_notices
@@ -25,7 +24,6 @@ from desktop.core.audit import FORMATS, audit_rows, export
 from desktop.core.catalog import Catalog
 from desktop.core.grants import explain_tool
 from desktop.core.model import Skill
-from desktop.core.placeholders import expand_env
 from desktop.core.secrets import mask_endpoint
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
@@ -109,8 +107,8 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
     if key.kind == "mcp":
         status = catalog.source(key.label)
         origin = status.origin if status is not None else None
-        # The endpoint as a key holds it: environment placeholders filled in.
-        now = expand_env(origin.endpoint, os.environ) if origin is not None else None
+        # The endpoint as a key holds it: the server the source reaches.
+        now = origin.server()[1] if origin is not None else None
         if origin is not None and origin.kind == "mcp" and now != key.endpoint:
             shown_now = mask_endpoint(origin.transport, now or "")
             if shown_now == key.shown_endpoint:

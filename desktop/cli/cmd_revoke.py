@@ -17,6 +17,7 @@ from desktop.cli.output import err, say_notices
 from desktop.cli.resolve import pick_skill
 from desktop.cli.sources_args import add_source_options, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
+from desktop.core.identity import Identity, SkillIdentity, SourceIdentity, is_server_uri
 from desktop.core.model import SourceSpec
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore
@@ -47,20 +48,14 @@ def run(args: argparse.Namespace) -> int:
             # would widen the revocation to every endpoint and folder, which is what
             # leaving the source options out asks for.
             same = [s.id for s in picked.candidates]
-            label, _, uri = args.id.partition(":")
-            server = _server_named(args.id, specs)
-            folder = next((s for s in specs if s.kind == "local" and s.label == label), None)
             if len(same) > 1:
                 err(
                     f"skill-catalog revoke: {args.id!r} names {len(same)} skills; "
                     f"give one id: {', '.join(same[:5])}"
                 )
                 return 1
-            if server is not None and "://" in uri:
-                key = ApprovalKey.for_server(label, server.origin.endpoint, uri)
-            elif folder is not None and (at := _folder_key(folder, uri)) is not None:
-                key = at
-            else:
+            key = _key_of(args.id, specs)
+            if key is None:
                 err(
                     f"skill-catalog revoke: {args.id!r} is no skill of the sources given; "
                     "give LABEL:URI of one of them, or leave the source options out to "
@@ -96,11 +91,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _server_named(given: str, specs: list[SourceSpec]) -> SourceSpec | None:
-    """The server source given whose label ``given`` starts with, if any: a local skill's
-    folder or id is revoked as typed (its key holds the folder alone, no endpoint)."""
-    label = given.partition(":")[0]
-    return next((s for s in specs if s.kind == "mcp" and s.label == label), None)
+def _key_of(given: str, specs: list[SourceSpec]) -> ApprovalKey | None:
+    """The key of the skill the id ``given`` names in the sources given (a server's
+    first, then a folder's, of its label); ``None`` when it names none of them."""
+    try:
+        ident = Identity.parse(given)
+    except ValueError:
+        return None
+    named = sorted((s for s in specs if s.label == ident.label), key=lambda s: s.kind != "mcp")
+    return next((k for s in named if (k := _key_at(s, ident.uri)) is not None), None)
 
 
 def _names_one_approval(given: str) -> bool:
@@ -108,24 +107,22 @@ def _names_one_approval(given: str) -> bool:
     skill's folder (its key) or a storage name (``approvals --json``)."""
     if os.path.isabs(given) or os.path.isdir(given):
         return True
-    return given.startswith("approval-") and ":" not in given
+    return ApprovalKey.is_storage_name(given)
 
 
-def _folder_key(spec: SourceSpec, uri: str) -> ApprovalKey | None:
-    """The key of the skill at ``uri`` (``DIR/SKILL.md`` as `list` shows it) in the folder
-    source ``spec``, which may no longer hold it; ``None`` when ``uri`` names no such
-    place in it."""
-    if uri == "SKILL.md":
-        rel = ""
-    elif uri.endswith("/SKILL.md"):
-        rel = uri[: -len("/SKILL.md")]
-        if any(part in ("", ".", "..") for part in rel.split("/")):
+def _key_at(spec: SourceSpec, uri: str) -> ApprovalKey | None:
+    """The key of the skill at ``uri`` in the source ``spec``, which may no longer list
+    it: a server's skill by its ``skill://`` URI, a folder's by ``DIR/SKILL.md`` as `list`
+    shows it (its folder's real path); ``None`` when ``uri`` names no such skill. A local
+    skill's folder or id given with a server's label is revoked as typed (its key holds
+    the folder alone, no endpoint)."""
+    if spec.kind == "mcp":
+        if not is_server_uri(uri):
             return None
-    else:
-        return None
-    root = os.path.realpath(spec.endpoint)
-    path = root + os.sep + rel.replace("/", os.sep) if rel else root
-    return ApprovalKey("local", "", "", path)
+        return ApprovalKey.for_identity(SkillIdentity(spec.origin, uri))
+    source = SourceIdentity(spec.label, "local", "folder", os.path.realpath(spec.endpoint))
+    folder = SkillIdentity(source, uri).folder()
+    return ApprovalKey.for_identity(SkillIdentity(source, uri), folder) if folder else None
 
 
 def _forms_of(given: str) -> list[str]:

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.core.catalog import Catalog, build_catalog
-from desktop.core.model import QUALIFIER, Skill, SourceSpec, SourceStatus
+from desktop.core.identity import QUALIFIER, is_server_uri, split_label
+from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.visible import one_line
 
 if TYPE_CHECKING:
@@ -85,10 +86,10 @@ class Resolver:
     async def pick(self, target: str) -> Picked:
         if _is_path(target):
             return await self._folder(target)
-        label, sep, rest = target.partition(QUALIFIER)
-        spec = self.spec(label) if sep else None
+        label, rest = split_label(target) or ("", "")
+        spec = self.spec(label) if label else None
         if spec is not None and rest:
-            if spec.kind == "mcp" and "://" in rest:
+            if spec.kind == "mcp" and is_server_uri(rest):
                 if self.listed:
                     found = (await self._catalog([spec])).named(target)
                     if len(found) == 1:

@@ -3,10 +3,11 @@
 Pure: no keyring, no filesystem, no clock. The store (``desktop.store.approvals``)
 keeps records in the OS keyring; this module decides what a record means.
 
-- :class:`ApprovalKey` names what an approval belongs to. A server skill is
-  (label, endpoint, uri): the endpoint (command line or URL) is part of it so an
-  approval never moves to another server that takes over a label (I1).
-  A local skill is its resolved skill folder path.
+- :class:`ApprovalKey` names what an approval belongs to, derived from the skill's
+  :class:`~desktop.core.identity.SkillIdentity`. A server skill is (label, endpoint,
+  uri): the endpoint of the server it reaches (command line or URL, placeholders
+  filled in) is part of it so an approval never moves to another server that takes
+  over a label (I1). A local skill is its resolved skill folder path.
 - :func:`file_set_hash` hashes the canonical sorted (uri, digest) set (A2).
 - :func:`bind` compares a skill with its record: ``not-approved``, ``approved``,
   ``changed`` (with a :class:`SetDiff`) or ``unapprovable`` (A5, V5).
@@ -27,11 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.identity import QUALIFIER, SkillIdentity, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
 
 FORMAT_VERSION = 1
@@ -39,6 +40,7 @@ RECORD_KIND = "skill-approval"
 REJECTION_KIND = "skill-rejection"
 DECISION_KINDS = {RECORD_KIND: "approved", REJECTION_KIND: "rejected"}
 REASON_LIMIT = 2000  # characters of a rejection's reason
+STORAGE_PREFIX = "approval-"  # what every approval's keyring entry name starts with
 
 NOT_APPROVED = "not-approved"
 APPROVED = "approved"
@@ -76,36 +78,51 @@ class ApprovalKey:
 
     @classmethod
     def for_skill(cls, skill: Skill, environ: Mapping[str, str] | None = None) -> ApprovalKey:
-        """The key of ``skill``. A server's endpoint is taken with its environment
-        placeholders filled in (from ``environ``, the process's by default), as the
-        connection fills them: ``serve ${DIR}`` is another server when DIR changes (I1)."""
-        if skill.origin.kind == "local":
-            if not skill.path:
-                raise ApprovalError("no-path", f"{skill.id}: a local skill without a folder path")
-            return cls("local", "", "", skill.path)
-        return cls.for_server(skill.origin.label, skill.origin.endpoint, skill.uri, environ)
+        """The key of ``skill``: :meth:`for_identity` of its identity and folder."""
+        return cls.for_identity(skill.full_identity, skill.path, environ)
 
     @classmethod
-    def for_server(
-        cls, label: str, endpoint: str, uri: str, environ: Mapping[str, str] | None = None
+    def for_identity(
+        cls,
+        identity: SkillIdentity,
+        folder: str | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> ApprovalKey:
-        """The key of the skill at ``uri`` on the server ``label`` reaches at ``endpoint``
-        (as written in its source; placeholders filled in as for :meth:`for_skill`)."""
-        from desktop.core.placeholders import expand_env
-
-        filled = expand_env(endpoint, os.environ if environ is None else environ)
-        return cls("mcp", label, filled, uri)
+        """The key of the skill ``identity`` names. A server skill's is its label, the
+        endpoint of the server its source reaches (placeholders filled in from
+        ``environ``, the process's by default: ``serve ${DIR}`` is another server when
+        DIR changes, I1) and its URI; the transport is left out, as a URL and a command
+        line are never equal. A local skill's is its resolved ``folder`` alone."""
+        if identity.source.kind == "local":
+            if not folder:
+                raise ApprovalError("no-path", f"{identity}: a local skill without a folder path")
+            return cls("local", "", "", folder)
+        _, endpoint = identity.source.server(environ)
+        return cls("mcp", identity.label, endpoint, identity.uri)
 
     @property
     def storage_name(self) -> str:
         """The keyring entry name: a digest of the key (any length, any characters)."""
         raw = json.dumps([self.kind, self.label, self.endpoint, self.uri], ensure_ascii=False)
-        return "approval-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
+        return STORAGE_PREFIX + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
+
+    @property
+    def skill_id(self) -> str:
+        """The id of the skill a server key names (``LABEL:URI``); a local key's folder."""
+        if self.kind == "local":
+            return self.uri
+        return skill_id(self.label, self.uri)
+
+    @staticmethod
+    def is_storage_name(text: str) -> bool:
+        """Whether ``text`` is written as a storage name is (``approvals --json`` shows
+        them), not as an id."""
+        return text.startswith(STORAGE_PREFIX) and QUALIFIER not in text
 
     def describe(self) -> str:
         if self.kind == "local":
             return f"local folder {self.uri}"
-        return f"{self.label}:{self.uri} (at {self.shown_endpoint})"
+        return f"{self.skill_id} (at {self.shown_endpoint})"
 
     @property
     def shown_endpoint(self) -> str:

@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from desktop.core.model import QUALIFIER, Problem, Skill, SourceStatus
+from desktop.core.identity import QUALIFIER, qualified_name
+from desktop.core.model import Problem, Skill, SourceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,7 @@ def _assign_names(skills: list[Skill]) -> None:
 
 def _qualify(skill: Skill, key: str) -> None:
     if skill.origin.kind == "mcp":
-        skill.qualified_name = f"{skill.origin.label}{QUALIFIER}{key}"
+        skill.qualified_name = qualified_name(skill.origin.label, key)
     else:
         # The qualifier marks a server's skill (I2): a local name holding it (which
         # breaks the name rules anyway) shows it as its code, so it can never read as,

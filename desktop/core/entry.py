@@ -15,9 +15,10 @@ from urllib.parse import unquote
 
 from desktop.core.checks import check_frontmatter, display_text
 from desktop.core.frontmatter import MAX_DEPTH, MAX_FRONTMATTER_BYTES, MAX_NODES
+from desktop.core.identity import qualified_name
 from desktop.core.loading import read_loading
 from desktop.core.manifest import DIGEST_RE, check_limits
-from desktop.core.model import DYNAMIC_RESOURCES, QUALIFIER, Origin, Problem, Skill, SkillFile
+from desktop.core.model import DYNAMIC_RESOURCES, Origin, Problem, Skill, SkillFile
 
 SKILL_MD = "SKILL.md"
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
@@ -362,7 +363,7 @@ def parse_entry(raw: Any, origin: Origin) -> Skill:
         resources=resources,  # type: ignore[arg-type]
         loading=loading,
         problems=problems,
-        qualified_name=f"{origin.label}{QUALIFIER}{display_text(name, 200)}",
+        qualified_name=qualified_name(origin.label, display_text(name, 200)),
     )
 
 
@@ -375,7 +376,7 @@ def _broken(origin: Origin, uri: str, message: str, raw: Any) -> Skill:
         frontmatter=None,
         resources=None,
         problems=[_invalid("entry-malformed", f"{message}: {short(raw)}")],
-        qualified_name=f"{origin.label}{QUALIFIER}?",
+        qualified_name=qualified_name(origin.label, "?"),
     )
 
 

@@ -1,16 +1,23 @@
-"""The catalog's nouns: origins, identities, skill files, skills, problems.
+"""The catalog's nouns: origins, skill files, skills, problems.
 
-A skill is always addressed by its :class:`Identity` (source label + URI, rule I1),
-never by its name and never by its URI alone.
+A skill is always addressed by its identity (source label + URI, rule I1; see
+:mod:`desktop.core.identity`), never by its name and never by its URI alone.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.identity import (
+    Identity,
+    SkillIdentity,
+    SourceIdentity,
+    SourceKind,
+    Transport,
+    skill_id,
+)
 from desktop.core.secrets import mask_endpoint
 
 # Severity of a problem.
@@ -19,8 +26,6 @@ from desktop.core.secrets import mask_endpoint
 #   warning: worth fixing; nothing breaks.
 #   info:    worth knowing (unknown fields, defaults applied).
 Severity = Literal["invalid", "error", "warning", "info"]
-SourceKind = Literal["local", "mcp"]
-Transport = Literal["folder", "stdio", "http"]
 SEVERITIES: tuple[str, ...] = ("invalid", "error", "warning", "info")
 
 # States of a listed skill (the CLI's `state` field).
@@ -31,15 +36,6 @@ DYNAMIC = "dynamic"
 
 DYNAMIC_RESOURCES = "dynamic"
 OPENED_BY_URI = "opened-by-uri"  # the code of the note on a skill opened by URI
-
-# A source label: what the host calls a source. It never contains ':' so that
-# "label:uri" ids and "label:name" qualified names split on the first ':'.
-# Anchored with \Z (not $, which matches before a final line feed) for any match call.
-LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
-
-# Joins a server label and a skill name in a qualified name (I2). The Agent Skills
-# name pattern forbids it, so a qualified name can only have been built by the host.
-QUALIFIER = ":"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,17 +63,12 @@ class SkillFile:
 
 
 @dataclass(frozen=True, slots=True)
-class Origin:
-    """Where a skill came from.
+class Origin(SourceIdentity):
+    """Where a skill came from: its source's identity, and how it is shown.
 
     ``kind`` is ``local`` or ``mcp``; ``transport`` is ``folder``, ``stdio`` or
     ``http``; ``endpoint`` is the resolved folder path, the command line, or the URL.
     """
-
-    label: str
-    kind: SourceKind
-    transport: Transport
-    endpoint: str
 
     @property
     def shown_endpoint(self) -> str:
@@ -108,33 +99,6 @@ def _masked_endpoint(transport: str, endpoint: str) -> str:
     # Asked once per skill (the filter's text, the Origin column), for a handful of
     # servers: parsing the command line each time took 0.3 s over 3,000 skills.
     return mask_endpoint(transport, endpoint)
-
-
-def skill_id(label: str, uri: str) -> str:
-    """A skill's id: its source label and URI, joined by the qualifier (I1)."""
-    return f"{label}{QUALIFIER}{uri}"
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Identity:
-    """(source label, URI): the only key a skill is ever stored or looked up by (I1)."""
-
-    label: str
-    uri: str
-
-    @property
-    def id(self) -> str:
-        return skill_id(self.label, self.uri)
-
-    @classmethod
-    def parse(cls, skill_id: str) -> Identity:
-        label, sep, uri = skill_id.partition(QUALIFIER)
-        if not sep or not LABEL_RE.fullmatch(label) or not uri:
-            raise ValueError(f"not a skill id (expected LABEL:URI): {skill_id!r}")
-        return cls(label, uri)
-
-    def __str__(self) -> str:
-        return self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +157,13 @@ class Skill:
 
     @property
     def identity(self) -> Identity:
+        """The id: source label and URI."""
         return Identity(self.origin.label, self.uri)
+
+    @property
+    def full_identity(self) -> SkillIdentity:
+        """The source as configured and the URI (approval keys and cache folders)."""
+        return SkillIdentity(self.origin, self.uri)
 
     @property
     def id(self) -> str:

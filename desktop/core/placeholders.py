@@ -9,7 +9,8 @@ when a connection is made, from the environment given at that moment:
 - ``${keyring:ENTRY}``: a secret the program stored in the OS keyring; resolved by a
   ``secret_lookup`` callable passed in by the caller (this module touches no keyring).
 
-What is secret in a setting and how it is shown is :mod:`desktop.core.secrets`.
+What is secret in a setting and how it is shown is :mod:`desktop.core.secrets`; a
+whole source's settings are resolved by :mod:`desktop.core.resolved_spec`.
 
 Pure: no I/O, no global state.
 """
@@ -18,9 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from desktop.core.model import SourceSpec
 from desktop.core.secrets import PLACEHOLDER_RE
 
 
@@ -137,58 +137,3 @@ def resolve_pairs(
     if missing:
         raise UnresolvedPlaceholder(missing)
     return out
-
-
-def placeholder_values(
-    spec: SourceSpec,
-    environ: Mapping[str, str],
-    *,
-    secret_lookup: Callable[[str], str | None] | None = None,
-) -> list[str]:
-    """What the placeholders a spec's secrets are written with stand for: every one in an
-    env value or a header (the README's way to pass a secret is ``${env:NAME}``), and
-    keyring and input references anywhere. Whatever their names, messages mask them."""
-    found = [p for _, v in (*spec.env, *spec.headers) for p in find_placeholders(v)]
-    found += [
-        p for t in (*spec.command, spec.endpoint) for p in find_placeholders(t) if p.kind != "env"
-    ]
-    values: list[str] = []
-    for p in found:
-        try:
-            value = resolve(p.text, environ, secret_lookup=secret_lookup)
-        except UnresolvedPlaceholder:
-            continue
-        if len(value) >= 4:
-            values.append(value)
-    return values
-
-
-def resolve_spec(
-    spec: SourceSpec,
-    environ: Mapping[str, str],
-    *,
-    inputs: Mapping[str, str] | None = None,
-    secret_lookup: Callable[[str], str | None] | None = None,
-) -> SourceSpec:
-    """The spec with its command, URL, env and headers resolved, for one connection.
-
-    Never store or display the result: it holds the secrets themselves. Every
-    missing placeholder is reported in one :class:`UnresolvedPlaceholder`.
-    """
-    kw = {"inputs": inputs, "secret_lookup": secret_lookup}
-    missing: list[Placeholder] = []
-
-    def one(value: str) -> str:
-        try:
-            return resolve(value, environ, **kw)  # type: ignore[arg-type]
-        except UnresolvedPlaceholder as exc:
-            missing.extend(p for p in exc.missing if p not in missing)
-            return value
-
-    command = tuple(one(a) for a in spec.command)
-    endpoint = one(spec.endpoint) if spec.transport == "http" else spec.endpoint
-    env = tuple((k, one(v)) for k, v in spec.env)
-    headers = tuple((k, one(v)) for k, v in spec.headers)
-    if missing:
-        raise UnresolvedPlaceholder(missing)
-    return replace(spec, command=command, endpoint=endpoint, env=env, headers=headers)

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from desktop.core.model import LABEL_RE, SourceKind, SourceSpec, Transport
+from desktop.core.identity import LABEL_RE, SourceKind, Transport
+from desktop.core.model import SourceSpec
 from desktop.core.placeholders import find_placeholders
 from desktop.core.trust import ProjectServer
 from desktop.core.visible import cut_repr, json_excerpt

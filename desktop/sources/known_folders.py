@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from desktop.core.model import Identity, SourceSpec
+from desktop.core.identity import Identity
+from desktop.core.model import SourceSpec
 
 CLAUDE_CODE = "Claude Code"
 CODEX = "Codex"

@@ -18,7 +18,8 @@ from typing import Any
 from mcp import StdioServerParameters
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import UnresolvedPlaceholder, placeholder_values, resolve_spec
+from desktop.core.placeholders import UnresolvedPlaceholder
+from desktop.core.resolved_spec import placeholder_values, resolve_spec
 from desktop.core.secrets import spec_secrets
 from desktop.sources.budgets import Budgets
 from desktop.sources.errors import SourceError

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.identity import LABEL_RE
+from desktop.core.model import SourceSpec
 from desktop.core.secrets import has_placeholders
 from desktop.core.visible import cut_repr
 from desktop.sources.folder import folder_label

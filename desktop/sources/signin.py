@@ -48,7 +48,6 @@ from mcp.shared.auth import (
 from pydantic import AnyUrl, ValidationError
 
 from desktop.core.model import SourceSpec
-from desktop.core.placeholders import expand_env
 from desktop.sources.errors import SourceError
 from desktop.sources.tls import tls_context
 
@@ -102,7 +101,7 @@ def entry_name(spec: SourceSpec, environ: Mapping[str, str] | None = None) -> st
     The URL is taken with its environment placeholders filled in (the server it stands
     for); a label that now names another server finds no sign-in.
     """
-    endpoint = expand_env(spec.endpoint, os.environ if environ is None else environ)
+    _, endpoint = spec.origin.server(environ)
     digest = hashlib.sha256(json.dumps([spec.label, endpoint]).encode("utf-8")).hexdigest()
     return f"signin/{spec.label}/{digest[:32]}"
 
@@ -652,7 +651,8 @@ async def sign_in(
     address (after the checks) and the sign-in waits for the browser's answer on the
     loopback address, at most ``seconds``. Raises :class:`SignInError` with why; on
     success the tokens are stored (see :class:`SignedIn` for where)."""
-    from desktop.core.placeholders import UnresolvedPlaceholder, resolve_spec
+    from desktop.core.placeholders import UnresolvedPlaceholder
+    from desktop.core.resolved_spec import resolve_spec
     from desktop.sources.config_secrets import secret_lookup
 
     if spec.transport != "http":

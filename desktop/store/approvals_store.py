@@ -43,7 +43,8 @@ from desktop.core.approvals import (
     make_rejection,
     unapprovable_reason,
 )
-from desktop.core.model import QUALIFIER, Skill
+from desktop.core.identity import Identity, qualified_name
+from desktop.core.model import Skill
 from desktop.core.words import count
 from desktop.store.approvals_keyring import (
     Deadline,
@@ -176,15 +177,16 @@ class IndexEntry:
             # An entry rebuilt from its record (or written by an older version) does not
             # know the name `list` showed; a local skill's is its bare name.
             return True
-        label = self.skill_id.partition(":")[0]
-        return target == f"{label}{QUALIFIER}{self.skill_name}"
+        try:
+            label = Identity.parse(self.skill_id).label
+        except ValueError:
+            return False
+        return target == qualified_name(label, self.skill_name)
 
     def matches(self, target: str) -> bool:
         if target in (self.name, self.skill_id):
             return True
-        if self.key.kind == "local":
-            return target == self.key.uri
-        return target == f"{self.key.label}:{self.key.uri}"
+        return target == self.key.skill_id
 
     def to_json(self) -> dict[str, Any]:
         out = {

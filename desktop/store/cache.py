@@ -3,7 +3,7 @@
 Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verified``)::
 
     <root>/                     mode 0700
-      <label>-<hash16>/         one directory per server identity (label + endpoint)
+      <label>-<hash16>/         one directory per source: label + the server it reaches
         source.json             {"label", "endpoint"}: the originating server, readable
         <uri-hash32>/           one directory per skill file URI (hash: safe on any
                                 filesystem, no traversal, no case-folding collisions)
@@ -146,7 +146,11 @@ class SkillCache:
     # -- paths -------------------------------------------------------------------------
 
     def source_dir(self, origin: Origin) -> Path:
-        identity = _hex(f"{origin.label}\0{origin.transport}\0{origin.endpoint}", 16)
+        """The folder of a source's files: its label and a hash of its label and of the
+        server it reaches (:meth:`~desktop.core.identity.SourceIdentity.server`: the
+        transport and the endpoint with placeholders filled in)."""
+        transport, endpoint = origin.server()
+        identity = _hex(f"{origin.label}\0{transport}\0{endpoint}", 16)
         return self.root / f"{_safe_label(origin.label)}-{identity}"
 
     def file_dir(self, origin: Origin, uri: str) -> Path:

@@ -296,7 +296,7 @@ def test_secrets_in_command_arguments_and_urls_go_to_the_keyring(tmp_home: Path)
         "https://u:${keyring:source/web/url/password}@h.example/mcp"
         "?api_key=${keyring:source/web/url/api_key}&v=2"
     )
-    from desktop.core.placeholders import resolve_spec
+    from desktop.core.resolved_spec import resolve_spec
 
     assert resolve_spec(cli, {}, secret_lookup=secrets.get).command[2] == SECRET
     assert resolve_spec(web, {}, secret_lookup=secrets.get).endpoint == (

@@ -86,7 +86,7 @@ def test_display_value_redacts_what_looks_secret() -> None:
 
 def test_resolve_spec_for_one_connection() -> None:
     from desktop.core.model import SourceSpec
-    from desktop.core.placeholders import resolve_spec
+    from desktop.core.resolved_spec import resolve_spec
 
     spec = SourceSpec(
         "s",

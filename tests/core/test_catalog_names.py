@@ -6,7 +6,8 @@ import pytest
 
 from desktop.core.catalog import build_catalog
 from desktop.core.checks import NAME_RE
-from desktop.core.model import QUALIFIER, Identity, LoadingConfig, Origin, Skill, SourceStatus
+from desktop.core.identity import QUALIFIER, Identity
+from desktop.core.model import LoadingConfig, Origin, Skill, SourceStatus
 
 
 def skill(label: str, kind: str, uri: str, name: str) -> Skill:

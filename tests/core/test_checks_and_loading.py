@@ -256,8 +256,8 @@ def test_a_name_ending_in_a_line_feed_breaks_the_pattern(name: str) -> None:
 
 
 def test_labels_ids_and_digests_ending_in_a_line_feed_are_refused() -> None:
+    from desktop.core.identity import LABEL_RE, Identity
     from desktop.core.manifest import DIGEST_RE
-    from desktop.core.model import LABEL_RE, Identity
 
     assert LABEL_RE.match("docs") and not LABEL_RE.match("docs\n")
     digest = "sha256:" + "0" * 64

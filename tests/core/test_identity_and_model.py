@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from desktop.core.identity import Identity
 from desktop.core.model import (
     DYNAMIC,
     INVALID,
     LISTED,
     OVER_LIMIT,
-    Identity,
     LoadingConfig,
     Origin,
     Problem,

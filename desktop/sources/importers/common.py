@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from desktop.core.model import LABEL_RE, SourceSpec
+from desktop.core.identity import LABEL_RE
+from desktop.core.model import SourceSpec
 from desktop.core.trust import EntryTooDeep, entry_digest
 from desktop.core.visible import cut_repr
 from desktop.sources.importers.base import ImportedServer, ImportResult

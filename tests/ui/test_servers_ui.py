@@ -242,6 +242,8 @@ def test_a_server_is_listed_again_when_its_ttl_is_up(
     fresh = c.catalog.get(alpha.id)
     assert fresh is not None and fresh.files[0].digest != old_digest
     assert c.file_state(alpha.id, alpha.uri) is None  # read against the old manifest
+    # The first read of the changed file gets its new bytes (no copy of the old ones).
+    assert run_async(c.read(fresh, fresh.uri)).verification.state == "verified"
     assert "srv: listed again, 1 added, 1 changed, 0 removed" in [
         n.text for n in window.notifier.notices
     ]

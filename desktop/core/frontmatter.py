@@ -235,6 +235,9 @@ def _build(yaml_text: str, duplicates: list[str] | None = None, dialect: Dialect
     """
     stack: list[Any] = []  # open containers
     keys: list[Any] = []  # for each open container: the pending mapping key (or _NO_KEY)
+    # For each open container: the keys a merge (<<) gave it, which a key written in the
+    # mapping itself overrides without being a duplicate.
+    merged: list[set[Any] | None] = []
     root: list[Any] = []
     nodes = 0
     scalar_event, seq_start, map_start = dialect.scalar_event, dialect.seq_start, dialect.map_start
@@ -277,10 +280,12 @@ def _build(yaml_text: str, duplicates: list[str] | None = None, dialect: Dialect
                     )
                 stack.append([] if kind is seq_start else {})
                 keys.append(_NO_KEY)
+                merged.append(None)
                 continue
         elif kind in end_events:
             value = stack.pop()
             keys.pop()
+            merged.pop()
         elif kind is alias_event:
             raise _alias_problem()
         else:
@@ -298,10 +303,18 @@ def _build(yaml_text: str, duplicates: list[str] | None = None, dialect: Dialect
             key = keys[-1]
             keys[-1] = _NO_KEY
             if key is MERGE and isinstance(value, dict):
+                given = merged[-1]
+                if given is None:
+                    given = merged[-1] = set()
                 for k, v in value.items():
-                    parent.setdefault(k, v)
+                    if k not in parent:
+                        parent[k] = v
+                        given.add(k)
             else:
-                if duplicates is not None and key in parent and len(duplicates) < 20:
+                given = merged[-1]
+                if given is not None and key in given:
+                    given.discard(key)  # written here: it overrides the merged value
+                elif duplicates is not None and key in parent and len(duplicates) < 20:
                     duplicates.append(key)
                 parent[key] = value
     if len(root) > 1:

@@ -26,6 +26,19 @@ def test_a_merge_key_fills_in_what_the_mapping_does_not_say() -> None:
     assert fields == {"m": {"a": 1, "c": 2}} and problems == []
 
 
+def test_a_key_overriding_a_merged_one_is_no_duplicate_but_a_key_written_twice_is() -> None:
+    """YAML's merge: a key written in the mapping wins over the merged one, and is not
+    a duplicate; the same key written twice in the mapping still is."""
+    fields, problems = parse_frontmatter_text("m: {<<: {a: 1, c: 9}, c: 2}")
+    assert fields == {"m": {"a": 1, "c": 2}} and problems == []
+    fields, problems = parse_frontmatter_text("m: {c: 2, <<: {a: 1, c: 9}}")
+    assert fields == {"m": {"a": 1, "c": 2}} and problems == []
+    fields, problems = parse_frontmatter_text("m: {<<: {c: 9}, c: 2, c: 3}")
+    assert fields == {"m": {"c": 3}}
+    assert [p.code for p in problems] == ["frontmatter-duplicate-key"]
+    assert "c" in problems[0].message
+
+
 def test_values_json_cannot_hold_are_read_as_text() -> None:
     fields, problems = parse_frontmatter_text("a: .inf\nb: !!binary aGVsbG8=\nc: [1, {d: 2}]")
     assert fields == {"a": "inf", "b": "hello", "c": [1, {"d": 2}]} and problems == []

@@ -58,13 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    picked = asyncio.run(pick_skill(resolve_specs(args), args.id))  # the one rule for names
-    skill = picked.skill
-    if skill is None:
-        err(f"skill-catalog approve: {picked.message}")
-        return 1
-    if picked.said:
-        err(f"skill-catalog approve: {picked.said}")
+    # The one rule for names.
+    skill = asyncio.run(pick_skill(resolve_specs(args), args.id)).chosen("approve")
     try:  # the rules first: nothing is read for an approval that would be refused
         make_record(
             skill,

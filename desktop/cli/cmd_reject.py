@@ -31,13 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    picked = asyncio.run(pick_skill(resolve_specs(args), args.id))  # the one rule for names
-    skill = picked.skill
-    if skill is None:
-        err(f"skill-catalog reject: {picked.message}")
-        return 1
-    if picked.said:
-        err(f"skill-catalog reject: {picked.said}")
+    # The one rule for names.
+    skill = asyncio.run(pick_skill(resolve_specs(args), args.id)).chosen("reject")
     store = ApprovalStore()
     try:
         record = store.reject(skill, reason=args.reason)

@@ -37,14 +37,10 @@ async def _show(args: argparse.Namespace) -> ReadResult:
     specs = resolve_specs(args)
     async with server_pool(specs) as pool:
         # Resolved on the connections the read then uses: each server starts once.
-        picked = await Resolver(specs, pool).pick(args.id)
-        if picked.skill is None:
-            raise CheckFailed(f"skill-catalog {NAME}: {picked.message}")
-        if picked.said:
-            print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
+        skill = (await Resolver(specs, pool).pick(args.id)).chosen(NAME)
         if pool is None:  # folders alone
-            return await read_skill_md(picked.skill)
-        return await pool.read_skill_md(picked.skill)
+            return await read_skill_md(skill)
+        return await pool.read_skill_md(skill)
 
 
 def run(args: argparse.Namespace) -> int:

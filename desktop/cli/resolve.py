@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.cli.output import CheckFailed, err
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.identity import QUALIFIER, is_server_uri, split_label
 from desktop.core.model import Skill, SourceSpec, SourceStatus
@@ -48,6 +49,15 @@ class Picked:
     message: str = ""
     said: str = ""  # which skill was picked, when the target was not its id
     candidates: list[Skill] = field(default_factory=list)
+
+    def chosen(self, command: str) -> Skill:
+        """The skill for ``command``: it says which one on stderr when the target was
+        not its id; with none, :class:`CheckFailed` says why (the command exits 1)."""
+        if self.skill is None:
+            raise CheckFailed(f"skill-catalog {command}: {self.message}")
+        if self.said:
+            err(f"skill-catalog {command}: {self.said}")
+        return self.skill
 
 
 def _is_path(target: str) -> bool:

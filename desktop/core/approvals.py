@@ -437,6 +437,29 @@ def make_record(
             f"{skill.id} does not request {', '.join(unknown)} in allowed-tools "
             f"(it requests {asked}); only requested tools can be granted",
         )
+    return _bound_record(
+        skill,
+        at=approved_at,
+        by=approved_by,
+        files_read=files_read,
+        grants=Grants(tuple(dict.fromkeys(grant_tools)), allow_scripts),
+        despite_problems=tuple(errors) if despite_problems else (),
+    )
+
+
+def _bound_record(
+    skill: Skill,
+    *,
+    at: str,
+    by: str,
+    files_read: bool,
+    grants: Grants,
+    decision: Literal["approved", "rejected"] = "approved",
+    despite_problems: tuple[str, ...] = (),
+    reason: str = "",
+) -> ApprovalRecord:
+    """A decision on ``skill`` bound to what it lists now: its key, its files and their
+    set hash, the tools it requests and its frontmatter."""
     files = tuple(sorted(skill.files, key=lambda f: f.uri))
     return ApprovalRecord(
         key=ApprovalKey.for_skill(skill),
@@ -445,13 +468,15 @@ def make_record(
         transport=skill.origin.transport,
         files=files,
         set_hash=file_set_hash(files),
-        grants=Grants(tuple(dict.fromkeys(grant_tools)), allow_scripts),
-        requested_tools=requested,
-        approved_at=approved_at,
-        approved_by=approved_by,
+        requested_tools=tuple(dict.fromkeys(skill.allowed_tools())),
+        approved_at=at,
+        approved_by=by,
         frontmatter_hash=frontmatter_hash(skill.frontmatter),
+        grants=grants,
+        decision=decision,
         files_read=files_read,
-        despite_problems=tuple(errors) if despite_problems else (),
+        despite_problems=despite_problems,
+        reason=reason,
     )
 
 
@@ -474,21 +499,13 @@ def make_rejection(
         raise ApprovalError(
             "reason-too-long", f"the reason is {len(reason)} characters; at most {REASON_LIMIT}"
         )
-    files = tuple(sorted(skill.files, key=lambda f: f.uri))
-    return ApprovalRecord(
-        key=ApprovalKey.for_skill(skill),
-        skill_id=skill.id,
-        name=skill.name,
-        transport=skill.origin.transport,
-        files=files,
-        set_hash=file_set_hash(files),
-        grants=Grants(),
-        requested_tools=tuple(dict.fromkeys(skill.allowed_tools())),
-        approved_at=rejected_at,
-        approved_by=rejected_by,
-        frontmatter_hash=frontmatter_hash(skill.frontmatter),
-        decision="rejected",
+    return _bound_record(
+        skill,
+        at=rejected_at,
+        by=rejected_by,
         files_read=files_read,
+        grants=Grants(),
+        decision="rejected",
         reason=reason.strip(),
     )
 

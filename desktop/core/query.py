@@ -14,7 +14,7 @@ keystroke costs one substring test per skill.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop.core.library import ALL, PROBLEMS, has_problems, in_view
@@ -137,18 +137,74 @@ def matches(
 
 
 class SearchIndex:
-    """Folded search texts of a list of skills, and the last accepted rows.
+    """Folded search texts of a list of skills, and the last few answers.
 
-    ``select`` returns, per row, whether the skill passes the query. When a query
-    only narrows the previous one (typing more letters), only previously accepted
-    rows are tested again.
+    ``select_rows`` returns the rows (ascending) whose skill passes the query, in one
+    pass: a substring test per word and candidate row. When a query only narrows the
+    previous one (typing more letters), only previously accepted rows are tested again;
+    a query asked again (deleting letters) is answered from the last few answers.
     """
+
+    REMEMBERED = 8
 
     def __init__(self, skills: Sequence[Skill]) -> None:
         self.skills = list(skills)
         self.texts = [search_text(s) for s in self.skills]
         self.ids = [s.id for s in self.skills]
-        self._last: tuple[SkillQuery, bytearray] | None = None
+        self._last: tuple[SkillQuery, list[int]] | None = None
+        self._answers: dict[SkillQuery, list[int]] = {}
+
+    def select_rows(
+        self,
+        query: SkillQuery,
+        verification: dict[str, str] | None = None,
+        approval: dict[str, str] | None = None,
+    ) -> list[int]:
+        """The rows whose skill passes ``query``, ascending (a new list each call)."""
+        remembered = self._answers.get(query)
+        if remembered is not None:
+            self._last = (query, remembered)
+            return list(remembered)
+        rows = self._compute(query, verification or {}, approval or {})
+        self._last = (query, rows)
+        if not query.needs_states:  # the states an answer used may change unseen
+            self._answers[query] = rows
+            while len(self._answers) > self.REMEMBERED:
+                del self._answers[next(iter(self._answers))]
+        return list(rows)
+
+    def _compute(
+        self, query: SkillQuery, verification: dict[str, str], approval: dict[str, str]
+    ) -> list[int]:
+        n = len(self.skills)
+        if query.empty:
+            return list(range(n))
+        candidates: list[int] | None = None
+        if self._last is not None and not query.needs_states and query.narrows(self._last[0]):
+            candidates = self._last[1]
+        texts = self.texts
+        if query.restricted:
+            skills, ids = self.skills, self.ids
+            text_of = texts.__getitem__
+            return [
+                i
+                for i in (range(n) if candidates is None else candidates)
+                if matches(
+                    skills[i],
+                    query,
+                    verification=verification.get(ids[i]),
+                    approval=approval.get(ids[i]),
+                    text=text_of(i),
+                )
+            ]
+        # The common case, typing: substring tests only, the longest word first.
+        rows = candidates
+        for word in sorted(query.words, key=len, reverse=True):
+            if rows is None:
+                rows = [i for i, text in enumerate(texts) if word in text]
+            else:
+                rows = [i for i in rows if word in texts[i]]
+        return rows if rows is not None else list(range(n))
 
     def select(
         self,
@@ -156,39 +212,10 @@ class SearchIndex:
         verification: dict[str, str] | None = None,
         approval: dict[str, str] | None = None,
     ) -> bytearray:
-        verification = verification or {}
-        approval = approval or {}
-        n = len(self.skills)
-        if query.empty:
-            out = bytearray(b"\x01") * n
-            self._last = (query, out)
-            return out
-        candidates: Iterable[int]
-        if self._last is not None and not query.needs_states and query.narrows(self._last[0]):
-            previous = self._last[1]
-            candidates = [i for i in range(n) if previous[i]]
-        else:
-            candidates = range(n)
-        out = bytearray(n)
-        texts = self.texts
-        words = query.words
-        if not query.restricted:
-            for i in candidates:  # the common case, typing: substring tests only
-                text = texts[i]
-                if all(w in text for w in words):
-                    out[i] = 1
-        else:
-            skills, ids = self.skills, self.ids
-            for i in candidates:
-                if matches(
-                    skills[i],
-                    query,
-                    verification=verification.get(ids[i]),
-                    approval=approval.get(ids[i]),
-                    text=texts[i],
-                ):
-                    out[i] = 1
-        self._last = (query, out)
+        """Per row, 1 when the skill passes ``query`` and 0 when it does not."""
+        out = bytearray(len(self.skills))
+        for i in self.select_rows(query, verification, approval):
+            out[i] = 1
         return out
 
     def replace(self, row: int, skill: Skill) -> None:
@@ -199,5 +226,6 @@ class SearchIndex:
         self._last = None
 
     def forget(self) -> None:
-        """Drop the remembered selection (the states it depended on changed)."""
+        """Drop the remembered answers (the states they depended on changed)."""
         self._last = None
+        self._answers.clear()

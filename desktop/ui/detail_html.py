@@ -221,7 +221,8 @@ def detail_html(
         rows.append(
             _row("Nested in", skill_link(skill.nested_in, shown) + " (needs its own approval)")
         )
-    children = [s for s in catalog.skills if s.nested_in == skill.id]
+    skill_id = skill.id  # computed once, not once per skill of the catalog
+    children = [s for s in catalog.skills if s.nested_in == skill_id]
     if children:
         rows.append(
             _row("Contains", ", ".join(skill_link(c.id, c.qualified_name) for c in children))

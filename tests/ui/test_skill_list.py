@@ -124,3 +124,42 @@ def test_filters_show_as_chips_that_remove_them(
     fb._fill_menu()
     texts = [a.text() for a in fb.filters_menu.actions()]
     assert "Approval" in texts and "needs a decision" in texts and "Clear filters" in texts
+
+
+def test_typing_keeps_the_chosen_skill_while_it_matches_and_the_page_follows_the_list(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    root = tmp_path / "skills"
+    for name in ("alpha-report", "beta-report", "gamma-notes", "delta-report"):
+        write_skill(root, name)
+    window = make_window([folder_spec(root)])
+    assert window.select_skill("local:beta-report/SKILL.md")
+    text = window.filter_bar.text
+    qtbot.keyClicks(text, "rep")
+    assert _list_names(window) == ["alpha-report", "beta-report", "delta-report"]
+    assert window.current_skill().name == "beta-report"
+    assert window.page.title.text() == "beta-report"
+    assert len(window.table.selectionModel().selectedRows()) == 1
+    # Sorted the other way while filtered: the same rows, the same skill chosen.
+    window.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+    assert _list_names(window) == ["delta-report", "beta-report", "alpha-report"]
+    assert window.current_skill().name == "beta-report"
+    window.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    # The chosen skill stops matching: the first one that matches is shown instead.
+    text.clear()
+    qtbot.keyClicks(text, "notes")
+    assert _list_names(window) == ["gamma-notes"]
+    assert window.current_skill().name == "gamma-notes"
+    assert window.page.title.text() == "gamma-notes"
+    # Nothing matches: no skill is shown as chosen.
+    qtbot.keyClicks(text, "x")
+    assert window.proxy.rowCount() == 0
+    assert window.current_skill() is None
+    assert window.page.title.text() == "No skill selected"
+    # Deleting the letter brings the list back, one skill chosen.
+    qtbot.keyClick(text, Qt.Key.Key_Backspace)
+    assert _list_names(window) == ["gamma-notes"]
+    assert window.page.title.text() == "gamma-notes"
+    text.clear()
+    assert len(_list_names(window)) == 4
+    assert window.current_skill().name == "gamma-notes"

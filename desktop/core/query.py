@@ -145,7 +145,7 @@ class SearchIndex:
     a query asked again (deleting letters) is answered from the last few answers.
     """
 
-    REMEMBERED = 8
+    REMEMBERED = 4
 
     def __init__(self, skills: Sequence[Skill]) -> None:
         self.skills = list(skills)
@@ -167,7 +167,7 @@ class SearchIndex:
             return list(remembered)
         rows = self._compute(query, verification or {}, approval or {})
         self._last = (query, rows)
-        if not query.needs_states:  # the states an answer used may change unseen
+        if not (query.empty or query.needs_states):  # states may change unseen
             self._answers[query] = rows
             while len(self._answers) > self.REMEMBERED:
                 del self._answers[next(iter(self._answers))]

@@ -144,6 +144,8 @@ def test_typing_keeps_the_chosen_skill_while_it_matches_and_the_page_follows_the
     window.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
     assert _list_names(window) == ["delta-report", "beta-report", "alpha-report"]
     assert window.current_skill().name == "beta-report"
+    shown = [c for c in range(window.proxy.columnCount()) if not window.list.isColumnHidden(c)]
+    assert shown == [0]  # the list stays one column of two-line rows
     window.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     # The chosen skill stops matching: the first one that matches is shown instead.
     text.clear()

@@ -224,6 +224,7 @@ class SearchIndex:
         self.texts[row] = search_text(skill)
         self.ids[row] = skill.id
         self._last = None
+        self._answers.clear()
 
     def forget(self) -> None:
         """Drop the remembered answers (the states they depended on changed)."""

@@ -170,12 +170,7 @@ class SkillFilterProxyModel(QAbstractProxyModel):
         model = self.skill_model()
         for row in rows:
             self._index.replace(row, model.skills[row])
-        after = self._index.select(self.query, model.verification, model.approval)
-        if after == self._accepted:
-            return
-        self.beginFilterChange()
-        self._accepted = after
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self._set_rows(self._select(self.query))
 
     def states_changed(self) -> None:
         """Verification or approval states changed: state filters must be asked again."""

@@ -150,3 +150,15 @@ def test_sources_strategies_and_states_restrict_as_the_rule_does() -> None:
     index.forget()
     for query in queries:
         assert index.select_rows(query, approval=approval) == _want(skills, query, approval)
+
+
+def test_a_skill_read_again_is_found_by_its_new_text() -> None:
+    skills = _catalog(1)
+    index = SearchIndex(skills)
+    assert index.select_rows(SkillQuery("chargeback")) == [0]
+    assert index.select_rows(SkillQuery("Nouveau")) == []
+    skills[0] = _skill(0, "refunds-0", "Nouveau texte.", [])
+    index.replace(0, skills[0])
+    for text in ("chargeback", "nouveau", "NOUVEAU texte", "refunds"):
+        query = SkillQuery(text)
+        assert index.select_rows(query) == _want(skills, query), text

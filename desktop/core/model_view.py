@@ -13,6 +13,7 @@ from desktop.core.catalog import Catalog
 from desktop.core.checks import DESCRIPTION_MAX as DESCRIPTION_LIMIT
 from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
 from desktop.core.model import Skill
+from desktop.core.words import budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,9 @@ class RegistryView:
     lines: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # 1-based line of the registry text: the warning of its skill (a description
+    # longer than hosts keep).
+    marked: dict[int, str] = field(default_factory=dict)
     servers: list[ServerInstructions] = field(default_factory=list)
 
     @property
@@ -68,6 +72,10 @@ def model_registry(catalog: Catalog) -> RegistryView:
         view.lines.append(registry_line(skill))
         length = len(skill.description)
         if length > DESCRIPTION_LIMIT:
+            view.marked[len(view.lines)] = (
+                f"description: {budget(length, DESCRIPTION_LIMIT)}; hosts may keep only "
+                f"the first {DESCRIPTION_LIMIT:,}"
+            )
             view.warnings.append(
                 f"{skill.qualified_name}: description is {length:,} characters; hosts may keep "
                 f"only the first {DESCRIPTION_LIMIT:,}, ending at "

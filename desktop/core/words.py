@@ -6,3 +6,12 @@ from __future__ import annotations
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` with ``noun``, plural unless ``n`` is one (``plural`` where not noun + "s")."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def budget(length: int, limit: int, noun: str = "character") -> str:
+    """``length`` against a host's ``limit``: "1,980 of 2,048 characters", and how far
+    over when it is: "2,480 of 2,048 characters, 432 over"."""
+    text = f"{length:,} of {count(limit, noun)}"
+    if length > limit:
+        text += f", {length - limit:,} over"
+    return text

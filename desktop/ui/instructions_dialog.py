@@ -1,4 +1,5 @@
-"""A server's ``instructions`` in full, with the 2048-character cut marked (P4).
+"""A server's ``instructions`` in full, monospace, with the cut many clients apply
+marked in the text and their length shown against it as a bar with the numbers (P4).
 
 Skill URIs the instructions mention can be confirmed with ``skills/get`` (D7): a
 mention is never trusted as a skill until the server's entry for it is fetched.
@@ -10,18 +11,25 @@ import re
 from urllib.parse import quote, unquote
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
 from desktop.core.model import SourceStatus
 from desktop.core.model_view import INSTRUCTIONS_CUT
 from desktop.core.visible import visible
+from desktop.ui.budget_widget import BudgetBar
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.markdown_render import escape
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.safe_browser import SafeTextBrowser
+from desktop.ui.status_colors import status_brush
 
 URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`()\[\]]+/SKILL\.md")
 CUT_MARK = f"✂ clients that keep only the first {INSTRUCTIONS_CUT} characters cut here"
+CUT_TIP = (
+    "The server's instructions (the initialize result's instructions field): many "
+    f"clients keep only the first {INSTRUCTIONS_CUT:,} characters and drop the rest"
+)
 SHOWN_CHARS = 100_000  # rendered at first; the rest on request
 URIS_SHOWN = 50
 SHOW_ALL = "show-all:"
@@ -44,11 +52,15 @@ def instructions_html(text: str, shown: int | None = SHOWN_CHARS) -> str:
     kept, lost = body[:INSTRUCTIONS_CUT], body[INSTRUCTIONS_CUT:]
     out = [f"<pre style='white-space:pre-wrap'>{escape(kept)}</pre>"]
     if len(text) > INSTRUCTIONS_CUT:
+        # The mark says it in words; its colour, and the dimmed text past it, are the
+        # palette's own tones (lighter ones on a dark palette).
+        bad = status_brush("bad").color().name()
+        dim = QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText).name()
         out.append(
-            f"<p style='color:#b00020'><b>{escape(CUT_MARK)}</b> "
+            f"<p style='color:{bad}'><b>{escape(CUT_MARK)}</b> "
             f"({len(text) - INSTRUCTIONS_CUT:,} more characters)</p>"
         )
-        out.append(f"<pre style='white-space:pre-wrap;color:#666'>{escape(lost)}</pre>")
+        out.append(f"<pre style='white-space:pre-wrap;color:{dim}'>{escape(lost)}</pre>")
     if len(body) < len(text):
         out.append(
             f"<p><b>{len(text) - len(body):,} more characters are not shown here.</b> "
@@ -87,6 +99,9 @@ class InstructionsDialog(QDialog):
         self.summary = PlainLabel("", self)
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Instructions length")
+        self.summary.setToolTip(CUT_TIP)
+        self.budget = BudgetBar("Length:", CUT_TIP, self)
+        self.budget.set(len(text), INSTRUCTIONS_CUT)
         if not text:
             self.summary.setText(f"{status.origin.describe()} sends no instructions.")
         else:
@@ -104,12 +119,15 @@ class InstructionsDialog(QDialog):
         self.browser.setAccessibleName("Instructions")
         self.browser.setHtml(visible(instructions_html(text)))
         self.browser.linkActivated.connect(self._on_link)
-        close = QPushButton("Close", self)
-        close.clicked.connect(self.accept)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
+        self.close_button.setAccessibleName("Close the instructions")
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.budget)
         layout.addWidget(self.browser, 1)
-        layout.addWidget(close)
+        layout.addWidget(buttons)
 
     def _on_link(self, href: str) -> None:
         scheme, _, rest = href.partition(":")

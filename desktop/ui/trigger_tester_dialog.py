@@ -1,12 +1,14 @@
 """Type a message, see which skills it would pull in (triggers), next to those loaded
-always."""
+always. The message and each trigger are shown monospace: they are what a host
+compares, character for character (case aside)."""
 
 from __future__ import annotations
 
 from urllib.parse import unquote
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop.core.loading import loaded_always, match_triggers
 from desktop.core.model import Skill
@@ -29,15 +31,31 @@ class TriggerTesterDialog(QDialog):
         self.message = QLineEdit(self)
         self.message.setAccessibleName("Message to test")
         self.message.setPlaceholderText("Type a message a user might send…")
+        self.message.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.message.setToolTip(
+            "A skill is pulled in when its trigger phrases (metadata nimblebrain.triggers) "
+            "appear in the message, case aside"
+        )
         self.summary = QLabel("", self)
         self.summary.setAccessibleName("Skills pulled in")
+        self.summary.setToolTip(
+            "Matched on the triggers a skill declares; skills that cannot be loaded are "
+            "never pulled in"
+        )
         self.results = SafeTextBrowser(self)
         self.results.setAccessibleName("Matching skills")
         self.results.linkActivated.connect(self._on_link)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
+        self.close_button.setAccessibleName("Close the trigger tester")
+        # Enter in the message tests it as typed; it does not close the dialog.
+        self.close_button.setAutoDefault(False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addWidget(self.summary)
         layout.addWidget(self.results, 1)
+        layout.addWidget(buttons)
         self.message.textChanged.connect(self.update_results)
         self.update_results()
 
@@ -57,7 +75,7 @@ class TriggerTesterDialog(QDialog):
             mark = " — third-party" if s.kind == "mcp" else ""
             rows.append(
                 f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)}{mark}): "
-                f"trigger “{escape(trigger)}”</li>"
+                f"trigger <code>{escape(trigger)}</code></li>"
             )
         always = [s for s in catalog.skills if loaded_always(s)]
         declared = [

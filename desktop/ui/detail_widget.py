@@ -25,7 +25,7 @@ from desktop.ui.safe_browser import SafeTextBrowser
 
 class DetailWidget(QWidget):
     skillRequested = Signal(str)  # another skill's id (collision, nesting link)
-    fileRequested = Signal(str, str)  # skill id, file uri: open verified in the preview
+    fileRequested = Signal(str, str)  # skill id, file uri: open verified in Files
     previewRequested = Signal(str)  # skill id
     reviewRequested = Signal(str)  # skill id
     compareRequested = Signal(str)  # skill id

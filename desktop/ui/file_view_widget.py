@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout
 
 from desktop.core.freshness import listing_changes
 from desktop.core.model import Skill
+from desktop.core.verify import MISMATCHES
 from desktop.session.content_reader import ReadResult
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.code_view import CodeView
@@ -54,6 +55,16 @@ class FileViewWidget(QWidget):
         self.read_button.setAccessibleName("Read and check the file")
         self.read_button.setVisible(False)
         self.read_button.clicked.connect(lambda _=False: self.read())
+        # After bytes that did not match a server's entry: ask for its entry again.
+        self.refresh_button = QPushButton("Ask the server again", self)
+        self.refresh_button.setObjectName("fileRefresh")
+        self.refresh_button.setAccessibleName("Ask the server for the skill's entry again")
+        self.refresh_button.setToolTip(
+            "The bytes did not match what the server listed: ask it for the skill's "
+            "current entry (skills/get), then read the file again against that"
+        )
+        self.refresh_button.setVisible(False)
+        self.refresh_button.clicked.connect(lambda _=False: self.refresh_entry())
         self.note = PlainLabel("", self)
         self.note.setWordWrap(True)
         self.note.setAccessibleName("Problems marked in the file")
@@ -65,6 +76,7 @@ class FileViewWidget(QWidget):
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 2)
         top.addWidget(self.status, 1)
+        top.addWidget(self.refresh_button)
         top.addWidget(self.read_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -79,6 +91,7 @@ class FileViewWidget(QWidget):
         """Say what will be read of ``uri``; nothing of it is shown yet."""
         self.skill, self.uri, self.result = skill, uri, None
         self._clear()
+        self.refresh_button.setVisible(False)
         if skill is None or not uri:
             self.status.setText(CHOOSE)
             self.read_button.setVisible(False)
@@ -99,7 +112,8 @@ class FileViewWidget(QWidget):
         skill = self.skill
         assert skill is not None
         if not skill.loadable:
-            return f"{skill.qualified_name} cannot be loaded ({skill.state}): see Problems."
+            reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+            return f"{skill.qualified_name} cannot be loaded ({skill.state}): {reasons}"
         f = skill.file(self.uri)
         size = f"{f.size:,} bytes" if f is not None else "no size or digest published"
         if skill.kind == "local":
@@ -158,7 +172,10 @@ class FileViewWidget(QWidget):
         self._clear()
         if result.data is None or not vf.usable:
             self.status.setText(f"Not shown: {vf.message}")
+            stale = vf.state in MISMATCHES and self.skill is not None and self.skill.kind == "mcp"
+            self.refresh_button.setVisible(stale)
             return
+        self.refresh_button.setVisible(False)  # bytes that match need no fresh entry
         data = result.data
         self.status.setText(verified_head(vf, len(data)))
         binary = describe_binary(data)
@@ -177,3 +194,21 @@ class FileViewWidget(QWidget):
             self.text.set_marks(marks, levels)
             self.note.setText(marks_note(marks))
             self.note.setVisible(bool(marks))
+
+    def refresh_entry(self) -> None:
+        """After a mismatch: ask the server for the skill's current entry, then read the
+        file again against it (V2)."""
+        skill, uri = self.skill, self.uri
+        if skill is None or skill.kind != "mcp":
+            return
+
+        async def work() -> None:
+            fresh = await self.controller.open_uri(skill.origin.label, skill.uri, refresh=True)
+            if fresh is None:
+                return
+            kept = fresh.is_dynamic or fresh.file(uri) is not None
+            self.show_file(fresh, uri if kept else "")
+            if kept and fresh.loadable:
+                await self.read_now()
+
+        self.controller.spawn(work(), "refreshing the entry")

@@ -190,6 +190,7 @@ class MainWindow(WindowSurface):
         self.detail.reviewRequested.connect(self.actions_.review)
         self.detail.compareRequested.connect(lambda _id: self.actions_.compare())
         self.preview.skillRequested.connect(self._open_other_skill)
+        self.preview.fileRequested.connect(self._open_file)
         self.page.primaryRequested.connect(self.actions_.review)
         sb = self.sidebar
         sb.addRequested.connect(self.actions_.add_source)
@@ -546,12 +547,14 @@ class MainWindow(WindowSurface):
         self.table.selectRow(row)
 
     def _open_file(self, skill_id: str, uri: str) -> None:
+        """A link to one of a skill's files (Details, the Overview): the Files tab on
+        that file, read and checked there before anything of it shows."""
         skill = self.controller.catalog.get(skill_id)
         if skill is None:
             return
-        self.tabs.setCurrentWidget(self.preview)
-        self.preview.show_skill(skill, uri)
-        self.preview.fetch()
+        if self.page.skill is None or self.page.skill.id != skill.id:
+            self.select_skill(skill.id)
+        self.page.open_file(uri)
 
     def _open_other_skill(self, skill_id: str) -> None:
         if self.select_skill(skill_id):

@@ -164,6 +164,7 @@ def marks_note(marks: dict[int, str]) -> str:
 
 class PreviewWidget(QWidget):
     skillRequested = Signal(str)  # open another skill (after confirmation)
+    fileRequested = Signal(str, str)  # skill id, file uri: a link to one of its files
     fetchStarted = Signal()  # a read was asked for (by the user or the window)
 
     def __init__(
@@ -382,9 +383,9 @@ class PreviewWidget(QWidget):
             return
         target = resolve_link(skill, href, self.controller.catalog, self.uri)
         if target.kind == FILE:
+            # The window opens it in the Files tab, read and checked there.
             self.link_note.setText("")
-            self.show_skill(skill, target.uri)
-            self.fetch()
+            self.fileRequested.emit(skill.id, target.uri)
             return
         if target.kind == SKILL:
             other = self.controller.catalog.get(target.uri)

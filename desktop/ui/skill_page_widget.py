@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
+    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
@@ -329,6 +330,34 @@ class SkillPageWidget(QWidget):
             view.show_file(self.skill, str(uri))
         if view.result is None:
             view.read()  # not twice at once: the viewer reads a file once at a time
+
+    def open_file(self, uri: str) -> None:
+        """The Files tab on ``uri``, chosen in the tree, read and checked (a link to the
+        file was followed: the person asked for it, from a server too)."""
+        skill = self.skill
+        if skill is None:
+            return
+        self.tabs.setCurrentWidget(self.files_tab)
+        for item in self._file_items():
+            if item.data(0, URI_ROLE) == uri:
+                self.files.blockSignals(True)  # chosen here; not read twice
+                self.files.setCurrentItem(item)
+                self.files.blockSignals(False)
+                self.files.scrollToItem(item)
+                break
+        view = self.file_view
+        if view.skill is not skill or view.uri != uri:
+            view.show_file(skill, uri)
+        if view.result is None:
+            view.read()
+
+    def _file_items(self) -> list[QTreeWidgetItem]:
+        items: list[QTreeWidgetItem] = []
+        it = QTreeWidgetItemIterator(self.files)
+        while (item := it.value()) is not None:
+            items.append(item)
+            it += 1
+        return items
 
     def _follow_file(self, skill: Skill) -> None:
         """The catalog holds a new entry for the shown skill: the file is said again

@@ -76,14 +76,21 @@ def test_links_open_listed_files_verified_and_show_the_rest(
     p.follow_link("../beta-tools/SKILL.md")
     assert "outside the skill" in p.link_note.text()
     assert p.uri == "SKILL.md"
+    # A listed file opens in the Files tab, read and checked there.
+    files = window.page.file_view
     p.follow_link("references/guide.md")
     wait_idle(qtbot, window)
-    assert p.uri == "references/guide.md"
-    assert "Bytes match the manifest" in p.status.text()
-    assert "Step one." in p.raw.toPlainText()
+    assert window.tabs.currentWidget() is window.page.files_tab
+    assert files.uri == "references/guide.md"
+    assert window.page.files.currentItem().text(0) == "guide.md"
+    assert "Bytes match the manifest" in files.status.text()
+    assert "Step one." in files.text.toPlainText()
+    assert p.uri == "SKILL.md"  # the Overview keeps the skill's body
+    p.show_skill(p.skill, "references/guide.md")
     p.follow_link("../logo.png")  # relative to references/guide.md
     wait_idle(qtbot, window)
-    assert "binary file" in p.raw.toPlainText()
+    assert files.uri == "logo.png"
+    assert "binary file" in files.text.toPlainText()
 
 
 def test_changed_bytes_are_not_shown(make_window: Any, skills_folder: Path, qtbot: Any) -> None:

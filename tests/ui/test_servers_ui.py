@@ -461,16 +461,16 @@ def test_the_detail_pane_lists_a_folder_as_the_server_does(
 def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
     make_window: Any, qtbot: Any
 ) -> None:
-    """After a mismatch the preview offers a refresh (V2): once skills/get has answered,
+    """After a mismatch the Files tab offers a refresh (V2): once skills/get has answered,
     the file shown is read again against the entry the server gave, not the old one."""
     window = make_window([hostile_spec("stale")])
     c = window.controller
     listed = next(s for s in c.catalog.skills if s.name == "demo")
     guide = "skill://demo/references/guide.md"
     window.select_skill(listed.id)
-    window._open_file(listed.id, guide)
+    window._open_file(listed.id, guide)  # a link to the guide: the Files tab reads it
     wait_idle(qtbot, window)
-    preview = window.preview
+    preview = window.page.file_view
     assert preview.status.text().startswith("Not shown: ")
     assert preview.refresh_button.isVisibleTo(preview)
     preview.refresh_button.click()
@@ -483,7 +483,7 @@ def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
     assert preview.skill is c.catalog.get(listed.id)
     assert preview.uri == guide
     assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
-    assert "a newer guide" in preview.raw.toPlainText()
+    assert "a newer guide" in preview.text.toPlainText()
     assert not preview.refresh_button.isVisibleTo(preview)
 
 
@@ -498,10 +498,10 @@ def test_bytes_that_match_on_a_second_fetch_take_the_refresh_offer_away(
     window.select_skill(demo.id)
     window._open_file(demo.id, "skill://demo/references/guide.md")
     wait_idle(qtbot, window)
-    preview = window.preview
+    preview = window.page.file_view
     assert preview.status.text().startswith("Not shown: ")
     assert preview.refresh_button.isVisibleTo(preview)
-    preview.fetch_button.click()
+    preview.read_button.click()
     wait_idle(qtbot, window)
     assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
     assert not preview.refresh_button.isVisibleTo(preview)

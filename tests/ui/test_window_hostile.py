@@ -32,6 +32,12 @@ def test_previewing_an_invalid_entry_again_and_again_says_why_once(
     for f in skill.files:
         window.detail.fileRequested.emit(skill.id, f.uri)
         wait_idle(qtbot, window)
+    # Each file of the detail pane opens in the Files tab, which says why it is not read.
+    files = window.page.file_view
+    status = files.status.text()
+    assert "cannot be loaded" in status and "outside the skill directory" in status
+    assert not files.read_button.isEnabled()
+    assert files.text.toPlainText() == ""
     status = window.preview.status.text()
     assert "cannot be loaded" in status and "outside the skill directory" in status
     assert not window.preview.fetch_button.isEnabled()
@@ -55,8 +61,9 @@ def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
     guide = next(f.uri for f in skill.files if f.uri.endswith("guide.md"))
     window.detail.fileRequested.emit(skill.id, guide)
     wait_idle(qtbot, window)
-    assert "expected digest sha256:000" in window.preview.status.text()
-    assert window.preview.raw.toPlainText() == ""
+    assert window.tabs.currentWidget() is window.page.files_tab
+    assert "expected digest sha256:000" in window.page.file_view.status.text()
+    assert window.page.file_view.text.toPlainText() == ""
     window.actions_.review(skill.id)
     body = window.actions_.dialog.body.toPlainText()
     assert "The server's bytes did not match this entry" in body

@@ -13,16 +13,18 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import qasync
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialog
 
 from desktop.core.model import SourceSpec
 from desktop.sources.config import bundled_sources
 from desktop.ui.app import build_window
+from desktop.ui.instructions_dialog import InstructionsDialog
 from desktop.ui.main_window import MainWindow
 
 SIZES = ((1280, 800), (1920, 1080), (900, 700))
@@ -62,6 +64,13 @@ def save(window: MainWindow, out: Path, size: tuple[int, int], state: str) -> No
     path = out / f"{size[0]}x{size[1]}-{state}.png"
     window.grab().save(str(path), "PNG")
     print(path)
+
+
+def save_dialog(dialog: QDialog, out: Path, size: tuple[int, int], state: str) -> None:
+    path = out / f"{size[0]}x{size[1]}-{state}.png"
+    dialog.grab().save(str(path), "PNG")
+    print(path)
+    dialog.close()
 
 
 def skill_named(window: MainWindow, qualified: str) -> str:
@@ -117,10 +126,26 @@ async def shoot(specs: list[SourceSpec], out: Path, scratch: Path, size: tuple[i
     dialog = window.actions_.dialog
     await dialog.fetch_now()
     await settle(window, 0.2)
-    path = out / f"{size[0]}x{size[1]}-3-compare.png"
-    dialog.grab().save(str(path), "PNG")
-    print(path)
-    dialog.close()
+    save_dialog(dialog, out, size, "3-compare")
+
+    window.actions_.model_view()
+    await settle(window, 0.2)
+    save_dialog(window.actions_.dialog, out, size, "3-model-view")
+    window.actions_.trigger_tester()
+    tester = window.actions_.dialog
+    tester.message.setText("please write a commit message for this refund")
+    await settle(window, 0.2)
+    save_dialog(tester, out, size, "3-trigger-tester")
+    # The sample server sends no instructions: the dialog is shown on its status with
+    # instructions past the cut many clients apply, as a long-winded server sends them.
+    status = window.controller.catalog.source("sample-server")
+    if status is not None:
+        wordy = "Use these skills for billing questions and refunds. " * 50
+        wordy += "\nSee skill://acme/billing/refunds/SKILL.md for refunds.\n"
+        dialog = InstructionsDialog(replace(status, instructions=wordy), window.controller)
+        dialog.show()
+        await settle(window, 0.2)
+        save_dialog(dialog, out, size, "3-instructions")
 
     window.sidebar.select_source("team-skills")
     await settle(window)

@@ -84,7 +84,7 @@ class TriggerTesterDialog(QDialog):
             if s.loadable and s.loading.strategy == "always" and not loaded_always(s)
         ]
         html = "<h3>Pulled in by this message</h3><ul>" + ("".join(rows) or "<li>none</li>")
-        html += "</ul><h3>Loaded always (strategy always)</h3><ul>" + _items(always) + "</ul>"
+        html += "</ul><h3>Loaded always, whatever the message</h3><ul>" + _items(always) + "</ul>"
         if declared:
             html += (
                 "<h3>Declaring always, not loaded on that alone</h3><p>Third-party: the host "

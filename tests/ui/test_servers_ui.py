@@ -507,6 +507,26 @@ def test_bytes_that_match_on_a_second_fetch_take_the_refresh_offer_away(
     assert not preview.refresh_button.isVisibleTo(preview)
 
 
+def test_the_overview_offers_a_refresh_when_skill_md_did_not_match(
+    make_window: Any, qtbot: Any
+) -> None:
+    """The first read of SKILL.md is tampered with: the Overview shows nothing of it and
+    offers Refresh entry; once a read matches, the offer goes."""
+    window = make_window([hostile_spec("flip")])
+    demo = next(s for s in window.controller.catalog.skills if s.name == "demo")
+    window.select_skill(demo.id)
+    preview = window.preview
+    preview.fetch()
+    wait_idle(qtbot, window)
+    assert preview.status.text().startswith("Not shown: ")
+    assert "tampered" not in preview.raw.toPlainText() + preview.rendered.toPlainText()
+    assert preview.refresh_button.isVisibleTo(preview)
+    preview.fetch_button.click()
+    wait_idle(qtbot, window)
+    assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
+    assert not preview.refresh_button.isVisibleTo(preview)
+
+
 def test_cancelling_the_first_read_says_which_sources_were_cut_short(
     make_window: Any, qtbot: Any, caplog: Any
 ) -> None:

@@ -126,11 +126,24 @@ async def while_showing(progress: Any, work: Awaitable[T]) -> T:
         progress.line.clear()
 
 
-async def discover(specs: Sequence[SourceSpec], *, show: bool, **kwargs: Any) -> Any:
-    """:func:`desktop.sources.registry.discover`, with the sources' progress when ``show``."""
-    from desktop.sources.registry import discover as read_all
+async def discover(
+    specs: Sequence[SourceSpec], *, show: bool, budgets: Any = None, pool: Any = None
+) -> Any:
+    """The catalog of ``specs``, read by the catalog session (on ``pool``'s connections
+    when one is given, kept for the reads that follow), with the sources' progress when
+    ``show``."""
+    from desktop.session.catalog_session import CatalogSession, Silent
+    from desktop.session.content_reader import ContentReader
 
-    if not show:
-        return await read_all(specs, **kwargs)
-    progress = SourcesProgress(specs)
-    return await while_showing(progress, read_all(specs, on_source=progress.done, **kwargs))
+    reader = ContentReader(specs, budgets=budgets)
+    if pool is not None:
+        reader.use_pool(pool)
+    session = CatalogSession(Silent(), reader=reader, specs=specs, budgets=budgets)
+    try:
+        if not show:
+            return await session.read_catalog()
+        progress = SourcesProgress(specs)
+        return await while_showing(progress, session.read_catalog(on_source=progress.done))
+    finally:
+        if pool is None:
+            await reader.close()

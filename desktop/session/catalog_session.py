@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Collection, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
 from typing import Any, Protocol
 
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
@@ -50,6 +50,19 @@ class Notices(Protocol):
     def warning(self, text: str) -> object: ...
 
     def info(self, text: str) -> object: ...
+
+
+class Silent:
+    """Notices nobody reads: a command that prints what it found itself."""
+
+    def error(self, text: str) -> None:
+        """Dropped."""
+
+    def warning(self, text: str) -> None:
+        """Dropped."""
+
+    def info(self, text: str) -> None:
+        """Dropped."""
 
 
 class SessionEvents:
@@ -192,6 +205,41 @@ class CatalogSession:
         self._discovery = self.spawn(self._discover(), "reading sources")
         return self._discovery
 
+    async def read_sources(
+        self,
+        specs: list[SourceSpec],
+        on_source: Callable[[SourceStatus, list[Skill]], None] | None = None,
+    ) -> list[tuple[SourceStatus, list[Skill]]]:
+        """Each of ``specs`` read once, in their order; ``on_source`` is told as each
+        finishes. Folders are read while the MCP client loads (off the loop); servers
+        are listed on the kept connections that reads then use."""
+        served = [s for s in specs if s.kind == "mcp" and not s.untrusted]
+        others = [s for s in specs if s not in served]
+
+        async def servers() -> list[tuple[SourceStatus, list[Skill]]]:
+            if not served:
+                return []
+            await load_mcp_support()
+            return await read_all(
+                served, budgets=self.budgets, on_source=on_source, pool=self.reader.pool
+            )
+
+        read, listed = await asyncio.gather(
+            read_all(others, budgets=self.budgets, on_source=on_source), servers()
+        )
+        ordered = iter(read), iter(listed)
+        return [next(ordered[s in served]) for s in specs]
+
+    async def read_catalog(
+        self, on_source: Callable[[SourceStatus, list[Skill]], None] | None = None
+    ) -> Catalog:
+        """Every enabled source read once and the catalog built: what a command that
+        lists the catalog shows. Nothing is scheduled (no re-listing) and no approval
+        state is read."""
+        results = await self.read_sources([s for s in self.specs if s.enabled], on_source)
+        self.catalog, _ = await asyncio.to_thread(_assemble, [], results)
+        return self.catalog
+
     async def _discover(self) -> None:
         enabled = [s for s in self.specs if s.enabled]
         total = len(enabled)
@@ -222,26 +270,8 @@ class CatalogSession:
                 finally:
                     self.interim = False
 
-        served = [s for s in enabled if s.kind == "mcp" and not s.untrusted]
-        others = [s for s in enabled if s not in served]
-
-        async def servers() -> list[tuple[SourceStatus, list[Skill]]]:
-            if not served:
-                return []
-            # The MCP client loads off the loop (folders are read meanwhile); servers
-            # are then listed on the kept connections that reads will use.
-            await load_mcp_support()
-            return await read_all(
-                served, budgets=self.budgets, on_source=on_source, pool=self.reader.pool
-            )
-
         try:
-            read, listed = await asyncio.gather(
-                read_all(others, budgets=self.budgets, on_source=on_source), servers()
-            )
-            # In the order the sources are configured, as the command line has them.
-            ordered = iter(read), iter(listed)
-            results = [next(ordered[s in served]) for s in enabled]
+            results = await self.read_sources(enabled, on_source)
         except asyncio.CancelledError:
             self._cut_short(enabled, statuses, found)
             raise

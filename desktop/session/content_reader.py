@@ -45,6 +45,10 @@ class ContentReader:
         self._retired: list[ServerPool] = []
         self._closing: set[asyncio.Task[None]] = set()
 
+    def use_pool(self, pool: ServerPool) -> None:
+        """Read over ``pool``'s connections (its owner closes it)."""
+        self._pool = pool
+
     @property
     def pool(self) -> ServerPool:
         if self._pool is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.model import SourceSpec
-from desktop.sources import signin
+from desktop.session.mcp_loading import load_mcp_support
 from desktop.ui.notifier import Notifier
 
 
@@ -89,7 +90,15 @@ class SignInFlow(QObject):
         def open_browser(url: str) -> None:
             dialog.show_address(url, self._open_url(QUrl(url)))
 
-        task = asyncio.ensure_future(signin.sign_in(spec, open_browser))
+        async def run() -> Any:
+            # The sign-in needs the MCP client, loaded off the loop's thread when first
+            # needed rather than when the window starts.
+            await load_mcp_support()
+            from desktop.sources import signin
+
+            return await signin.sign_in(spec, open_browser)
+
+        task = asyncio.ensure_future(run())
         self.task = task
         dialog.rejected.connect(task.cancel)
         task.add_done_callback(lambda t: self._finished(spec, t))
@@ -105,10 +114,14 @@ class SignInFlow(QObject):
             return
         exc = task.exception()
         if exc is not None:
-            why = str(exc) if isinstance(exc, signin.SignInError) else signin.explain(exc)
+            signin = sys.modules.get("desktop.sources.signin")
+            if signin is None:  # the MCP client could not be loaded
+                why = str(exc)
+            else:
+                why = str(exc) if isinstance(exc, signin.SignInError) else signin.explain(exc)
             self._notifier.error(f"could not sign in to {spec.label}: {why}")
             return
-        done: signin.SignedIn = task.result()
+        done = task.result()
         who = f" as {done.account}" if done.account else ""
         if done.remembered:
             self._notifier.info(f"signed in to {spec.label}{who}")
@@ -120,6 +133,9 @@ class SignInFlow(QObject):
         self.changed.emit(spec.label)
 
     async def sign_out(self, spec: SourceSpec) -> None:
+        await load_mcp_support()
+        from desktop.sources import signin
+
         had = await asyncio.to_thread(signin.sign_out, spec)
         if had:
             self._notifier.info(f"signed out of {spec.label}: its tokens were removed")

@@ -8,7 +8,9 @@ window: a listing of names, sizes and times, a burst of saves taken as one chang
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import signal
 import sys
 import time
 from pathlib import Path
@@ -52,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
 def _watch(path: Path, spec: SourceSpec, as_json: bool) -> int:
     """Lint, then lint again after each change that touches a skill (a burst of saves is
     one change), until Ctrl+C: then a short line, and exit 0."""
+    # Ctrl+C stops the watching even when this process was started with it ignored (as
+    # a program started by another may be): the interrupt is what ends it.
+    with contextlib.suppress(ValueError):  # not the main thread (tests call run())
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         _code, skill_dirs = _lint(path, spec, as_json)
         listing = list_folder(spec.endpoint)

@@ -171,9 +171,12 @@ def test_a_skill_whose_authority_looks_like_a_host_is_read_only_through_its_serv
     skill_id = "srv:skill://example.com/refunds/SKILL.md"
     p = preview(window, qtbot, skill_id)
     assert "Bytes match the manifest" in p.status.text()
-    p.follow_link("form.md")
+    p.follow_link("form.md")  # opens in the Files tab, read through the server
     wait_idle(qtbot, window)
-    assert "The form." in p.raw.toPlainText()
+    files = window.page.file_view
+    assert files.uri == "skill://example.com/refunds/form.md"
+    assert "Bytes match the manifest" in files.status.text()
+    assert "The form." in files.text.toPlainText()
     assert reads(log) == [
         "skill://example.com/refunds/SKILL.md",
         "skill://example.com/refunds/form.md",
@@ -270,9 +273,9 @@ def test_previews_show_and_links_leave_approvals_and_the_review_queue_as_they_we
 
     preview(window, qtbot, beta)
     p = preview(window, qtbot, alpha)
-    p.follow_link("references/guide.md")
+    p.follow_link("references/guide.md")  # opens in the Files tab
     wait_idle(qtbot, window)
-    assert "The guide." in p.raw.toPlainText()
+    assert "The guide." in window.page.file_view.text.toPlainText()
     assert set(reads(log)) == {
         "skill://beta/SKILL.md",
         "skill://alpha/SKILL.md",

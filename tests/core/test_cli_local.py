@@ -321,6 +321,12 @@ def _until(lines: queue.Queue[str], words: str, timeout: float = 10) -> list[str
     raise AssertionError(f"no line with {words!r} in {timeout} s; read: {seen}")
 
 
+def _ctrl_c_ignored() -> None:
+    """In the child before it starts: SIGINT ignored, as a program started by another
+    (a test runner's worker, a script's background job) may inherit it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def test_lint_watch_checks_again_after_a_change_until_ctrl_c(tmp_path: Path) -> None:
     skill = tmp_path / "notes"
     skill.mkdir()
@@ -333,6 +339,7 @@ def test_lint_watch_checks_again_after_a_change_until_ctrl_c(tmp_path: Path) -> 
         stdin=subprocess.DEVNULL,
         text=True,
         cwd=REPO,
+        preexec_fn=_ctrl_c_ignored,
     )
     try:
         out, errs = _lines_of(proc.stdout), _lines_of(proc.stderr)

@@ -31,6 +31,7 @@ THIRD_PARTY = (
     "Third-party content: published by the server {label}. Nothing it declares (priority, "
     "loading strategy, allowed-tools) is granted or promoted by the host on its own."
 )
+SEVERITY_WORDS = {"invalid": "Invalid", "error": "Error", "warning": "Warning", "info": "Note"}
 FILE_STATE_TEXT = {
     VERIFIED: "bytes match the manifest",
     DYNAMIC: "dynamic: no digest published, unverifiable",
@@ -253,8 +254,11 @@ def detail_html(
     if skill.problems:
         out.append("<h3>Problems</h3><ul>")
         for p in skill.problems:
+            # In words first; the stable code (what lint and --json print) after it.
+            word = SEVERITY_WORDS.get(p.severity, p.severity.capitalize())
             out.append(
-                f"<li><b>{escape(p.severity)}</b> {escape(p.code)}: {escape(p.message)}</li>"
+                f"<li><b>{escape(word)}:</b> {escape(p.message)} "
+                f"<small>({escape(p.code)})</small></li>"
             )
         out.append("</ul>")
     extra = {k: v for k, v in fm.items() if k not in ("name", "description")}

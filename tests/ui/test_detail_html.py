@@ -79,3 +79,22 @@ def test_a_loading_value_declared_but_ignored_is_shown_with_its_default() -> Non
     assert "default applies: identity, state, loading strategy, triggers," in page
     full = detail_html(skill, catalog, approval=None, files={})
     assert "Triggers</th>" in full and "Show all" not in full
+
+
+def test_details_say_each_problem_in_words_with_its_code_after() -> None:
+    origin = Origin("h", "mcp", "stdio", "demo")
+    entry = {
+        "uri": "skill://Bad_Name/SKILL.md",
+        "name": "Bad_Name",
+        "description": "d",
+        "resources": [
+            {"uri": "skill://Bad_Name/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}
+        ],
+    }
+    skill = parse_entry(entry, origin)
+    problem = skill.problems[0]
+    word = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}[problem.severity]
+    page = detail_html(skill, build_catalog([], [skill]), approval=None, files={})
+    shown = page.split("<h3>Problems</h3>", 1)[1]
+    assert f"<b>{word}:</b> {problem.message}" in shown.replace("&#x27;", "'")
+    assert f"<small>({problem.code})</small>" in shown

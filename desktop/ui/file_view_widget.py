@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout
 
 from desktop.core.freshness import listing_changes
 from desktop.core.model import Skill
-from desktop.core.verify import MISMATCHES
 from desktop.session.content_reader import ReadResult
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.code_view import CodeView
@@ -29,6 +28,7 @@ from desktop.ui.preview_widget import (
     has_long_line,
     marks_note,
     problem_marks,
+    showable,
     verified_head,
 )
 
@@ -168,15 +168,11 @@ class FileViewWidget(QWidget):
         return result
 
     async def _show(self, result: ReadResult) -> None:
-        vf = result.verification
         self._clear()
-        if result.data is None or not vf.usable:
-            self.status.setText(f"Not shown: {vf.message}")
-            stale = vf.state in MISMATCHES and self.skill is not None and self.skill.kind == "mcp"
-            self.refresh_button.setVisible(stale)
+        data = showable(result, self.skill, self.status, self.refresh_button)
+        if data is None:
             return
-        self.refresh_button.setVisible(False)  # bytes that match need no fresh entry
-        data = result.data
+        vf = result.verification
         self.status.setText(verified_head(vf, len(data)))
         binary = describe_binary(data)
         if binary is not None:

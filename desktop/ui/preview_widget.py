@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLabel,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -90,6 +91,21 @@ def verified_head(vf: FileVerification, size: int) -> str:
     else:
         head = "Bytes match the manifest (size and SHA-256; not a safety check): "
     return head + f"{vf.uri}, {size:,} bytes"
+
+
+def showable(
+    result: ReadResult, skill: Skill | None, status: QLabel, ask: QPushButton
+) -> bytes | None:
+    """``result``'s bytes when they may be shown. Otherwise ``None``: ``status`` says why,
+    and ``ask`` (ask the server for its current entry) is offered after a server skill's
+    mismatch. Bytes that may be shown need no fresh entry: ``ask`` is hidden."""
+    vf = result.verification
+    if result.data is None or not vf.usable:
+        status.setText(f"Not shown: {vf.message}")
+        ask.setVisible(vf.state in MISMATCHES and skill is not None and skill.kind == "mcp")
+        return None
+    ask.setVisible(False)
+    return result.data
 
 
 async def fill_plain(view: QPlainTextEdit, text: str, wanted: Callable[[], bool]) -> bool:
@@ -329,15 +345,11 @@ class PreviewWidget(QWidget):
         return result
 
     async def _show_result(self, result: ReadResult) -> None:
-        vf = result.verification
-        if result.data is None or not vf.usable:
+        data = showable(result, self.skill, self.status, self.refresh_button)
+        if data is None:
             self._clear()
-            self.status.setText(f"Not shown: {vf.message}")
-            stale = vf.state in MISMATCHES and self.skill is not None and self.skill.kind == "mcp"
-            self.refresh_button.setVisible(stale)
             return
-        self.refresh_button.setVisible(False)  # bytes that match need no refreshed entry
-        data = result.data
+        vf = result.verification
         self.status.setText(verified_head(vf, len(data)))
         binary = describe_binary(data)
         if binary is not None:

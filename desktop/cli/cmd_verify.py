@@ -56,18 +56,17 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
                 elif picked.said:
                     print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
             catalog = Catalog()  # no source was read as a whole
-        by_label: dict[str, list[int]] = {}
+        # The skills found, by source: each source's are verified one after another.
+        by_label: dict[str, list[tuple[int, Skill]]] = {}
         for i, skill in enumerate(skills):
             results.append(None)
             if skill is not None:
-                by_label.setdefault(skill.origin.label, []).append(i)
+                by_label.setdefault(skill.origin.label, []).append((i, skill))
 
         counter = progress.CountProgress("verifying skills", sum(map(len, by_label.values())))
 
-        async def one_source(indices: list[int]) -> None:
-            for i in indices:
-                skill = skills[i]
-                assert skill is not None  # only the skills found are verified
+        async def one_source(found: list[tuple[int, Skill]]) -> None:
+            for i, skill in found:
                 # Folders alone have no pool: a local skill is read from its folder.
                 results[i] = await (verify_skill(skill) if pool is None else pool.verify(skill))
                 if show:
@@ -75,7 +74,7 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
 
         async def verify_all() -> None:
             # One deadline for the whole command, whatever each skill's own allows.
-            sources = [asyncio.ensure_future(one_source(ix)) for ix in by_label.values()]
+            sources = [asyncio.ensure_future(one_source(found)) for found in by_label.values()]
             if sources:
                 _done, late = await asyncio.wait(sources, timeout=COMMAND_DEADLINE)
                 for task in late:

@@ -77,7 +77,8 @@ class SignInFlow(QObject):
 
     @property
     def busy(self) -> bool:
-        return self.task is not None and not self.task.done()
+        """A sign-in runs, or has ended and not yet said how (its dialog still open)."""
+        return self.task is not None
 
     def sign_in(self, spec: SourceSpec) -> None:
         if self.busy:
@@ -105,6 +106,8 @@ class SignInFlow(QObject):
         dialog.show()
 
     def _finished(self, spec: SourceSpec, task: asyncio.Task[Any]) -> None:
+        if self.task is task:
+            self.task = None
         dialog, self.dialog = self.dialog, None
         if dialog is not None:
             dialog.done(0)

@@ -7,10 +7,10 @@ holds and how a source's state reads are :mod:`desktop.core.library`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -79,6 +79,7 @@ class SidebarWidget(QWidget):
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.model = model
+        self._icons: dict[str, QIcon] = {}
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("sidebarTree")
         self.tree.setAccessibleName("Library and sources")
@@ -107,7 +108,7 @@ class SidebarWidget(QWidget):
         self.source_items: dict[str, QTreeWidgetItem] = {}
         self.add_item = QTreeWidgetItem(self.sources_section, ["Add source…", ""])
         self.add_item.setData(0, KIND_ROLE, "add")
-        self.add_item.setIcon(0, standard_icon(self, "add"))
+        self.add_item.setIcon(0, self._icon("add"))
         self.add_item.setToolTip(0, "Add a folder of skills or an MCP server (Ctrl+N)")
         self.tree.expandAll()
         self._counts: Mapping[str, int] = {}
@@ -145,7 +146,7 @@ class SidebarWidget(QWidget):
         self.tree.itemClicked.connect(self._on_clicked)
         self.tree.customContextMenuRequested.connect(self._menu)
         model.modelReset.connect(self._rebuild_sources)
-        model.dataChanged.connect(self._update_sources)
+        model.dataChanged.connect(self._on_sources_changed)
         self._rebuild_sources()
         self.select_view(ALL, emit=False)
 
@@ -193,19 +194,39 @@ class SidebarWidget(QWidget):
             self.tree.blockSignals(False)
         self._update_actions()
 
-    def _update_sources(self, *_: object) -> None:
-        for spec in self.model.specs:
+    def _icon(self, name: str) -> QIcon:
+        """:func:`standard_icon`, looked up once per name until the style or palette
+        changes: rows change many times while sources are read."""
+        icon = self._icons.get(name)
+        if icon is None:
+            icon = self._icons[name] = standard_icon(self, name)
+        return icon
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        styled = event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange)
+        if styled and hasattr(self, "add_item"):  # built: __init__ has run
+            self._icons.clear()
+            self.add_item.setIcon(0, self._icon("add"))
+            self._update_sources()
+
+    def _on_sources_changed(self, top: QModelIndex, bottom: QModelIndex, *_: object) -> None:
+        """Rows of the sources model changed: only their items are updated."""
+        self._update_sources(self.model.specs[top.row() : bottom.row() + 1])
+
+    def _update_sources(self, specs: Sequence[SourceSpec] | None = None) -> None:
+        for spec in self.model.specs if specs is None else specs:
             item = self.source_items.get(spec.label)
             if item is None:
                 continue
             words = source_words(spec, self.model.statuses.get(spec.label))
-            item.setIcon(0, standard_icon(self, words.kind))
+            item.setIcon(0, self._icon(words.kind))
             if words.mark == "ok":
                 shown = str(self._counts.get(spec.label, 0))
                 item.setIcon(1, QIcon())
             else:
                 shown = words.status
-                item.setIcon(1, standard_icon(self, words.mark))
+                item.setIcon(1, self._icon(words.mark))
             item.setText(1, shown)
             disabled = not spec.enabled
             item.setForeground(

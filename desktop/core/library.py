@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.visible import cut
 
 ALL = "all"
 TO_REVIEW = "to-review"
@@ -323,13 +324,66 @@ def primary_action(approval: str | None) -> tuple[str, str]:
     return "Review approval…", "See what was approved, or revoke it"
 
 
+# How long the short form of a server's command line may be.
+BRIEF_LIMIT = 60
+
+
+def brief_path(path: str, home: str | None = None) -> str:
+    """A folder's path in a sentence: the home folder as ``~``."""
+    import os.path
+
+    home = os.path.expanduser("~") if home is None else home
+    if home and home != os.sep and (path == home or path.startswith(home.rstrip(os.sep) + os.sep)):
+        return "~" + path[len(home.rstrip(os.sep)) :]
+    return path
+
+
+def brief_endpoint(transport: str, shown_endpoint: str) -> str:
+    """A server's endpoint in a sentence, as people recognise it: a command's program
+    by its name and its folder arguments by their last part (``python -m pkg serve
+    …/skills``), an address by its host and path. ``shown_endpoint`` is the masked one
+    (secrets never reach this); the whole is for tooltips and the review."""
+    import shlex
+    from urllib.parse import urlsplit
+
+    if transport == "http":
+        try:
+            parts = urlsplit(shown_endpoint)
+            host = parts.hostname or ""
+            port = f":{parts.port}" if parts.port else ""
+        except ValueError:
+            return cut(shown_endpoint, BRIEF_LIMIT)
+        if not host:
+            return cut(shown_endpoint, BRIEF_LIMIT)
+        path = "" if parts.path in ("", "/") else parts.path
+        return cut(f"{host}{port}{path}", BRIEF_LIMIT)
+    try:
+        argv = shlex.split(shown_endpoint)
+    except ValueError:
+        argv = shown_endpoint.split()
+    if not argv:
+        return shown_endpoint
+    words = [argv[0].rstrip("/").rsplit("/", 1)[-1] or argv[0]]
+    for arg in argv[1:]:
+        # A path, alone or as an option's value (--root=/srv/skills); a package name
+        # such as @scope/name is not one.
+        key, eq, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
+        last = value.rstrip("/").rsplit("/", 1)[-1]
+        if value.startswith(("/", "~/", "./", "../")) and last:
+            words.append(f"{key}{eq}…/{last}")
+        else:
+            words.append(arg)
+    return cut(" ".join(words), BRIEF_LIMIT)
+
+
 def origin_line(skill: Skill) -> str:
-    """Where a skill comes from, in a sentence."""
+    """Where a skill comes from, in a sentence (the whole endpoint goes in a tooltip)."""
     o = skill.origin
     if o.kind == "mcp":
         how = "a local process" if o.transport == "stdio" else "a remote server"
+        brief = brief_endpoint(o.transport, o.shown_endpoint)
         return (
-            f"Third-party · from the server {o.label} ({how}, {o.shown_endpoint}): "
+            f"Third-party · from the server {o.label} ({how}: {brief}), "
             "written by the server's publisher"
         )
-    return f"From the folder {o.label} ({skill.path or o.shown_endpoint})"
+    return f"From the folder {o.label} ({brief_path(skill.path or o.shown_endpoint)})"

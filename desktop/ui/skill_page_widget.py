@@ -42,7 +42,7 @@ from desktop.core.library import (
 )
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
-from desktop.core.visible import visible
+from desktop.core.visible import cut, visible
 from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.file_view_widget import FileViewWidget
 from desktop.ui.plain_label import PlainLabel
@@ -203,7 +203,9 @@ class SkillPageWidget(QWidget):
         self.title.setText(visible(skill.name))
         self.title.setToolTip(plain_tooltip(skill.qualified_name) or "")
         self.origin.setText(origin_line(skill))
-        self.origin.setToolTip(plain_tooltip(skill.origin.describe()) or "")
+        where = skill.path if skill.origin.kind == "local" and skill.path else None
+        whole = f"{skill.origin.label}: {where or cut(skill.origin.shown_endpoint, 2000)}"
+        self.origin.setToolTip(plain_tooltip(whole) or "")
         self.set_states(approval, None)
         if renewed:
             self._fill_files(skill)

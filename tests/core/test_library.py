@@ -139,3 +139,32 @@ def test_empty_states_name_the_cause_and_one_action() -> None:
     assert state.title == "Nothing to review" and state.action == ""
     state = empty_state(text="", **{**base, "total": 0, "sources": 0})  # type: ignore[arg-type]
     assert state.action == "add"
+
+
+def test_a_server_is_named_in_a_sentence_by_its_program_and_last_folders() -> None:
+    from desktop.core.library import brief_endpoint, brief_path
+
+    long = "/home/ada/.venv/bin/python -m desktop serve /home/ada/work/resources/sample-server"
+    assert brief_endpoint("stdio", long) == "python -m desktop serve …/sample-server"
+    assert brief_endpoint("stdio", "npx -y @acme/skills-server") == "npx -y @acme/skills-server"
+    assert brief_endpoint("stdio", "uvx --from ./tools srv") == "uvx --from …/tools srv"
+    assert brief_endpoint("stdio", "srv --root=/srv/team/") == "srv --root=…/team"
+    assert brief_endpoint("http", "https://mcp.example.com/mcp?token=***") == "mcp.example.com/mcp"
+    assert brief_endpoint("http", "http://127.0.0.1:8931/") == "127.0.0.1:8931"
+    huge = "srv " + "x" * 500
+    assert len(brief_endpoint("stdio", huge)) < 100  # cut, saying how long it was
+    assert brief_path("/home/ada/skills/pdf", home="/home/ada") == "~/skills/pdf"
+    assert brief_path("/home/adam/skills", home="/home/ada") == "/home/adam/skills"
+    assert brief_path("/srv/skills", home="/") == "/srv/skills"
+
+
+def test_the_origin_line_of_a_server_skill_names_its_program_not_its_whole_command() -> None:
+    from dataclasses import replace
+
+    from desktop.core.library import origin_line
+
+    origin = Origin("docs", "mcp", "stdio", "/opt/tools/bin/skills-server --root /srv/skills/team")
+    line = origin_line(replace(_skill("a"), origin=origin))
+    assert line.startswith("Third-party · from the server docs (a local process: ")
+    assert "skills-server --root …/team" in line
+    assert "/opt/tools" not in line

@@ -182,10 +182,11 @@ async def run(out: Path, scratch: Path) -> None:
 
 async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
     """The README's picture: the samples and the many skills, a local skill read."""
-    # The samples from a copy, so the picture names no folder of this checkout.
+    # The samples from a copy in the throw-away home, so the picture names no folder
+    # of this checkout (the window shows a folder under home as ~/...).
     import shutil
 
-    copy = scratch / "samples"
+    copy = Path.home() / "skills" / "samples"
     if not copy.exists():
         shutil.copytree(Path(specs[0].endpoint), copy)
     specs = [SourceSpec(specs[0].label, "local", "folder", str(copy)), *specs[1:]]

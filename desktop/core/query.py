@@ -5,7 +5,8 @@ split into words; a skill matches when every word occurs (case-insensitively, af
 NFKC normalisation) in its name, qualified name, description, origin (label and
 address) or triggers. Sets restrict by source label, by state (the skill's listing
 state, its verification state or its approval state) and by loading strategy; an
-empty set restricts nothing.
+empty set restricts nothing. ``state_groups`` holds one set of states per kind of state
+chosen (approval, checks, entry): a skill must be in one state of every group.
 
 For large catalogs, :class:`SearchIndex` keeps each skill's folded text once, so a
 keystroke costs one substring test per skill.
@@ -35,6 +36,8 @@ class SkillQuery:
     strategies: frozenset[str] = field(default_factory=frozenset)
     view: str = ""  # a Library view (desktop.core.library), "" for all
     problems: bool = False  # only skills with problems
+    # One set per kind of state (approval, checks, entry): each must hold a skill's state.
+    state_groups: tuple[frozenset[str], ...] = ()
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -50,6 +53,7 @@ class SkillQuery:
         return bool(
             self.sources
             or self.states
+            or self.state_groups
             or self.strategies
             or self.view not in ("", ALL)
             or self.problems
@@ -58,7 +62,7 @@ class SkillQuery:
     @property
     def needs_states(self) -> bool:
         """Whether the answer depends on verification or approval states."""
-        return bool(self.states) or self.view not in ("", ALL, PROBLEMS)
+        return bool(self.states or self.state_groups) or self.view not in ("", ALL, PROBLEMS)
 
     def narrows(self, previous: SkillQuery) -> bool:
         """Whether every skill this query accepts was accepted by ``previous``.
@@ -67,9 +71,17 @@ class SkillQuery:
         same position) and the sets are unchanged: a caller may then test only the
         skills the previous query accepted.
         """
-        if (self.sources, self.states, self.strategies, self.view, self.problems) != (
+        if (
+            self.sources,
+            self.states,
+            self.state_groups,
+            self.strategies,
+            self.view,
+            self.problems,
+        ) != (
             previous.sources,
             previous.states,
+            previous.state_groups,
             previous.strategies,
             previous.view,
             previous.problems,
@@ -123,8 +135,12 @@ def matches(
         return False
     if query.strategies and skill.loading.strategy not in query.strategies:
         return False
-    if query.states and not (skill_states(skill, verification, approval) & query.states):
-        return False
+    if query.states or query.state_groups:
+        states = skill_states(skill, verification, approval)
+        if query.states and not states & query.states:
+            return False
+        if not all(states & group for group in query.state_groups):
+            return False
     if query.problems and not has_problems(skill):
         return False
     if not in_view(query.view, skill, approval):

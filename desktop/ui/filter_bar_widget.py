@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -44,15 +45,25 @@ STATE_CHOICES = (
     ("mismatch", "|".join((SIZE_MISMATCH, DIGEST_MISMATCH, FRONTMATTER_MISMATCH, UNLISTED_FILE))),
 )
 STRATEGY_CHOICES = (("any strategy", ""), ("always", "always"), ("dynamic", "dynamic"))
-# The Filters menu: the state choices in groups that do not mix (one state at a time).
-STATE_GROUPS = (
-    ("Approval", ("needs a decision", "not approved", "approved", "changed since approval")),
-    ("Checks", ("bytes match", "mismatch", "unapprovable")),
-    ("Entry", ("listed", "invalid", "over limit", "dynamic")),
+# The kinds of state, each its own choice in the Filters menu: one state of each kind
+# at a time, and a skill shown only when it is in every state chosen.
+# (key, menu section, the state choices, the hidden box's accessible name)
+STATE_KINDS = (
+    (
+        "approval",
+        "Approval",
+        ("needs a decision", "not approved", "approved", "changed since approval"),
+        "Filter by approval",
+    ),
+    ("checks", "Checks", ("bytes match", "mismatch", "unapprovable"), "Filter by checks"),
+    ("entry", "Entry", ("listed", "invalid", "over limit", "dynamic"), "Filter by entry"),
 )
+STATE_VALUES = dict(STATE_CHOICES)
 CHIP_TIPS = {
     "source": "Only this source's skills: click to show every source",
-    "state": "Only skills in this state: click to show every state",
+    "approval": "Only skills in this approval state: click to show every approval state",
+    "checks": "Only skills with this result of the checks: click to drop this filter",
+    "entry": "Only skills whose entry is in this state: click to drop this filter",
     "strategy": "Only skills with this loading strategy: click to show all",
     "view": "A Library view: click to show all skills",
 }
@@ -71,10 +82,14 @@ class FilterBarWidget(QWidget):
         self.source = QComboBox(self)
         self.source.setAccessibleName("Filter by source")
         self.source.addItem("any source", "")
-        self.state = QComboBox(self)
-        self.state.setAccessibleName("Filter by state")
-        for text, value in STATE_CHOICES:
-            self.state.addItem(text, value)
+        self.states: dict[str, QComboBox] = {}  # kind of state -> its choice
+        for key, _title, names, accessible in STATE_KINDS:
+            combo = QComboBox(self)
+            combo.setAccessibleName(accessible)
+            combo.addItem("any", "")
+            for name in names:
+                combo.addItem(name, STATE_VALUES[name])
+            self.states[key] = combo
         self.strategy = QComboBox(self)
         self.strategy.setAccessibleName("Filter by loading strategy")
         for text, value in STRATEGY_CHOICES:
@@ -93,6 +108,7 @@ class FilterBarWidget(QWidget):
         self.filters_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.filters_menu = QMenu(self.filters_button)
         self.filters_menu.aboutToShow.connect(self._fill_menu)
+        self._groups: list[QActionGroup] = []
         self.filters_button.setMenu(self.filters_menu)
         self.chips = QWidget(self)
         self.chips.setObjectName("filterChips")
@@ -107,7 +123,7 @@ class FilterBarWidget(QWidget):
         layout = QHBoxLayout()
         outer.addLayout(layout)
         outer.addWidget(self.chips)
-        for combo in (self.source, self.state, self.strategy):
+        for combo in self._combos():
             combo.hide()  # the Filters menu sets them; they hold what is chosen
             # Narrow windows shrink the choices to a few letters rather than grow the window.
             combo.setSizeAdjustPolicy(
@@ -118,8 +134,11 @@ class FilterBarWidget(QWidget):
         layout.addWidget(self.filters_button)
         layout.addWidget(self.count)
         self.text.textChanged.connect(self._emit)
-        for combo in (self.source, self.state, self.strategy):
+        for combo in self._combos():
             combo.currentIndexChanged.connect(self._emit)
+
+    def _combos(self) -> tuple[QComboBox, ...]:
+        return (self.source, *self.states.values(), self.strategy)
 
     def set_sources(self, labels: Iterable[str]) -> None:
         current = self.source.currentData() or self._wanted_source
@@ -139,13 +158,18 @@ class FilterBarWidget(QWidget):
             value = combo.currentData() or ""
             return frozenset(v for v in str(value).split("|") if v)
 
+        groups = (chosen(combo) for combo in self.states.values())
         return SkillQuery(
             text=self.text.text(),
             sources=chosen(self.source),
-            states=chosen(self.state),
+            state_groups=tuple(group for group in groups if group),
             strategies=chosen(self.strategy),
             view=self.view,
         )
+
+    def state_values(self) -> str:
+        """The chosen states, one per kind, joined by commas (as ``restore`` takes them)."""
+        return ",".join(str(c.currentData()) for c in self.states.values() if c.currentIndex() > 0)
 
     def set_view(self, view: str) -> None:
         """Show a Library view: any source, the text and other choices kept."""
@@ -155,13 +179,23 @@ class FilterBarWidget(QWidget):
         self.source.blockSignals(False)
         self._emit()
 
-    def restore(self, text: str, source: str, state: str, strategy: str, view: str = "") -> None:
+    def restore(self, text: str, source: str, states: str, strategy: str, view: str = "") -> None:
+        """Set every choice at once; ``states`` holds a state of each kind, by commas."""
         self.view = view
         self.text.setText(text)
         if source and self.source.findData(source) < 0:
             self._wanted_source = source
-        for combo, value in ((self.source, source), (self.state, state), (self.strategy, strategy)):
+        values = [v for v in states.split(",") if v]
+        combos = self._combos()
+        for combo in combos:
+            combo.blockSignals(True)
+        for combo, value in ((self.source, source), (self.strategy, strategy)):
             combo.setCurrentIndex(max(combo.findData(value), 0))
+        for combo in self.states.values():
+            found = [i for i in map(combo.findData, values) if i > 0]
+            combo.setCurrentIndex(found[-1] if found else 0)
+        for combo in combos:
+            combo.blockSignals(False)
         self._emit()
 
     def _emit(self) -> None:
@@ -173,28 +207,44 @@ class FilterBarWidget(QWidget):
     def _fill_menu(self) -> None:
         menu = self.filters_menu
         menu.clear()
-        for title, names in STATE_GROUPS:
+        for group in self._groups:
+            group.deleteLater()
+        self._groups = []
+        for key, title, names, _accessible in STATE_KINDS:
             section = menu.addSection(title)
             section.setText(title)
+            combo = self.states[key]
+            group = self._group(menu)
             for name in names:
-                self._choice(menu, self.state, self.state.findText(name))
+                self._choice(menu, combo, combo.findText(name), group)
         sources = menu.addMenu("Source")
+        group = self._group(sources)
         for i in range(self.source.count()):
-            self._choice(sources, self.source, i)
+            self._choice(sources, self.source, i, group)
         loading = menu.addMenu("Loading strategy")
+        group = self._group(loading)
         for i in range(self.strategy.count()):
-            self._choice(loading, self.strategy, i)
+            self._choice(loading, self.strategy, i, group)
         menu.addSeparator()
         clear = menu.addAction("Clear filters")
         clear.triggered.connect(lambda _c=False: self.restore(self.text.text(), "", "", ""))
 
-    def _choice(self, menu: QMenu, combo: QComboBox, i: int) -> None:
+    def _group(self, menu: QMenu) -> QActionGroup:
+        """One choice of a kind at a time, shown as such; the chosen one can be dropped."""
+        group = QActionGroup(menu)
+        group.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
+        self._groups.append(group)
+        return group
+
+    def _choice(self, menu: QMenu, combo: QComboBox, i: int, group: QActionGroup) -> None:
         if i < 0:
             return
         action = menu.addAction(combo.itemText(i))
         action.setCheckable(True)
+        group.addAction(action)
         action.setChecked(combo.currentIndex() == i and i > 0)
-        action.triggered.connect(lambda _c=False: combo.setCurrentIndex(i))
+        # Choosing the chosen one again drops it; another of its kind takes its place.
+        action.triggered.connect(lambda on=False: combo.setCurrentIndex(i if on else 0))
 
     def _show_chips(self) -> None:
         while self.chips_layout.count():
@@ -207,7 +257,7 @@ class FilterBarWidget(QWidget):
         chosen: list[tuple[str, str]] = []
         if self.view and self.view != "all":
             chosen.append(("view", self.view_names.get(self.view, self.view)))
-        for key, combo in (("source", self.source), ("state", self.state)):
+        for key, combo in (("source", self.source), *self.states.items()):
             if combo.currentIndex() > 0:
                 chosen.append((key, combo.currentText()))
         if self.strategy.currentIndex() > 0:
@@ -236,5 +286,5 @@ class FilterBarWidget(QWidget):
             self.view = ""
             self._emit()
             return
-        combo = {"source": self.source, "state": self.state, "strategy": self.strategy}[key]
+        combo = {"source": self.source, "strategy": self.strategy, **self.states}[key]
         combo.setCurrentIndex(0)

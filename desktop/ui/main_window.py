@@ -403,7 +403,7 @@ class MainWindow(WindowSurface):
         source = None
         if len(query.sources) == 1:
             source = self.sources_model.spec(next(iter(query.sources)))
-        others = bool(query.states or query.strategies or query.problems)
+        others = bool(query.states or query.state_groups or query.strategies or query.problems)
         if len(query.sources) > 1:
             others = True
         return empty_state(
@@ -502,7 +502,7 @@ class MainWindow(WindowSurface):
         fb.restore(
             fb.text.text(),
             label,
-            fb.state.currentData() or "",
+            fb.state_values(),
             fb.strategy.currentData() or "",
         )
 
@@ -615,7 +615,7 @@ class MainWindow(WindowSurface):
         fb = self.filter_bar
         s.setValue("filter/text", fb.text.text())
         s.setValue("filter/source", fb.source.currentData() or "")
-        s.setValue("filter/state", fb.state.currentData() or "")
+        s.setValue("filter/state", fb.state_values())
         s.setValue("filter/strategy", fb.strategy.currentData() or "")
         s.sync()
 

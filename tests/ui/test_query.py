@@ -53,6 +53,17 @@ def test_sets_restrict_by_source_state_and_strategy() -> None:
     assert matches(s, SkillQuery(states=frozenset({"listed"})))
 
 
+def test_state_groups_must_each_hold_a_state_of_the_skill() -> None:
+    s = skill("a")
+    both = SkillQuery(state_groups=(frozenset({"approved"}), frozenset({"verified"})))
+    assert matches(s, both, verification="verified", approval="approved")
+    assert not matches(s, both, verification="verified", approval="changed")
+    assert not matches(s, both, verification="partial", approval="approved")
+    either = SkillQuery(state_groups=(frozenset({"not-approved", "changed"}),))
+    assert matches(s, either, approval="changed")
+    assert either.needs_states and either.restricted
+
+
 def test_index_narrowing_gives_the_same_answer_as_a_full_pass() -> None:
     skills = [
         skill(f"skill-{i}", description=f"item {i} {'even' if i % 2 else 'odd'}")

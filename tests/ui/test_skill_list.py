@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from desktop.ui.skill_row_delegate import row_tooltip
@@ -124,6 +125,64 @@ def test_filters_show_as_chips_that_remove_them(
     fb._fill_menu()
     texts = [a.text() for a in fb.filters_menu.actions()]
     assert "Approval" in texts and "needs a decision" in texts and "Clear filters" in texts
+
+
+def _choose(window: Any, text: str) -> None:
+    """Choose ``text`` in the Filters menu, as a click on it does."""
+    fb = window.filter_bar
+    fb._fill_menu()
+    [action] = [a for a in fb.filters_menu.actions() if a.text() == text]
+    action.trigger()
+
+
+@pytest.mark.keyring
+def test_filters_of_different_kinds_apply_together_and_each_chip_removes_its_own(
+    secret_service: Any, make_window: Any, skills_folder: Path, qtbot: Any, approval_service: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    for name in ("alpha-notes", "beta-tools"):
+        approval_service.store.approve(window.controller.catalog.get(f"local:{name}/SKILL.md"))
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    for name in ("beta-tools", "gamma-release"):  # read and checked: the bytes match
+        assert window.select_skill(f"local:{name}/SKILL.md")
+        window.preview.fetch()
+        wait_idle(qtbot, window)
+    fb = window.filter_bar
+    _choose(window, "approved")
+    assert _list_names(window) == ["alpha-notes", "beta-tools"]
+    _choose(window, "bytes match")
+    assert fb.chip_texts() == ["approved", "bytes match"]
+    assert _list_names(window) == ["beta-tools"]
+    assert fb.count.text() == "1 of 3"
+    # Within a kind, a new choice takes the place of the old one.
+    _choose(window, "not approved")
+    assert fb.chip_texts() == ["not approved", "bytes match"]
+    assert _list_names(window) == ["gamma-release"]
+    _choose(window, "approved")
+    chip = fb.chips.findChild(type(fb.filters_button), "chip-approval")
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert fb.chip_texts() == ["bytes match"]
+    assert _list_names(window) == ["beta-tools", "gamma-release"]
+    _choose(window, "approved")
+    chip = fb.chips.findChild(type(fb.filters_button), "chip-checks")
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert fb.chip_texts() == ["approved"]
+    assert _list_names(window) == ["alpha-notes", "beta-tools"]
+    _choose(window, "approved")  # chosen again: dropped
+    assert fb.chip_texts() == []
+    # A Library view of the sidebar narrows with the chosen states, and they stay.
+    _choose(window, "bytes match")
+    click_sidebar(qtbot, window, window.sidebar.view_items["to-review"])
+    assert fb.chip_texts() == ["To review", "bytes match"]
+    assert _list_names(window) == ["gamma-release"]
+    # What is chosen is kept for the next run.
+    window.save_state()
+    fb.restore("", "", "", "")
+    assert _list_names(window) == ["alpha-notes", "beta-tools", "gamma-release"]
+    window.restore_state()
+    assert fb.chip_texts() == ["bytes match"]
+    assert _list_names(window) == ["beta-tools", "gamma-release"]
 
 
 def test_typing_keeps_the_chosen_skill_while_it_matches_and_the_page_follows_the_list(

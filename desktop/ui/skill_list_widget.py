@@ -121,6 +121,9 @@ class SkillListWidget(QStackedWidget):
         self.list = SkillRowsView(self)
         self.list.setObjectName("skillList")
         self.list.setAccessibleName("Skills")
+        self.list.setAccessibleDescription(
+            "The skills the filters show, one a row: name, source, status and description"
+        )
         self.list.setModel(proxy)
         self.list.setSelectionModel(self.table.selectionModel())
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -138,6 +141,7 @@ class SkillListWidget(QStackedWidget):
         table = QTableView(self)
         table.setObjectName("skillTable")
         table.setAccessibleName("Skills (table)")
+        table.setAccessibleDescription("The skills the filters show, one a row, in columns")
         table.setModel(self.proxy)
         table.setSortingEnabled(True)
         table.sortByColumn(0, Qt.SortOrder.AscendingOrder)

@@ -41,6 +41,18 @@ def test_rows_are_two_lines_and_nested_skills_follow_their_parent(
     assert skill.name in tip and "local (folder " in tip
 
 
+def test_screen_readers_hear_what_the_list_and_the_table_hold(
+    make_window: Any, skills_folder: Path
+) -> None:
+    from PySide6.QtGui import QAccessible
+
+    window = make_window([folder_spec(skills_folder)])
+    for view, name in ((window.list, "Skills"), (window.table, "Skills (table)")):
+        face = QAccessible.queryAccessibleInterface(view)
+        assert face.text(QAccessible.Text.Name) == name
+        assert face.text(QAccessible.Text.Description).startswith("The skills the filters show")
+
+
 def test_the_table_is_an_option_and_keeps_the_selection(
     make_window: Any, skills_folder: Path, qtbot: Any
 ) -> None:

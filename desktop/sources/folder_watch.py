@@ -8,7 +8,8 @@ files costs a few tens of milliseconds, and callers run it off the window's thre
 The walk is the scan's (:mod:`desktop.sources.folder`): ``.git`` and the private cache
 of verified bytes are never entered, and no link is followed. It is bounded: past
 :data:`MAX_ENTRIES` entries the listing stops and says the folder is too large to
-watch. A folder that is gone or cannot be read says so in plain words.
+watch. A folder that is gone or cannot be read says so in plain words: one never seen
+does not exist, one seen before is no longer there.
 """
 
 from __future__ import annotations
@@ -42,20 +43,25 @@ class FolderListing:
     directories: set[str] = field(default_factory=set)
 
 
-def list_folder(root: str, max_entries: int = MAX_ENTRIES) -> FolderListing:
-    """Walk ``root``; never raises (what goes wrong is the listing's state)."""
+def list_folder(root: str, max_entries: int = MAX_ENTRIES, *, seen: bool = True) -> FolderListing:
+    """Walk ``root``; never raises (what goes wrong is the listing's state).
+
+    ``seen`` says whether the folder was listed before: a missing folder never seen
+    does not exist, one seen is no longer there."""
     listing = FolderListing(root)
     try:
         st = os.stat(root)
     except FileNotFoundError:
-        listing.state, listing.message = GONE, f"the folder {root} is no longer there"
+        gone = "is no longer there" if seen else "does not exist"
+        listing.state, listing.message = GONE, f"the folder {root} {gone}"
         return listing
     except OSError as exc:
         listing.state = UNREADABLE
         listing.message = f"the folder {root} cannot be read: {exc.strerror or exc}"
         return listing
     if not stat.S_ISDIR(st.st_mode):
-        listing.state, listing.message = GONE, f"{root} is no longer a folder"
+        listing.state = GONE
+        listing.message = f"{root} is {'no longer' if seen else 'not'} a folder"
         return listing
     real_root = os.path.realpath(root)
     cache = cache_real_path()

@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop.core.folder_changes import Coalescer, Seen, changed_paths, pause
 from desktop.core.model import SourceSpec
-from desktop.sources.folder_watch import OK, TOO_LARGE, FolderListing, list_folder
+from desktop.sources.folder_watch import GONE, OK, TOO_LARGE, FolderListing, list_folder
 from desktop.ui.catalog_controller import CatalogController
 
 
@@ -37,13 +37,14 @@ class _Folder:
     held_directories: set[str] = field(default_factory=set)  # among the held changes
     trouble: str = ""  # why the folder cannot be watched, as last said
     too_large: bool = False
+    seen: bool = False  # listed once: if it goes, it is no longer there
     coalescer: Coalescer = field(default_factory=Coalescer)
 
 
 def _look(folder: _Folder) -> tuple[FolderListing, set[str], set[str]]:
     """A new listing, the paths changed since the last and which of them are folders
     (on a worker thread: a listing of a large folder is thousands of entries)."""
-    listing = list_folder(folder.spec.endpoint)
+    listing = list_folder(folder.spec.endpoint, seen=folder.seen)
     if listing.state != OK or folder.entries is None:
         return listing, set(), set()
     changed = changed_paths(folder.entries, listing.entries)
@@ -130,6 +131,8 @@ class FolderWatcher(QObject):
         folders: set[str],
     ) -> None:
         c = self.controller
+        if listing.state != GONE:
+            folder.seen = True  # it is there, if perhaps not readable
         if listing.state != OK:
             if folder.trouble == listing.message:
                 return

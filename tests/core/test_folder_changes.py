@@ -117,8 +117,11 @@ def test_a_listing_sees_entries_but_not_git_nor_inside_links(tmp_path: Path) -> 
 def test_a_listing_says_a_folder_is_gone_unreadable_or_too_large(tmp_path: Path) -> None:
     gone = list_folder(str(tmp_path / "nothing"))
     assert gone.state == GONE and "is no longer there" in gone.message
+    never = list_folder(str(tmp_path / "nothing"), seen=False)
+    assert never.state == GONE and never.message.endswith("nothing does not exist")
     (tmp_path / "file").write_text("x")
     assert list_folder(str(tmp_path / "file")).state == GONE
+    assert list_folder(str(tmp_path / "file"), seen=False).message.endswith("file is not a folder")
     big = tmp_path / "big"
     big.mkdir()
     for i in range(12):

@@ -10,7 +10,7 @@ from typing import Any
 
 from desktop.ui.skill_table_model import COL_DESCRIPTION, SKILL_ID_ROLE
 
-from .conftest import folder_spec, wait_idle, write_skill
+from .conftest import click_sidebar, folder_spec, wait_idle, write_skill
 
 BETA = "local:beta-tools/SKILL.md"
 AGAIN = "read again after a change on disk"
@@ -176,3 +176,29 @@ def test_the_preview_is_read_again_where_the_reader_was(
     qtbot.waitUntil(lambda: "Paragraph zero" in rendered.toPlainText(), timeout=1000)
     wait_idle(qtbot, window)
     assert bar.value() == place
+
+
+def test_a_watched_folder_that_never_was_says_it_does_not_exist(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    missing = tmp_path / "never"
+    window = make_window([folder_spec(missing, "later")], watch=True)
+    qtbot.waitUntil(lambda: window.watcher.ready, timeout=5000)
+    wait_idle(qtbot, window)
+    said = f"the folder {missing.resolve()} does not exist"
+    status = window.sources_model.statuses["later"]
+    assert status.status == "error" and said in status.message
+    assert "no longer there" not in window.messages.toPlainText()
+    click_sidebar(qtbot, window, window.sidebar.source_items["later"])
+    line = window.sidebar.status_line
+    assert line.isVisible() and "does not exist" in line.text(), line.text()
+    assert "no longer there" not in line.text() + line.toolTip()
+    assert window.skill_list.empty.detail.text().endswith("does not exist")
+    # Made, then removed while watched: now it is no longer there.
+    write_skill(missing, "arrived")
+    qtbot.waitUntil(lambda: len(window.controller.catalog.skills) == 1, timeout=3000)
+    shutil.rmtree(missing)
+    qtbot.waitUntil(lambda: not window.controller.catalog.skills, timeout=3000)
+    status = window.sources_model.statuses["later"]
+    assert f"the folder {missing.resolve()} is no longer there" in status.message
+    assert "no longer there" in line.text()

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.model import Origin, Skill, SourceSpec, SourceStatus
 from desktop.core.visible import cut
 
 ALL = "all"
@@ -374,6 +374,16 @@ def brief_endpoint(transport: str, shown_endpoint: str) -> str:
         else:
             words.append(arg)
     return cut(" ".join(words), BRIEF_LIMIT)
+
+
+def server_line(origin: Origin) -> str:
+    """A source in a heading: its label and, briefly, what it is (a server's program by
+    its name and its folders by their last part, an address by its host). The whole
+    command or address is for a tooltip."""
+    if origin.kind == "local":
+        return f"{cut(origin.label)} (folder {brief_path(origin.endpoint)})"
+    how = "a local process" if origin.transport == "stdio" else "a remote server"
+    return f"{cut(origin.label)} ({how}: {brief_endpoint(origin.transport, origin.shown_endpoint)})"
 
 
 def origin_line(skill: Skill) -> str:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
+from desktop.core.library import server_line
 from desktop.core.model import SourceStatus
 from desktop.core.model_view import INSTRUCTIONS_CUT
 from desktop.core.visible import visible
@@ -21,6 +22,7 @@ from desktop.ui.budget_widget import BudgetBar
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.markdown_render import escape
 from desktop.ui.plain_label import PlainLabel
+from desktop.ui.read_only_table_model import plain_tooltip
 from desktop.ui.safe_browser import SafeTextBrowser
 from desktop.ui.status_colors import status_brush
 
@@ -99,11 +101,14 @@ class InstructionsDialog(QDialog):
         self.summary = PlainLabel("", self)
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Instructions length")
-        self.summary.setToolTip(CUT_TIP)
         self.budget = BudgetBar("Length:", CUT_TIP, self)
         self.budget.set(len(text), INSTRUCTIONS_CUT)
+        origin = status.origin
+        server = server_line(origin)
+        whole = f"{origin.label}: {origin.transport} {origin.shown_endpoint}"
+        self.summary.setToolTip(plain_tooltip(f"{whole}\n\n{CUT_TIP}") or CUT_TIP)
         if not text:
-            self.summary.setText(f"{status.origin.describe()} sends no instructions.")
+            self.summary.setText(f"{server} sends no instructions.")
         else:
             cut = " — longer than the cut" if len(text) > INSTRUCTIONS_CUT else ""
             part = (
@@ -112,8 +117,7 @@ class InstructionsDialog(QDialog):
                 else ""
             )
             self.summary.setText(
-                f"{status.origin.describe()}: {len(text):,} characters{cut}. "
-                f"Third-party text, shown as text.{part}"
+                f"{server}: {len(text):,} characters{cut}. Third-party text, shown as text.{part}"
             )
         self.browser = SafeTextBrowser(self)
         self.browser.setAccessibleName("Instructions")

@@ -158,6 +158,16 @@ def test_a_server_is_named_in_a_sentence_by_its_program_and_last_folders() -> No
     assert brief_path("/srv/skills", home="/") == "/srv/skills"
 
 
+def test_a_server_heading_names_the_source_and_briefly_the_server() -> None:
+    from desktop.core.library import server_line
+
+    stdio = Origin("docs", "mcp", "stdio", "/opt/tools/bin/skills-server --root /srv/skills/team")
+    assert server_line(stdio) == "docs (a local process: skills-server --root …/team)"
+    http = Origin("team", "mcp", "http", "https://mcp.example.com/mcp?token=abc123")
+    assert server_line(http) == "team (a remote server: mcp.example.com/mcp)"
+    assert server_line(Origin("mine", "local", "folder", "/srv/mine")) == "mine (folder /srv/mine)"
+
+
 def test_the_origin_line_of_a_server_skill_names_its_program_not_its_whole_command() -> None:
     from dataclasses import replace
 

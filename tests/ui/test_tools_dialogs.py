@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontInfo
+from PySide6.QtGui import QFontInfo, QTextDocumentFragment
 
 from desktop.core.model_view import DESCRIPTION_LIMIT, INSTRUCTIONS_CUT
 from desktop.core.words import budget
@@ -82,10 +82,21 @@ def test_model_view_shows_budgets_against_the_limits_and_closes(window: Any, qtb
     _closes(qtbot, view)
 
 
-def test_instructions_show_their_length_against_the_cut_and_close(window: Any, qtbot: Any) -> None:
+def test_instructions_show_their_length_against_the_cut_and_close(
+    window: Any, qtbot: Any, tmp_path: Path
+) -> None:
     window.actions_.show_instructions("srv")
     dialog = window.actions_.dialog
     assert isinstance(dialog, InstructionsDialog)
+    # The first line names the source and the server's program; the command in full,
+    # folders and all, is in its tooltip.
+    command = window.sources_model.spec("srv").endpoint
+    summary = dialog.summary.text()
+    assert summary.startswith("srv (a local process: python")
+    assert "-m desktop serve …/skills --instructions-file" in summary
+    assert str(tmp_path) not in summary
+    tip = QTextDocumentFragment.fromHtml(dialog.summary.toolTip()).toPlainText()
+    assert f"srv: stdio {command}" in tip and "instructions field" in tip
     assert dialog.budget.text().startswith(f"{len(LONG):,} of 2,048 characters")
     assert dialog.budget.text().endswith(OVER)
     assert "instructions field" in dialog.budget.toolTip()

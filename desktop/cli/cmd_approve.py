@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from desktop.cli.cmd_approvals import describe_record
 from desktop.cli.output import emit_json, err, say_notices
-from desktop.cli.resolve import SKILL_HELP, pick_skill
+from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.approvals import ApprovalError, make_record
-from desktop.core.model import Skill, SkillFile, SourceSpec
+from desktop.core.model import Skill, SkillFile
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import KEYRING_FAILURES, ApprovalStore
+
+if TYPE_CHECKING:
+    from desktop.session.catalog_session import CatalogSession
 
 NAME = "approve"
 HELP = "approve a skill's current files in the OS keyring (with explicit grants)"
@@ -58,31 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The one rule for names.
-    skill = asyncio.run(pick_skill(resolve_specs(args), args.id)).chosen("approve")
-    try:  # the rules first: nothing is read for an approval that would be refused
-        make_record(
-            skill,
-            grant_tools=tuple(args.grant_tool),
-            allow_scripts=args.allow_scripts,
-            approved_at="",
-            approved_by="",
-            despite_problems=args.despite_problems,
-        )
-    except ApprovalError as exc:
-        err(f"skill-catalog approve: {one_line(exc.message)}")
+    chosen = asyncio.run(_choose(args))
+    if chosen is None:
         return 1
-    read: list[tuple[SkillFile, bytes]] | None = None
-    if args.read:
-        read, failures = asyncio.run(read_every_file(skill, resolve_specs(args)))
-        if failures:
-            err(
-                f"skill-catalog approve: {one_line(skill.id)} is not approved: "
-                "its files do not all verify"
-            )
-            for line in failures[:20]:
-                err(f"  {one_line(line)}")
-            return 1
+    skill, read = chosen
     store = ApprovalStore()
     # Also lists again approvals an index deleted by hand lost.
     before = store.states([skill]).get(skill.id)
@@ -119,31 +101,55 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def read_every_file(
-    skill: Skill, specs: list[SourceSpec]
-) -> tuple[list[tuple[SkillFile, bytes]], list[str]]:
-    """Every file of ``skill`` read and verified: (file, bytes) pairs, and a line for
-    each file that did not verify (nothing of those is kept)."""
-    from desktop.sources.reader import read_file
+async def _choose(
+    args: argparse.Namespace,
+) -> tuple[Skill, list[tuple[SkillFile, bytes]] | None] | None:
+    """The skill to approve and, with ``--read``, its verified files, found and read by
+    one session; ``None`` (with the reason said) when it is not to be approved."""
+    from desktop.cli.command_session import command_session
 
+    async with command_session(resolve_specs(args)) as session:
+        # The one rule for names.
+        skill = (await Resolver(session, listed=True).pick(args.id)).chosen(NAME)
+        try:  # the rules first: nothing is read for an approval that would be refused
+            make_record(
+                skill,
+                grant_tools=tuple(args.grant_tool),
+                allow_scripts=args.allow_scripts,
+                approved_at="",
+                approved_by="",
+                despite_problems=args.despite_problems,
+            )
+        except ApprovalError as exc:
+            err(f"skill-catalog approve: {one_line(exc.message)}")
+            return None
+        if not args.read:
+            return skill, None
+        read, failures = await read_every_file(session, skill)
+    if failures:
+        err(
+            f"skill-catalog approve: {one_line(skill.id)} is not approved: "
+            "its files do not all verify"
+        )
+        for line in failures[:20]:
+            err(f"  {one_line(line)}")
+        return None
+    return skill, read
+
+
+async def read_every_file(
+    session: CatalogSession, skill: Skill
+) -> tuple[list[tuple[SkillFile, bytes]], list[str]]:
+    """Every file of ``skill`` read and verified by ``session``: (file, bytes) pairs, and
+    a line for each file that did not verify (nothing of those is kept)."""
     pairs: list[tuple[SkillFile, bytes]] = []
     failures: list[str] = []
-
-    async def each(read: Any) -> None:
-        for f in sorted(skill.files, key=lambda f: f.uri):
-            result = await read(f.uri)
-            if result.verified and result.data is not None:
-                pairs.append((f, result.data))
-            else:
-                failures.append(f"{f.uri}: {result.state}: {result.message}")
-
-    if skill.origin.kind == "local":
-        await each(lambda uri: read_file(skill, uri))
-    else:
-        from desktop.sources.mcp import ServerPool
-
-        async with ServerPool([s for s in specs if s.label == skill.origin.label]) as pool:
-            await each(lambda uri: pool.read_file(skill, uri))
+    for f in sorted(skill.files, key=lambda f: f.uri):
+        result = await session.read(skill, f.uri)
+        if result.verified and result.data is not None:
+            pairs.append((f, result.data))
+        else:
+            failures.append(f"{f.uri}: {result.state}: {result.message}")
     return pairs, failures
 
 

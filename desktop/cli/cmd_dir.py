@@ -11,12 +11,12 @@ import argparse
 import asyncio
 import sys
 
+from desktop.cli.command_session import command_session
 from desktop.cli.output import CheckFailed, emit_json, fail_usage, table
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.model import Skill
-from desktop.sources.errors import SourceError
-from desktop.sources.mcp import DirectoryChild, ServerPool
+from desktop.sources.mcp import DirectoryChild
 
 NAME = "dir"
 HELP = (
@@ -48,8 +48,8 @@ def directory_uri(skill: Skill, path: str) -> str:
 
 async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChild]]:
     specs = resolve_specs(args)
-    async with ServerPool(specs) as pool:
-        picked = await Resolver(specs, pool).pick(args.id)
+    async with command_session(specs) as session:
+        picked = await Resolver(session).pick(args.id)
         skill = picked.skill
         if skill is None:
             raise CheckFailed(f"skill-catalog {NAME}: {picked.message}")
@@ -58,10 +58,10 @@ async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChi
         if picked.said:
             print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)
         uri = directory_uri(skill, args.path)
-        try:
-            return skill, uri, await pool.handle(skill.origin.label).read_directory(skill, uri)
-        except SourceError as exc:
-            raise CheckFailed(f"{skill.origin.label}: {exc}") from None
+        children, trouble = await session.list_directory(skill, uri)
+        if children is None:
+            raise CheckFailed(f"{skill.origin.label}: {trouble}")
+        return skill, uri, children
 
 
 def run(args: argparse.Namespace) -> int:

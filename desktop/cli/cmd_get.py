@@ -11,14 +11,13 @@ import argparse
 import asyncio
 
 from desktop.cli._mcp_common import server_spec
+from desktop.cli.command_session import command_session
 from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
 from desktop.core.catalog import skill_json
 from desktop.core.manifest import format_size
-from desktop.core.model import INVALID
+from desktop.core.model import INVALID, Skill, SourceSpec
 from desktop.core.visible import one_line
-from desktop.sources.errors import SourceError
-from desktop.sources.mcp import get_skill_once
 
 NAME = "get"
 HELP = "confirm a server skill by URI with skills/get"
@@ -31,12 +30,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_options(parser)
 
 
+async def _get(spec: SourceSpec, uri: str) -> Skill:
+    async with command_session([spec]) as session:
+        asked = await session.ask_skill(spec.label, uri)
+    if asked.skill is None:
+        raise CheckFailed(f"{spec.label}: {asked.message}")
+    return asked.skill
+
+
 def run(args: argparse.Namespace) -> int:
-    spec = server_spec(args, args.label)
-    try:
-        skill = asyncio.run(get_skill_once(spec, args.uri))
-    except SourceError as exc:
-        raise CheckFailed(f"{args.label}: {exc}") from None
+    skill = asyncio.run(_get(server_spec(args, args.label), args.uri))
     if args.json:
         emit_json(skill_json(skill))
     else:

@@ -11,11 +11,11 @@ import argparse
 import asyncio
 
 from desktop.cli._mcp_common import server_spec
+from desktop.cli.command_session import command_session
 from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
 from desktop.core.entry import INSTRUCTIONS_KEPT, skill_uri_positions
 from desktop.core.model import SourceStatus
-from desktop.sources.mcp import ServerHandle
 
 NAME = "instructions"
 HELP = "print a server's instructions in full, with the 2048-character point marked"
@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def _fetch(args: argparse.Namespace) -> SourceStatus:
-    async with ServerHandle(server_spec(args, args.label)) as handle:
-        return handle.status
+    spec = server_spec(args, args.label)
+    async with command_session([spec]) as session:
+        return await session.server_status(spec.label)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,12 +12,13 @@ import argparse
 import asyncio
 import sys
 
+from desktop.cli.command_session import command_session
 from desktop.cli.output import CheckFailed
-from desktop.cli.resolve import SKILL_HELP, Resolver, server_pool
+from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.verify import VERIFIED
 from desktop.core.visible import one_line
-from desktop.sources.reader import ReadResult, read_skill_md
+from desktop.session.content_reader import ReadResult
 
 NAME = "show"
 HELP = "print a skill's verified SKILL.md"
@@ -35,12 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def _show(args: argparse.Namespace) -> ReadResult:
     specs = resolve_specs(args)
-    async with server_pool(specs) as pool:
+    async with command_session(specs) as session:
         # Resolved on the connections the read then uses: each server starts once.
-        skill = (await Resolver(specs, pool).pick(args.id)).chosen(NAME)
-        if pool is None:  # folders alone
-            return await read_skill_md(skill)
-        return await pool.read_skill_md(skill)
+        skill = (await Resolver(session).pick(args.id)).chosen(NAME)
+        return await session.read(skill, session.reader.skill_md_uri(skill))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,14 +11,14 @@ import argparse
 import asyncio
 import sys
 
+from desktop.cli.command_session import command_session
 from desktop.cli.output import emit_json, fail_usage
-from desktop.cli.resolve import SKILL_HELP, Resolver, server_pool
+from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
 from desktop.core.verify import READ_ERROR, VERIFIED, SkillVerification
 from desktop.core.visible import one_line
-from desktop.sources.reader import verify_skill
 
 NAME = "verify"
 COMMAND_DEADLINE = 600.0
@@ -40,13 +40,13 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     specs = resolve_specs(args)
     results: list[SkillVerification | None] = []
     missing: dict[int, str] = {}
-    async with server_pool(specs) as pool:
+    async with command_session(specs) as session:
         # Listed or asked on the connections the reads then use: each server starts once.
         if args.all:
-            catalog = await progress.discover(specs, show=show, pool=pool)
+            catalog = await progress.discover(specs, show=show, session=session)
             skills: list[Skill | None] = list(catalog.skills)
         else:
-            resolver = Resolver(specs, pool)
+            resolver = Resolver(session)
             skills = []
             for i, target in enumerate(args.ids):
                 picked = await resolver.pick(target)
@@ -67,8 +67,7 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
 
         async def one_source(found: list[tuple[int, Skill]]) -> None:
             for i, skill in found:
-                # Folders alone have no pool: a local skill is read from its folder.
-                results[i] = await (verify_skill(skill) if pool is None else pool.verify(skill))
+                results[i] = await session.verify(skill)
                 if show:
                     counter.step()
 

@@ -15,10 +15,13 @@ import shutil
 import sys
 import time
 from collections.abc import Awaitable, Sequence
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from desktop.core.model import SourceSpec
 from desktop.core.visible import visible
+
+if TYPE_CHECKING:
+    from desktop.session.catalog_session import CatalogSession
 
 T = TypeVar("T")
 TICK = 0.1
@@ -127,23 +130,25 @@ async def while_showing(progress: Any, work: Awaitable[T]) -> T:
 
 
 async def discover(
-    specs: Sequence[SourceSpec], *, show: bool, budgets: Any = None, pool: Any = None
+    specs: Sequence[SourceSpec],
+    *,
+    show: bool,
+    budgets: Any = None,
+    session: CatalogSession | None = None,
 ) -> Any:
-    """The catalog of ``specs``, read by the catalog session (on ``pool``'s connections
-    when one is given, kept for the reads that follow), with the sources' progress when
-    ``show``."""
-    from desktop.session.catalog_session import CatalogSession, Silent
-    from desktop.session.content_reader import ContentReader
+    """The catalog of ``specs``, read by the catalog session (``session``, the command's,
+    whose connections stay open for the reads that follow; else one of its own), with
+    the sources' progress when ``show``."""
+    from desktop.cli.command_session import new_session
 
-    reader = ContentReader(specs, budgets=budgets)
-    if pool is not None:
-        reader.use_pool(pool)
-    session = CatalogSession(Silent(), reader=reader, specs=specs, budgets=budgets)
+    own = session is None
+    if session is None:
+        session = new_session(specs, budgets=budgets)
     try:
         if not show:
             return await session.read_catalog()
         progress = SourcesProgress(specs)
         return await while_showing(progress, session.read_catalog(on_source=progress.done))
     finally:
-        if pool is None:
-            await reader.close()
+        if own:
+            await session.reader.close()

@@ -14,13 +14,14 @@ A skill is named by any of:
 When the skill was named otherwise than by its id, :attr:`Picked.said` says which one
 was picked. Approvals bind what the listing shows: for them an id is looked up in its
 server's listing first (``listed``), and asked for with ``skills/get`` when it is not there.
+
+Sources are listed and skills asked for through the command's catalog session
+(:mod:`desktop.cli.command_session`), as the window reaches them through its own.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,9 +31,10 @@ from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.identity import QUALIFIER, is_server_uri, split_label
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.visible import one_line
+from desktop.sources.registry import UNTRUSTED
 
 if TYPE_CHECKING:
-    from desktop.sources.mcp import ServerPool
+    from desktop.session.catalog_session import CatalogSession
 
 # How many candidates an ambiguous name lists.
 MAX_CANDIDATES = 8
@@ -75,15 +77,17 @@ def describe(skill: Skill) -> str:
 
 
 class Resolver:
-    """Resolves targets against the sources given, listing each source at most once.
+    """Resolves targets against the sources of a catalog session, listing each source
+    at most once.
 
-    ``pool`` is a :class:`desktop.sources.mcp.ServerPool` of ``specs``: the servers are
-    asked on its connections, which the reads that follow then use.
+    The session lists the sources (:meth:`CatalogSession.read_sources`, as it reads the
+    catalog) and asks its servers for a skill by URI (:meth:`CatalogSession.ask_skill`),
+    on the connections its reads then use.
     """
 
-    def __init__(self, specs: list[SourceSpec], pool: object, *, listed: bool = False) -> None:
-        self.specs = [s for s in specs if s.enabled]
-        self.pool = pool
+    def __init__(self, session: CatalogSession, *, listed: bool = False) -> None:
+        self.session = session
+        self.specs = [s for s in session.specs if s.enabled]
         # An id as its server lists it (what `list` showed, for approvals), and by
         # skills/get only when the listing lacks it.
         self.listed = listed
@@ -123,38 +127,33 @@ class Resolver:
         return self._one(target, found, catalog, "the sources given")
 
     async def _by_uri(self, target: str, spec: SourceSpec, uri: str) -> Picked:
-        from desktop.sources.errors import SourceError
-        from desktop.sources.mcp_errors import NoSuchSkill
+        from desktop.session.catalog_session import NOT_SERVED
 
-        handle = self.pool.handle(spec.label)  # type: ignore[attr-defined]
-        try:
-            skill: Skill = await handle.get_skill(uri)
-        except NoSuchSkill as exc:
-            return Picked(target, message=f"no skill {target!r}: {one_line(str(exc))}")
-        except SourceError as exc:
-            if not handle.connected:
-                return Picked(target, message=f"{spec.label}: {one_line(str(exc))}")
-            # A server that answers but not skills/get (-32601 to it included) may still
-            # list it.
-            catalog = await self._catalog([spec])
-            found = catalog.named(target)
-            if found:
-                return Picked(target, found[0])
-            return Picked(
-                target,
-                message=f"no skill {target!r}: skills/get answered {one_line(str(exc))}, "
-                "and its listing has no such skill",
-            )
-        # Its shown name, as `list` gives it.
-        return Picked(target, build_catalog([handle.status], [skill]).skills[0])
+        asked = await self.session.ask_skill(spec.label, uri)
+        if asked.skill is not None:  # with its shown name, as `list` gives it
+            return Picked(target, build_catalog([], [asked.skill]).skills[0])
+        if asked.answer == NOT_SERVED:
+            return Picked(target, message=f"no skill {target!r}: {one_line(asked.message)}")
+        if not asked.connected:
+            return Picked(target, message=f"{spec.label}: {one_line(asked.message)}")
+        # A server that answers but not skills/get (-32601 to it included) may still
+        # list it.
+        catalog = await self._catalog([spec])
+        found = catalog.named(target)
+        if found:
+            return Picked(target, found[0])
+        return Picked(
+            target,
+            message=f"no skill {target!r}: skills/get answered {one_line(asked.message)}, "
+            "and its listing has no such skill",
+        )
 
     async def _catalog(self, specs: list[SourceSpec]) -> Catalog:
-        import asyncio
-
         todo = [s for s in specs if s.label not in self._listed]
-        results = await asyncio.gather(*(self._list(s) for s in todo))
-        for spec, result in zip(todo, results, strict=True):
-            self._listed[spec.label] = result
+        if todo:
+            results = await self.session.read_sources(todo)
+            for spec, result in zip(todo, results, strict=True):
+                self._listed[spec.label] = result
         key = tuple(s.label for s in specs)
         if key not in self._catalogs:  # built once per set of sources
             chosen = [self._listed[s.label] for s in specs]
@@ -162,24 +161,15 @@ class Resolver:
             self._catalogs[key] = build_catalog([status for status, _ in chosen], skills)
         return self._catalogs[key]
 
-    async def _list(self, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
-        from desktop.sources import registry
-
-        if spec.kind == "mcp":
-            return await registry._on_pool(self.pool, spec)
-        return await registry.read_source(spec)
-
     async def _folder(self, target: str) -> Picked:
-        import asyncio
-
-        from desktop.sources.folder import folder_label, scan_folder
+        from desktop.sources.folder import folder_label
 
         path = Path(target).expanduser()
         if not (path / "SKILL.md").is_file():
             return Picked(target, message=f"{target!r} is not a skill folder (no SKILL.md in it)")
         real = path.resolve()
         spec = SourceSpec(folder_label(real), "local", "folder", str(real))
-        status, skills = await asyncio.to_thread(scan_folder, spec)
+        ((status, skills),) = await self.session.read_sources([spec])
         catalog = build_catalog([status], skills)
         found = [s for s in catalog.skills if s.uri == "SKILL.md"]
         if not found:
@@ -207,29 +197,18 @@ class Resolver:
                 message=f"{target!r} names {len(found)} skills; give one id: {ids}\n{shown}{more}",
                 candidates=found,
             )
-        failed = [s for s in catalog.sources if s.status == "error"]
+        # A server not trusted is not started: it could not be read either.
+        failed = [s for s in catalog.sources if s.status in ("error", UNTRUSTED)]
         why = "".join(
             f"; {one_line(s.origin.label)} could not be read: {one_line(s.message)}" for s in failed
         )
         return Picked(target, message=f"no skill {target!r} in {where} (see `list`){why}")
 
 
-@contextlib.asynccontextmanager
-async def server_pool(specs: list[SourceSpec]) -> AsyncIterator[ServerPool | None]:
-    """Kept connections to the servers of ``specs`` (closed after the block); ``None``
-    when they name no server: for folders alone the MCP client is not loaded (it takes
-    most of a second)."""
-    if not any(s.kind == "mcp" and s.enabled for s in specs):
-        yield None
-        return
-    from desktop.sources.mcp import ServerPool
-
-    async with ServerPool(specs) as pool:
-        yield pool
-
-
 async def pick_skill(specs: list[SourceSpec], target: str, *, listed: bool = True) -> Picked:
-    """``target`` resolved against ``specs`` on connections of its own (closed after);
-    ``listed``: an id as its server lists it (see :class:`Resolver`)."""
-    async with server_pool(specs) as pool:
-        return await Resolver(specs, pool, listed=listed).pick(target)
+    """``target`` resolved against ``specs`` by a session of its own (its connections
+    closed after); ``listed``: an id as its server lists it (see :class:`Resolver`)."""
+    from desktop.cli.command_session import command_session
+
+    async with command_session(specs) as session:
+        return await Resolver(session, listed=listed).pick(target)

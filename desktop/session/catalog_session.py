@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
@@ -30,7 +31,7 @@ from desktop.core.freshness import (
 )
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
 from desktop.core.review import verified_pairs
-from desktop.core.verify import MISMATCHES, FileVerification, files_so_far
+from desktop.core.verify import MISMATCHES, FileVerification, SkillVerification, files_so_far
 from desktop.core.words import count
 from desktop.session.approval_service import ApprovalService
 from desktop.session.content_reader import ContentReader, ReadResult
@@ -40,6 +41,22 @@ from desktop.sources.registry import read_all, read_source
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 AGAIN = "listing again at"  # the note a re-list leaves on its source
+
+# What a server answered to skills/get (see CatalogSession.ask_skill).
+ENTRY = "entry"  # the skill's entry
+NOT_SERVED = "not-served"  # it serves no skill at that URI
+NO_SKILLS_GET = "no-skills-get"  # it has no skills/get
+FAILED = "failed"  # no answer about the skill: the server could not be asked
+
+
+@dataclass(slots=True)
+class Asked:
+    """A server's answer to ``skills/get`` for one URI: the entry, or why none."""
+
+    answer: str
+    skill: Skill | None = None
+    message: str = ""  # why there is no entry, in the server's or the connection's words
+    connected: bool = True  # whether the server's connection is open after the question
 
 
 class Notices(Protocol):
@@ -492,23 +509,20 @@ class CatalogSession:
         for keeps its earlier entry. Returns the entries to keep and a note for each
         that was not renewed.
         """
-        from desktop.sources.errors import SourceError
-        from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill
-
         kept: list[Skill] = []
         notes: list[str] = []
         for skill in skills:
             name = f"{skill.qualified_name} (opened by URI)"
-            try:
-                fresh = await self.reader.get_skill(label, skill.uri)
-            except (NoSuchSkill, NoSkillsMethod) as exc:
-                notes.append(f"{name} is no longer served: {exc}")
-                continue
-            except (SourceError, KeyError) as exc:
-                notes.append(f"{name}: skills/get failed ({exc}); the earlier entry is kept")
+            asked = await self.ask_skill(label, skill.uri)
+            if asked.skill is not None:
+                kept.append(_opened_by_uri(asked.skill, label))
+            elif asked.answer in (NOT_SERVED, NO_SKILLS_GET):
+                notes.append(f"{name} is no longer served: {asked.message}")
+            else:
+                notes.append(
+                    f"{name}: skills/get failed ({asked.message}); the earlier entry is kept"
+                )
                 kept.append(skill)
-                continue
-            kept.append(_opened_by_uri(fresh, label))
         return kept, notes
 
     def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
@@ -531,23 +545,36 @@ class CatalogSession:
         self._approval_problems = problems
         self.events.approvals_changed()
 
+    async def ask_skill(self, label: str, uri: str) -> Asked:
+        """The entry of the skill at ``uri`` as the server ``label`` gives it now, asked
+        for with ``skills/get`` (D7) on the kept connection; nothing is added to the
+        catalog. Never raises for the server's failures: :attr:`Asked.answer` says what
+        came back instead of an entry."""
+        from desktop.sources.errors import SourceError
+        from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill
+
+        try:
+            return Asked(ENTRY, await self.reader.get_skill(label, uri))
+        except NoSuchSkill as exc:
+            return Asked(NOT_SERVED, message=str(exc), connected=True)
+        except NoSkillsMethod as exc:
+            return Asked(NO_SKILLS_GET, message=str(exc), connected=self.reader.connected(label))
+        except (SourceError, KeyError) as exc:
+            return Asked(FAILED, message=str(exc), connected=self.reader.connected(label))
+
     async def open_uri(self, label: str, uri: str, *, refresh: bool = False) -> Skill | None:
         """Confirm a skill URI with the server's ``skills/get`` (D7) and add it.
 
         With ``refresh`` the held entry is replaced by the server's current one (after
         a mismatch, V2); what was read against the old entry is forgotten.
         """
-        from desktop.sources.errors import SourceError
-        from desktop.sources.mcp_errors import NoSuchSkill
-
-        try:
-            skill = await self.reader.get_skill(label, uri)
-        except NoSuchSkill as exc:
-            self.notifier.error(f"{label}: {exc}")  # it names the URI itself
-            return None
-        except (SourceError, KeyError) as exc:
-            # Not an answer about the skill: the server could not be asked.
-            self.notifier.error(f"{label}: could not ask for {uri}: {exc}")
+        asked = await self.ask_skill(label, uri)
+        skill = asked.skill
+        if skill is None:
+            if asked.answer == NOT_SERVED:
+                self.notifier.error(f"{label}: {asked.message}")  # it names the URI itself
+            else:  # not an answer about the skill: the server could not be asked
+                self.notifier.error(f"{label}: could not ask for {uri}: {asked.message}")
             return None
         skills = [s for s in self.catalog.skills if s.id != skill.id]
         previous = self.catalog.get(skill.id)
@@ -563,6 +590,11 @@ class CatalogSession:
         await self.load_approvals([skill])
         return skill
 
+    async def server_status(self, label: str) -> SourceStatus:
+        """The server ``label`` connected (if it is not): its status, with what it said
+        as it connected (its instructions among them), or the error."""
+        return await self.reader.connect(label)
+
     # -- verified reads ------------------------------------------------------
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
@@ -577,22 +609,37 @@ class CatalogSession:
         self.events.verification_changed(skill.id)
         return result
 
+    async def verify(self, skill: Skill) -> SkillVerification:
+        """Every file of ``skill`` read and verified (within the skill's deadline); each
+        file's state is kept as a read's is."""
+        result = await self.reader.verify(skill)
+        self.files.setdefault(skill.id, {}).update({f.uri: f for f in result.files})
+        self.events.verification_changed(skill.id)
+        return result
+
     async def read_directory(self, skill: Skill, uri: str) -> list[Any] | None:
         """A folder of a server skill as the server lists it (only where it declares
         ``directoryRead``), each child marked in or out of the held entry (D10)."""
+        children, trouble = await self.list_directory(skill, uri)
+        if children is None:
+            self.notifier.warning(f"{skill.qualified_name}: cannot list {uri}: {trouble}")
+        return children
+
+    async def list_directory(self, skill: Skill, uri: str) -> tuple[list[Any] | None, str]:
+        """:meth:`read_directory` without a notice: the children, or ``None`` and why
+        the server could not list them."""
         from desktop.sources.errors import SourceError
 
         await load_mcp_support()
         try:
             children = await self.reader.read_directory(skill, uri)
         except (SourceError, KeyError) as exc:
-            self.notifier.warning(f"{skill.qualified_name}: cannot list {uri}: {exc}")
-            return None
+            return None, str(exc)
         listings = self.directory_listings(skill)
         listings[uri] = children
         self._directories[skill.id] = (skill, listings)
         self.events.verification_changed(skill.id)
-        return children
+        return children, ""
 
     def directory_listings(self, skill: Skill) -> dict[str, list[Any]]:
         """Folders of ``skill`` listed so far, if listed for this very entry."""

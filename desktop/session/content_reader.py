@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from desktop.core.entry import skill_md_uri
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.verify import SkillVerification
 from desktop.sources.budgets import Budgets
-from desktop.sources.reader import ReadResult, read_file
+from desktop.sources.reader import ReadResult, read_file, verify_skill
 from desktop.store.cache import SkillCache
 
 if TYPE_CHECKING:
@@ -121,6 +122,21 @@ class ContentReader:
     async def get_skill(self, label: str, uri: str) -> Skill:
         """``skills/get`` on the server ``label`` (raises ``SourceError`` with a message)."""
         return await self.pool.handle(label).get_skill(uri)
+
+    def connected(self, label: str) -> bool:
+        """Whether the connection to the server ``label`` is open now."""
+        pool = self._pool
+        return pool is not None and label in pool.specs and pool.handle(label).connected
+
+    async def connect(self, label: str) -> SourceStatus:
+        """The server ``label`` connected (if it is not): its status, or the error."""
+        return await self.pool.handle(label).start()
+
+    async def verify(self, skill: Skill) -> SkillVerification:
+        """Every file of ``skill`` read and verified, within the skill's deadline."""
+        if skill.origin.kind == "local":
+            return await verify_skill(skill)
+        return await self.pool.verify(skill)
 
     async def forget_source(self, label: str) -> int:
         """Remove a server's cached verified bytes (V6); returns directories removed.

@@ -12,13 +12,6 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from desktop.core.model import SourceSpec
 from desktop.sources.config import NothingSaved
-from desktop.ui.compare_dialog import CompareDialog
-from desktop.ui.instructions_dialog import InstructionsDialog
-from desktop.ui.model_view_dialog import ModelViewDialog
-from desktop.ui.open_uri_dialog import OpenUriDialog
-from desktop.ui.review_view import ReviewView
-from desktop.ui.source_dialog import SourceDialog
-from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
 from desktop.ui.window_surface import WindowSurface
 
 
@@ -173,6 +166,8 @@ class WindowActions:
     def review(self, skill_id: str) -> None:
         """Open the review view at ``skill_id`` (the selected skill when empty); it then
         steps through the skills waiting for a decision."""
+        from desktop.ui.review_view import ReviewView
+
         c = self.w.controller
         skill = c.catalog.get(skill_id) if skill_id else self.w.current_skill()
         if skill is None:
@@ -182,11 +177,15 @@ class WindowActions:
     # -- sources ------------------------------------------------------------------
 
     def add_source(self) -> None:
+        from desktop.ui.source_dialog import SourceDialog
+
         dialog = SourceDialog(self.w)
         dialog.accepted.connect(lambda: self._save_source(None, dialog.result_spec))
         self._show(dialog)
 
     def edit_source(self, label: str) -> None:
+        from desktop.ui.source_dialog import SourceDialog
+
         spec = self.w.sources_model.spec(label)
         if spec is None or not self.w.sources_model.saved(spec):
             return
@@ -219,6 +218,8 @@ class WindowActions:
         await self.w.reload_sources()
 
     def _ask_again(self, old_label: str | None, spec: SourceSpec, why: str) -> None:
+        from desktop.ui.source_dialog import SourceDialog
+
         dialog = SourceDialog(self.w, spec)
         if old_label is None:
             dialog.setWindowTitle("Add source")
@@ -268,6 +269,8 @@ class WindowActions:
     # -- tools --------------------------------------------------------------------
 
     def show_instructions(self, label: str) -> None:
+        from desktop.ui.instructions_dialog import InstructionsDialog
+
         if not label:
             spec = self.w.sidebar.current_spec()
             skill = self.w.current_skill()
@@ -288,11 +291,15 @@ class WindowActions:
             self.w.notifier.warning(f"could not open the folder {spec.endpoint}")
 
     def open_uri(self) -> None:
+        from desktop.ui.open_uri_dialog import OpenUriDialog
+
         dialog = OpenUriDialog(self.w.controller, self.w)
         dialog.skillOpened.connect(self.w.select_skill)
         self._show(dialog)
 
     def compare(self) -> None:
+        from desktop.ui.compare_dialog import CompareDialog
+
         chosen = self.w.selected_skills()
         current = self.w.current_skill()
         if len(chosen) < 2 and current is not None:
@@ -300,9 +307,13 @@ class WindowActions:
         self._show(CompareDialog(self.w.controller, chosen[:2], self.w))
 
     def trigger_tester(self) -> None:
+        from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
+
         dialog = TriggerTesterDialog(self.w.controller, self.w)
         dialog.skillSelected.connect(self.w.select_skill)
         self._show(dialog)
 
     def model_view(self) -> None:
+        from desktop.ui.model_view_dialog import ModelViewDialog
+
         self._show(ModelViewDialog(self.w.controller, self.w))

@@ -657,6 +657,8 @@ async def sign_in(
 
     if spec.transport != "http":
         raise SignInError(f"{spec.label} is not a Streamable HTTP server; only those sign in")
+    if spec.untrusted:  # a project's server not trusted: never contacted, nothing resolved
+        raise SignInError(f"not contacted: {spec.untrusted}")
     env = dict(os.environ) if environ is None else dict(environ)
     try:
         resolved = resolve_spec(spec, env, secret_lookup=secret_lookup)

@@ -337,7 +337,7 @@ class SidebarWidget(QWidget):
         self.sign_in_button.setVisible(bool(asks and spec is not None and spec.enabled))
         again = asks and status is not None and status.sign_in == "again"
         self.sign_in_button.setText("Sign in again…" if again else "Sign in…")
-        http = spec is not None and spec.transport == "http" and spec.enabled
+        http = spec is not None and spec.transport == "http" and spec.enabled and not spec.untrusted
         self.sign_in_action.setEnabled(http)
         self.sign_out_action.setEnabled(
             http and status is not None and status.sign_in in ("signed-in", "again")

@@ -189,6 +189,12 @@ def test_a_cloned_repository_runs_nothing_and_sends_nothing(
         assert proc.returncode != 0
         assert "Traceback" not in proc.stderr and "not started" in proc.stderr, proc.stderr
         assert GITHUB_TOKEN not in proc.stderr and AWS_SECRET not in proc.stderr
+    # Signing in to a project's server would send its URL and headers: refused, unsent.
+    proc = run_cli("login", "remote", "--no-browser", cwd=repo, env=env_with_secrets())
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "not contacted" in proc.stderr and f"skill-catalog trust {repo}" in proc.stderr
+    assert "Open this address" not in proc.stderr
+    assert GITHUB_TOKEN not in proc.stderr and AWS_SECRET not in proc.stderr
     assert not clone["marker"].exists(), "a project's command ran"
     assert not clone["helper_marker"].exists(), "a project's command ran"
     assert recorder.requests == [], "a project's URL was contacted"

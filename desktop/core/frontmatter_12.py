@@ -10,40 +10,21 @@ The second reading uses ruamel.yaml's YAML 1.2 parser and resolver, within the s
 limits as the first (size, no anchors or aliases, depth, number of values; see
 :mod:`desktop.core.frontmatter`). It is made only for a text holding a plain scalar
 the two versions may read differently (:func:`may_differ`), so the plain frontmatter
-most skills have costs nothing more.
+most skills have costs nothing more; ruamel.yaml is loaded (:mod:`desktop.core.yaml12`)
+only when a text holds such a scalar.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml import events as ruamel_events
-from ruamel.yaml.error import YAMLError as RuamelYAMLError
-from ruamel.yaml.nodes import ScalarNode
-
 from desktop.core import frontmatter
-from desktop.core.frontmatter import MERGE, Dialect, Refused, read_with, to_json_value
-from desktop.core.frontmatter_fast import DECLINE, Reader
+from desktop.core.frontmatter import read_with
 from desktop.core.jsondiff import ABSENT, differences
 from desktop.core.model import Problem
 
-_STR = "tag:yaml.org,2002:str"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-_FAST_TAGS = frozenset(
-    {
-        "tag:yaml.org,2002:int",
-        "tag:yaml.org,2002:float",
-        "tag:yaml.org,2002:bool",
-        "tag:yaml.org,2002:null",
-    }
-)
-_PLAIN_IMPLICIT = (True, False)
 # How many differing values one skill reports (a hostile file may hold thousands).
 MAX_REPORTED = 20
 
@@ -100,99 +81,14 @@ def may_differ(yaml_text: str) -> bool:
     )
 
 
-class _Local(threading.local):
-    """Per thread: a YAML instance for resolving single scalars (it never parses, so no
-    document's ``%YAML`` directive changes its rules)."""
-
-    def __init__(self) -> None:
-        self.resolver_yaml = _new_yaml()
-        self.resolver = self.resolver_yaml.resolver
-        self.constructor = self.resolver_yaml.constructor
-
-
-def _new_yaml() -> YAML:
-    y = YAML(typ="safe", pure=True)
-    y.version = (1, 2)
-    return y
-
-
-_LOCAL = _Local()
-
-
-def _construct(tag: str, value: str, style: str | None) -> Any:
-    constructor = _LOCAL.constructor
-    fn = type(constructor).yaml_constructors.get(tag)
-    if fn is None:
-        raise Refused(
-            Problem(
-                "frontmatter-yaml", f"frontmatter uses the unsupported YAML tag {tag}", "invalid"
-            )
-        )
-    return to_json_value(fn(constructor, ScalarNode(tag, value, style=style)))
-
-
-def _tag_of(event: Any) -> str:
-    tag = event.tag
-    if tag is not None and tag != "!":
-        return str(tag)
-    if not event.implicit[0]:  # quoted or block scalar: a string
-        return _STR
-    return str(_LOCAL.resolver.resolve(ScalarNode, event.value, event.implicit))
-
-
-def _scalar_12(event: Any) -> Any:
-    tag = _tag_of(event)
-    if tag == _MERGE_TAG:
-        return MERGE
-    if tag in (_STR, _TIMESTAMP):  # JSON has no dates: a timestamp stays its text
-        return event.value
-    return _construct(tag, event.value, event.style)
-
-
-def _events(text: str) -> Iterable[Any]:
-    events: Iterable[Any] = _new_yaml().parse(text)  # its own parser: a %YAML directive stays its
-    return events
-
-
-YAML_12 = Dialect(
-    events=_events,
-    scalar_event=ruamel_events.ScalarEvent,
-    seq_start=ruamel_events.SequenceStartEvent,
-    map_start=ruamel_events.MappingStartEvent,
-    seq_end=ruamel_events.SequenceEndEvent,
-    map_end=ruamel_events.MappingEndEvent,
-    alias=ruamel_events.AliasEvent,
-    scalar=_scalar_12,
-    errors=(RuamelYAMLError,),
-)
-
-
-def _resolve_plain(value: str) -> Any:
-    """A one-line plain scalar's YAML 1.2 value (for the fast reader), or DECLINE."""
-    if not value or value[0] not in _IMPLICIT_FIRST:
-        return value
-    tag = str(_LOCAL.resolver.resolve(ScalarNode, value, _PLAIN_IMPLICIT))
-    if tag in (_STR, _TIMESTAMP):
-        return value
-    if tag not in _FAST_TAGS:
-        return DECLINE
-    try:
-        return _construct(tag, value, None)
-    except (ValueError, TypeError, ArithmeticError):
-        return DECLINE  # a scalar the library resolves but cannot build (".")
-
-
-_IMPLICIT_FIRST = frozenset(k for k in _LOCAL.resolver.versioned_resolver if k)
-_FAST_READER = Reader(_resolve_plain, _IMPLICIT_FIRST)
-
-
 def _differs(text: str) -> bool:
-    """Whether YAML 1.2 reads the plain scalar ``text`` otherwise than YAML 1.1 does."""
-    other = _resolve_plain(text)
-    if other is DECLINE:
-        return True  # left to the full second reading
-    mine = frontmatter._resolve_plain(text)
-    return type(mine) is not type(other) or mine != other
+    """Whether YAML 1.2 reads the plain scalar ``text`` otherwise than YAML 1.1 does
+    (a text that is no candidate never is, so most values need no YAML 1.2 reader)."""
+    if _CANDIDATE.fullmatch(text) is None:
+        return False
+    from desktop.core import yaml12
+
+    return yaml12.differs(text)
 
 
 # The YAML 1.1 fast reader flags, as it reads, each scalar YAML 1.2 reads otherwise.
@@ -201,7 +97,9 @@ frontmatter._FAST_READER.differs = _differs
 
 def parse_frontmatter_text_12(yaml_text: str) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Frontmatter text as a YAML 1.2 reader reads it, within the same limits."""
-    return read_with(yaml_text, _FAST_READER, YAML_12)
+    from desktop.core import yaml12
+
+    return read_with(yaml_text, yaml12.FAST_READER, yaml12.YAML_12)
 
 
 @dataclass(frozen=True, slots=True)

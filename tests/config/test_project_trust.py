@@ -216,7 +216,9 @@ def test_trust_then_list_starts_it_and_a_changed_entry_is_untrusted_again(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Trusted 3 servers" in proc.stdout
     # Kept with the user's settings, never in the project.
-    assert (tmp_home / ".config" / "skill-catalog" / "trust.json").is_file()
+    kept = (tmp_home / ".config" / "skill-catalog" / "trust.json").read_text(encoding="utf-8")
+    for secret in ("hunter2hunter2", "S3cretPW", AWS_SECRET, GITHUB_TOKEN):
+        assert secret not in kept, "trust.json holds a secret of the entries it trusts"
     status = subprocess.run(
         ["git", "status", "--porcelain", "--ignored"], cwd=repo, capture_output=True, text=True
     )

@@ -178,6 +178,7 @@ async def run(out: Path, scratch: Path) -> None:
     for size in SIZES:
         await shoot(specs, out, scratch, size)
     await readme(specs[:-1], out, scratch)
+    await review(out, scratch)
 
 
 async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
@@ -201,6 +202,56 @@ async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
     path = out / "readme.png"
     window.grab().save(str(path), "PNG")
     print(path)
+    window.close()
+    await window.controller.reader.close()
+
+
+async def review(out: Path, scratch: Path) -> None:
+    """The review view at 1280×800: a new skill with a script, a skill with errors, and
+    the first skill again after its script changed since approval (the diff)."""
+    import shutil
+
+    from desktop.ui.review_view import ReviewView
+
+    copy = scratch / "review-samples"
+    if not copy.exists():
+        shutil.copytree(bundled_sources()[0].endpoint, copy)
+    spec = SourceSpec("samples", "local", "folder", str(copy))
+    ini = scratch / "window-review.ini"
+    window = build_window([spec], settings=QSettings(str(ini), QSettings.Format.IniFormat))
+    window.resize(1280, 800)
+    window.show()
+    window.start()
+    await settle(window, 1.0)
+    size = (1280, 800)
+
+    async def open_review(qualified: str, file: str | None) -> ReviewView:
+        window.actions_.review(skill_named(window, qualified))
+        view = window.actions_.dialog
+        assert isinstance(view, ReviewView)
+        view.resize(*size)
+        await settle(window)
+        if file is not None:
+            for i in range(view.file_list.count()):
+                if str(view.file_list.item(i).data(Qt.ItemDataRole.UserRole + 1)).endswith(file):
+                    view.file_list.setCurrentRow(i)
+            await settle(window, 0.2)
+        return view
+
+    view = await open_review("pdf-forms", "fill_form.py")
+    save_dialog(view, out, size, "7-review-new-skill")
+    view = await open_review("Meeting_Summary", None)
+    save_dialog(view, out, size, "7-review-errors")
+    view = await open_review("pdf-forms", None)
+    view.approve()
+    await settle(window)
+    view.close()
+    script = copy / "pdf-forms" / "scripts" / "fill_form.py"
+    script.write_text(script.read_text() + "\nimport urllib.request  # sends the form away\n")
+    window.actions_.refresh()
+    await settle(window, 1.0)
+    view = await open_review("pdf-forms", "fill_form.py")
+    save_dialog(view, out, size, "7-review-changed")
     window.close()
     await window.controller.reader.close()
 

@@ -231,10 +231,11 @@ def test_a_damaged_record_is_named_when_replaced_and_a_folder_is_revoked_as_type
     takes a local skill's folder relative, with a trailing slash, as a person types it."""
     src = ("--folder", f"team={folder}")
     deploy = "team:deploy/SKILL.md"
-    blobs = KeyringBlobs(keyring.get_keyring(), service_name, Deadline(30))
 
     def alter() -> None:
         (stored,) = json.loads(cli("approvals", "--json").stdout)["approvals"]
+        # A deadline is one operation's: a new one for each change, however long the test.
+        blobs = KeyringBlobs(keyring.get_keyring(), service_name, Deadline(30))
         data = blobs.read(stored["storage_name"])
         data["files"][0]["digest"] = "sha256:" + "0" * 64
         blobs.write(stored["storage_name"], data)

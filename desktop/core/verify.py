@@ -386,6 +386,10 @@ def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
     )
 
 
+# What a skill none of whose files has been read says of its checks.
+NOT_READ = "not read yet"
+
+
 def files_so_far(skill: Skill, seen: Mapping[str, FileVerification]) -> tuple[str, str]:
     """(state, short text) of the files of ``skill`` read so far, by URI: ``""`` when
     none was read; the first unusable file's state; ``dynamic`` for a skill without
@@ -399,4 +403,4 @@ def files_so_far(skill: Skill, seen: Mapping[str, FileVerification]) -> tuple[st
         return DYNAMIC, f"dynamic: {len(seen)} read, unverifiable"
     total = len(skill.files)
     ok = sum(1 for f in seen.values() if f.state == VERIFIED)
-    return (VERIFIED if ok >= total else PARTIAL), f"bytes match ({ok}/{total})"
+    return (VERIFIED if ok >= total else PARTIAL), f"{ok} of {total} files verified"

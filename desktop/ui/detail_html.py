@@ -22,7 +22,7 @@ from desktop.core.checks import DESCRIPTION_MAX
 from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Skill
-from desktop.core.verify import VERIFIED, FileVerification
+from desktop.core.verify import NOT_READ, VERIFIED, FileVerification
 from desktop.core.visible import quoted
 from desktop.core.words import count
 from desktop.ui.markdown_render import escape
@@ -33,7 +33,7 @@ THIRD_PARTY = (
 )
 SEVERITY_WORDS = {"invalid": "Invalid", "error": "Error", "warning": "Warning", "info": "Note"}
 FILE_STATE_TEXT = {
-    VERIFIED: "bytes match the manifest",
+    VERIFIED: "verified: matches what the source listed",
     DYNAMIC: "dynamic: no digest published, unverifiable",
 }
 
@@ -89,7 +89,7 @@ def origin_html(skill: Skill) -> str:
 
 def file_state_text(vf: FileVerification | None) -> str:
     if vf is None:
-        return "not fetched"
+        return NOT_READ
     return FILE_STATE_TEXT.get(vf.state, vf.state)
 
 

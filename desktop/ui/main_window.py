@@ -246,7 +246,7 @@ class MainWindow(WindowSurface):
         )
         for skill in self.controller.catalog.skills:
             # Reads are forgotten when an entry changes: so is what the table said of them
-            # (an empty state reads as "not fetched", as _on_verification stores it too).
+            # (an empty state reads as "not read yet", as _on_verification stores it too).
             state, text = self.controller.verification_of(skill)
             self.table_model.verification[skill.id] = state
             self.table_model.verification_text[skill.id] = text

@@ -89,7 +89,7 @@ def verified_head(vf: FileVerification, size: int) -> str:
     if vf.state == DYNAMIC:
         head = "Unverified (dynamic skill, no digest published): "
     else:
-        head = "Bytes match the manifest (size and SHA-256; not a safety check): "
+        head = "Verified: matches what the source listed (size and SHA-256; not a safety check): "
     return head + f"{vf.uri}, {size:,} bytes"
 
 

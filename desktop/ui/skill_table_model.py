@@ -18,7 +18,7 @@ from PySide6.QtGui import QBrush
 
 from desktop.core.approvals import CHANGED
 from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
-from desktop.core.verify import MISMATCHES, READ_ERROR
+from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel
 from desktop.ui.status_colors import status_brush
 
@@ -49,7 +49,6 @@ SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 ROW_ROLE = Qt.ItemDataRole.UserRole + 3  # (skill, approval, verification, nesting depth)
 
-NOT_FETCHED = "not fetched"
 APPROVAL_PENDING = "…"
 _BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
@@ -235,7 +234,7 @@ class SkillTableModel(ReadOnlyTableModel):
             if skill.state != "listed":
                 return skill.state
             text = self.verification_text.get(skill.id)
-            return text or self.verification.get(skill.id) or NOT_FETCHED
+            return text or self.verification.get(skill.id) or NOT_READ
         if col == COL_APPROVAL:
             return self.approval.get(skill.id, APPROVAL_PENDING)
         return ""

@@ -113,7 +113,7 @@ def test_a_session_reads_every_source_reads_verified_and_knows_approvals(
     ]
     assert shown == "srv:deploy"
     assert {s.origin.label: s.skill_count for s in catalog.sources} == {"mine": 1, "srv": 1}
-    assert before == "" and state == "verified" and after == "bytes match (1/1)"
+    assert before == "" and state == "verified" and after == "1 of 1 files verified"
     assert {session.approval_states[s.id].state for s in catalog.skills} == {"not-approved"}
     # What happened, in the order a window would have shown it.
     done = [e for e in events.seen if e[0] == "source"]

@@ -78,7 +78,7 @@ def test_one_skill_is_found_read_and_listed_through_the_command_session(tmp_path
     )
     assert seen["children"] == [("SKILL.md", True), ("references", True)]
     assert seen["trouble"] == ""
-    assert seen["read so far"] == "bytes match (2/2)"
+    assert seen["read so far"] == "2 of 2 files verified"
 
 
 def test_a_command_on_folders_alone_does_not_load_the_mcp_client(

@@ -141,7 +141,7 @@ def test_the_keyboard_alone_moves_between_panes_and_previews(
     assert window.tabs.currentWidget() is window.preview
     wait_idle(qtbot, window)
     assert window.preview.skill is skill
-    assert "Bytes match the manifest" in window.preview.status.text()
+    assert "Verified: matches what the source listed" in window.preview.status.text()
 
 
 def test_no_two_alt_keys_of_the_window_clash(make_window: Any, skills_folder: Path) -> None:

@@ -36,7 +36,7 @@ def test_skill_table_model(qtmodeltester: Any, skills_folder: Path) -> None:
     qtmodeltester.check(model)
     assert model.rowCount() == 3
     assert model.index(0, COL_APPROVAL).data() == "not-approved"
-    assert model.index(1, COL_VERIFICATION).data() == "not fetched"
+    assert model.index(1, COL_VERIFICATION).data() == "not read yet"
 
 
 def test_filter_proxy_model(qtmodeltester: Any, skills_folder: Path) -> None:

@@ -43,7 +43,7 @@ def test_nothing_is_shown_before_verification(
     assert "Will fetch SKILL.md" in p.status.text() and "from local (folder" in p.status.text()
     assert p.rendered.toPlainText() == "" and p.raw.toPlainText() == ""
     assert p.fetch_button.isEnabled()
-    assert _verification_cell(window, ALPHA) == "not fetched"
+    assert _verification_cell(window, ALPHA) == "not read yet"
 
 
 def test_fetch_shows_rendered_and_raw_with_html_escaped(
@@ -54,7 +54,7 @@ def test_fetch_shows_rendered_and_raw_with_html_escaped(
     p = window.preview
     qtbot.mouseClick(p.fetch_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
-    assert "Bytes match the manifest" in p.status.text()
+    assert "Verified: matches what the source listed" in p.status.text()
     rendered = p.rendered.toPlainText()
     assert "Alpha" in rendered
     assert "<script>alert('x')</script>" in rendered  # shown as text, not interpreted
@@ -62,7 +62,7 @@ def test_fetch_shows_rendered_and_raw_with_html_escaped(
     assert "[image not loaded: logo → logo.png]" in rendered
     assert "name: alpha-notes" in p.raw.toPlainText()  # the raw view has the whole file
     assert p.rendered.requested == []  # nothing was asked to load
-    assert _verification_cell(window, ALPHA) == "bytes match (1/3)"
+    assert _verification_cell(window, ALPHA) == "1 of 3 files verified"
 
 
 def test_links_open_listed_files_verified_and_show_the_rest(
@@ -83,7 +83,7 @@ def test_links_open_listed_files_verified_and_show_the_rest(
     assert window.tabs.currentWidget() is window.page.files_tab
     assert files.uri == "references/guide.md"
     assert window.page.files.currentItem().text(0) == "guide.md"
-    assert "Bytes match the manifest" in files.status.text()
+    assert "Verified: matches what the source listed" in files.status.text()
     assert "Step one." in files.text.toPlainText()
     assert p.uri == "SKILL.md"  # the Overview keeps the skill's body
     p.show_skill(p.skill, "references/guide.md")
@@ -172,7 +172,7 @@ def test_bodies_too_costly_to_render_show_their_raw_text_at_once(
     }
     for name, (body, reason) in cases.items():
         preview = _preview_text(make_window, qtbot, tmp_path / name, body)
-        assert "Bytes match the manifest" in preview.status.text()
+        assert "Verified: matches what the source listed" in preview.status.text()
         shown = preview.rendered.toPlainText()
         # On a loaded machine markdown may reach its 2 s stop before the nesting error.
         stopped = name == "lists" and "Not rendered: it took more than 2 s" in shown
@@ -249,13 +249,13 @@ def test_a_file_verified_before_a_refresh_that_changed_it_is_not_fetched_again(
     _open_alpha(window)
     window.preview.fetch()
     wait_idle(qtbot, window)
-    assert _verification_cell(window, ALPHA) == "bytes match (1/3)"
+    assert _verification_cell(window, ALPHA) == "1 of 3 files verified"
     skill_md = skills_folder / "alpha-notes" / "SKILL.md"
     skill_md.write_text(skill_md.read_text() + "\nA line added after the preview.\n")
     window.actions_.refresh()
     wait_idle(qtbot, window)
-    assert _verification_cell(window, ALPHA) == "not fetched"
+    assert _verification_cell(window, ALPHA) == "not read yet"
     window.select_skill(ALPHA)
-    assert "bytes match the manifest" not in window.detail.text()
+    assert "matches what the source listed" not in window.detail.text()
     p = window.preview
-    assert "Bytes match the manifest" not in p.status.text()
+    assert "Verified: matches what the source listed" not in p.status.text()

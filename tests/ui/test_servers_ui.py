@@ -80,7 +80,7 @@ def test_server_skill_preview_is_verified(window: Any, qtbot: Any) -> None:
     window.actions_.preview_current()
     assert "from srv (stdio" in window.preview.status.text() or window.controller.busy
     wait_idle(qtbot, window)
-    assert "Bytes match the manifest" in window.preview.status.text()
+    assert "Verified: matches what the source listed" in window.preview.status.text()
     assert "Alpha" in window.preview.rendered.toPlainText()
 
 
@@ -479,10 +479,12 @@ def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
     cell = window.table_model.index(row, COL_VERIFICATION)
     qtbot.waitUntil(lambda: cell.data() != "size-mismatch", timeout=30000)
     wait_idle(qtbot, window)
-    assert window.table_model.index(row, COL_VERIFICATION).data() == "bytes match (1/2)"
+    assert window.table_model.index(row, COL_VERIFICATION).data() == "1 of 2 files verified"
     assert preview.skill is c.catalog.get(listed.id)
     assert preview.uri == guide
-    assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
+    assert "Verified: matches what the source listed" in preview.status.text(), (
+        preview.status.text()
+    )
     assert "a newer guide" in preview.text.toPlainText()
     assert not preview.refresh_button.isVisibleTo(preview)
 
@@ -503,7 +505,9 @@ def test_bytes_that_match_on_a_second_fetch_take_the_refresh_offer_away(
     assert preview.refresh_button.isVisibleTo(preview)
     preview.read_button.click()
     wait_idle(qtbot, window)
-    assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
+    assert "Verified: matches what the source listed" in preview.status.text(), (
+        preview.status.text()
+    )
     assert not preview.refresh_button.isVisibleTo(preview)
 
 
@@ -523,7 +527,9 @@ def test_the_overview_offers_a_refresh_when_skill_md_did_not_match(
     assert preview.refresh_button.isVisibleTo(preview)
     preview.fetch_button.click()
     wait_idle(qtbot, window)
-    assert "Bytes match the manifest" in preview.status.text(), preview.status.text()
+    assert "Verified: matches what the source listed" in preview.status.text(), (
+        preview.status.text()
+    )
     assert not preview.refresh_button.isVisibleTo(preview)
 
 

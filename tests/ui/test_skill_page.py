@@ -170,7 +170,7 @@ def test_a_file_opens_in_a_monospace_viewer_with_line_numbers(
     _click_file(qtbot, window, script)
     wait_idle(qtbot, window)
     assert view.text.toPlainText() == "#!/bin/sh\necho one\necho two\n"
-    assert view.status.text().startswith("Bytes match the manifest")
+    assert view.status.text().startswith("Verified: matches what the source listed")
     assert "not a safety check" in view.status.text()
     assert QFontInfo(view.text.font()).fixedPitch()
     assert view.text.isReadOnly()
@@ -331,5 +331,5 @@ def test_a_server_skills_file_waits_for_read_from_server_in_the_files_tab(
     qtbot.mouseClick(view.read_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert view.text.toPlainText() == "# Guide\n\nStep one.\n"
-    assert view.status.text().startswith("Bytes match the manifest")
+    assert view.status.text().startswith("Verified: matches what the source listed")
     assert "Third-party" in window.page.origin.text()  # the mark above every tab

@@ -85,6 +85,6 @@ def test_a_server_that_exited_and_was_started_again_shows_its_listing_again(
     window.select_skill(skill.id)
     window.actions_.preview_current()
     wait_idle(qtbot, window)
-    assert window.preview.status.text().startswith("Bytes match the manifest")
+    assert window.preview.status.text().startswith("Verified: matches what the source listed")
     assert status_cell.data().startswith("ok: 1 skill in 1 page"), status_cell.data()
     assert "connected again" in window.messages.toPlainText()

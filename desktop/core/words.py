@@ -15,3 +15,17 @@ def budget(length: int, limit: int, noun: str = "character") -> str:
     if length > limit:
         text += f", {length - limit:,} over"
     return text
+
+
+def moment(stamp: str) -> str:
+    """An ISO 8601 time as people read it, in local time: "2 Dec 2026, 15:58". A text
+    that is no such time (a record written by hand) is given back as it is."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return stamp
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return f"{when.day} {when:%b %Y, %H:%M}"

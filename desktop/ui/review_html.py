@@ -24,7 +24,7 @@ from desktop.core.model import Problem, Skill, SkillFile
 from desktop.core.review import DiffLine, diff_counts
 from desktop.core.verify import FileVerification
 from desktop.core.visible import visible
-from desktop.core.words import count
+from desktop.core.words import count, moment
 from desktop.ui.markdown_render import escape
 
 SHOW_LIMIT = 256 * 1024  # characters of one file shown in place
@@ -67,7 +67,7 @@ def decision_html(state: ApprovalState | None) -> str:
     rec = state.record
     if rec is None:
         return "<p>No decision recorded yet.</p>"
-    when = f"by {esc(rec.approved_by)} at {esc(rec.approved_at)}"
+    when = f"by {esc(rec.approved_by)} on {esc(moment(rec.approved_at))}"
     evidence = esc(rec.evidence())
     if state.state == REJECTED:
         why = esc(rec.reason) if rec.reason else "no reason given"

@@ -14,7 +14,8 @@ Test controls on the authorization server (plain HTTP, loopback only):
 ``POST /test/ttl?seconds=N`` (lifetime of the access tokens issued next),
 ``POST /test/refuse-refresh`` (refresh grants answer ``invalid_grant``),
 ``POST /test/revoke`` (every access token is refused from now on),
-``GET /test/stats`` (grants and refusals so far, and the access tokens issued).
+``GET /test/stats`` (grants and refusals so far, the access tokens issued, and what each
+authorization request asked with).
 
 Scenarios change what the servers publish, for the bad-input tests:
 ``wrong-resource`` (resource metadata names another server), ``no-pkce`` (metadata
@@ -74,6 +75,7 @@ class Provider:
         self.ttl = 3600
         self.refuse_refresh = False
         self.stats: dict[str, int] = {"code": 0, "refresh": 0, "refused": 0, "register": 0}
+        self.asked: list[dict[str, Any]] = []  # each authorization request's parameters
         self.issued: list[str] = []  # every access and refresh token, in order
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
@@ -90,6 +92,14 @@ class Provider:
         ticket = secrets.token_urlsafe(16)
         assert client.client_id is not None
         self.pending[ticket] = (client.client_id, params)
+        # What the client asked with (the SDK's handler has already required S256).
+        self.asked.append(
+            {
+                "resource": params.resource,
+                "code_challenge": bool(params.code_challenge),
+                "redirect_uri": str(params.redirect_uri),
+            }
+        )
         return f"{self.issuer}/consent?{urlencode({'ticket': ticket})}"
 
     def consent(self, ticket: str) -> str:
@@ -208,7 +218,7 @@ def auth_app(provider: Provider, issuer: str, scenario: str) -> Starlette:
         return JSONResponse({"revoked": True})
 
     async def stats(request: Request) -> Response:
-        return JSONResponse({**provider.stats, "tokens": provider.issued})
+        return JSONResponse({**provider.stats, "tokens": provider.issued, "asked": provider.asked})
 
     routes += [
         Route("/consent", consent),

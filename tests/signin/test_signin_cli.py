@@ -83,6 +83,11 @@ def test_sign_in_then_list_verify_and_show_reach_the_skills(
     assert "note: signed in as ada@example.test" in again.stdout  # as the server said
     stats = protected.stats()
     assert stats["code"] == 1 and stats["refresh"] == 0
+    # The authorization named this server as the resource (RFC 8707), carried a PKCE
+    # challenge, and sent the browser back to a loopback address.
+    (asked,) = stats["asked"]
+    assert asked["resource"] == protected.url and asked["code_challenge"]
+    assert asked["redirect_uri"].startswith("http://127.0.0.1:")
 
 
 def test_an_expired_token_is_refreshed_without_a_browser(

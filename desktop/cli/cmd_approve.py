@@ -158,12 +158,4 @@ def keep_copies(name: str, read: list[tuple[SkillFile, bytes]] | None) -> str:
     files were not read); returns a message when the cache could not be written."""
     from desktop.store.cache import SkillCache
 
-    cache = SkillCache()
-    try:
-        if read is None:
-            cache.release_approved(name)
-        else:
-            cache.keep_approved(name, read)
-    except (OSError, ValueError) as exc:
-        return f"the approved files could not be kept for a later comparison: {exc}"
-    return ""
+    return SkillCache().keep_decision(name, read)

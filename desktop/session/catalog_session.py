@@ -735,18 +735,9 @@ class CatalogSession:
 
     async def _keep_copies(self, name: str, pairs: list[tuple[SkillFile, bytes]] | None) -> None:
         """Keep an approval's verified copies (``None``: let go of earlier ones)."""
-        cache = self.reader.cache
-
-        def work() -> None:
-            if pairs is None:
-                cache.release_approved(name)
-            else:
-                cache.keep_approved(name, pairs)
-
-        try:
-            await asyncio.to_thread(work)
-        except (OSError, ValueError) as exc:
-            self.notifier.warning(f"the approved files could not be kept for comparison: {exc}")
+        why_not = await asyncio.to_thread(self.reader.cache.keep_decision, name, pairs)
+        if why_not:
+            self.notifier.warning(why_not)
 
     def approved_copy(self, state: ApprovalState | None, old: SkillFile) -> bytes | None:
         """The bytes of ``old`` as its approval kept them, or ``None``."""

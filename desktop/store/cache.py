@@ -370,6 +370,18 @@ class SkillCache:
             return None
         return data
 
+    def keep_decision(self, name: str, files: list[tuple[SkillFile, bytes]] | None) -> str:
+        """Keep the verified copies a decision binds (``None``, its files were not read:
+        let go of the copies an earlier approval kept). Returns why not, or ``""``."""
+        try:
+            if files is None:
+                self.release_approved(name)
+            else:
+                self.keep_approved(name, files)
+        except (OSError, ValueError) as exc:
+            return f"the approved files could not be kept for a later comparison: {exc}"
+        return ""
+
     def release_approved(self, name: str) -> bool:
         """Let go of the copies an approval kept (it was revoked or replaced)."""
         target = self.approved_dir(name)

@@ -202,3 +202,52 @@ def test_a_folder_read_again_renews_only_the_skills_a_change_touches(
     status = session.catalog.source("mine")
     assert status is not None and status.status == "error"
     assert ("info", "mine: notes, other no longer there") in said.lines
+
+
+def test_the_session_approves_rejects_and_revokes_and_keeps_the_copies_read(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    """Decisions through the session, as the window makes them: bound to the files as
+    listed, the read bytes kept for a later diff, each said once, states updated."""
+    local, server = _folders(tmp_path)
+    session, events, said = _session(tmp_path, [local, server])
+    notes_id, deploy_id = "mine:notes/SKILL.md", "srv:skill://deploy/SKILL.md"
+
+    async def scenario() -> tuple[list[str], bool, bool]:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            notes = session.catalog.get(notes_id)
+            deploy = session.catalog.get(deploy_id)
+            assert notes is not None and deploy is not None
+            read = {}
+            for f in notes.files:
+                result = await session.read(notes, f.uri)
+                assert result.data is not None
+                read[f.uri] = result.data
+            states = []
+            record = await session.approve(notes, read=read)
+            assert record is not None and record.files_read is True, said.lines
+            states.append(session.approval_states[notes_id].state)
+            name = record.key.storage_name
+            kept = session.reader.cache.approved_dir(name).is_dir()
+            rejected = await session.reject(deploy, reason="asks for too much")
+            assert rejected is not None and rejected.files_read is False
+            states.append(session.approval_states[deploy_id].state)
+            assert await session.revoke(notes) == 1
+            states.append(session.approval_states[notes_id].state)
+            assert await session.revoke(deploy) == 1
+            states.append(session.approval_states[deploy_id].state)
+            return states, kept, session.reader.cache.approved_dir(name).exists()
+        finally:
+            await session.reader.close()
+
+    states, kept, still_kept = asyncio.run(scenario())
+    assert states == ["approved", "rejected", "not-approved", "not-approved"]
+    assert kept and not still_kept  # kept while approved, let go of with the approval
+    infos = [text for level, text in said.lines if level == "info"]
+    assert any(t.startswith("approved notes") and "every file read" in t for t in infos), infos
+    assert "rejected srv:deploy" in infos
+    assert "revoked 1 decision of notes" in infos
+    assert not [line for line in said.lines if line[0] == "error"], said.lines
+    assert events.seen.count(("approvals",)) >= 4

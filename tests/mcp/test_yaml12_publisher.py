@@ -120,6 +120,20 @@ def test_a_command_given_an_id_asks_skills_get_and_reads_nothing_else(cli, tmp_p
     assert "pdf is pub:skill://pdf/SKILL.md from pub" in proc.stderr
 
 
+def test_a_server_without_skills_get_is_asked_for_its_listing_instead(cli, tmp_path: Path) -> None:
+    """A server that lists skills but answers -32601 (method not found) to skills/get:
+    a command given an id walks the listing and reads the skill as for a name."""
+    raw = Path(__file__).resolve().parent / "servers" / "raw_mcp.py"
+    record = tmp_path / "raw.log"
+    argv = [sys.executable, str(raw), "ok", "--record", str(record)]
+    proc = cli("show", "r:skill://demo/SKILL.md", "--server", "r=" + shlex.join(argv))
+    assert proc.returncode == 0, proc.stderr
+    assert "# Demo" in proc.stdout and "Traceback" not in proc.stderr
+    methods = record.read_text().split()
+    assert methods.index("skills/get") < methods.index("skills/list"), methods
+    assert "resources/read" in methods, methods
+
+
 def test_every_form_of_naming_a_skill_and_an_ambiguous_name(cli, tmp_path: Path) -> None:
     root = folder(tmp_path)
     local = tmp_path / "mine"

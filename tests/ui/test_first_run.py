@@ -23,6 +23,8 @@ def test_first_run_shows_both_origins(make_window: Any, tmp_path: Path, qtbot: A
     assert labels == ["samples", "sample-server"]
     shown = [window.sources_model.text(s, 0) for s in window.sources_model.specs]
     assert shown == ["samples (sample)", "sample-server (sample)"]
+    rows = [window.sidebar.source_items[s.label].text(0) for s in window.sources_model.specs]
+    assert rows == ["samples (sample)", "sample-server (sample)"]
     kinds = {s.kind for s in window.controller.catalog.skills}
     assert kinds == {"local", "mcp"}
     names = table_names(window)
@@ -75,3 +77,27 @@ def test_first_run_finds_claude_desktop_servers_and_claude_skills(
     assert any(i.startswith("billing:") and i.endswith("refund-policy/SKILL.md") for i in ids)
     names = table_names(window)
     assert "write-notes" in names and "billing:refund-policy" in names
+
+
+def test_the_samples_are_removed_from_the_window_and_stay_gone(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    import json
+
+    cfg_file = tmp_path / "config" / "sources.json"
+    window = make_window(None, sources=SourcesService(config_file=cfg_file, detect=False))
+    assert [s.label for s in window.sources_model.specs] == ["samples", "sample-server"]
+    window.sidebar.select_source("samples")
+    assert window.sidebar.remove_action.isEnabled()
+    asked: list[str] = []
+    window.confirm = lambda q: asked.append(q) is None
+    window.sidebar.remove_action.trigger()
+    wait_idle(qtbot, window)
+    assert "the folder itself is not touched" in asked[0]
+    assert [s.label for s in window.sources_model.specs] == ["sample-server"]
+    assert not any(s.origin.label == "samples" for s in window.controller.catalog.skills)
+    saved = json.loads(cfg_file.read_text(encoding="utf-8"))
+    assert [s["label"] for s in saved["sources"]] == ["sample-server"]
+    # A new window (the next start) does not bring them back.
+    again = make_window(None, sources=SourcesService(config_file=cfg_file, detect=False))
+    assert [s.label for s in again.sources_model.specs] == ["sample-server"]

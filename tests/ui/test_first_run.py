@@ -77,6 +77,9 @@ def test_first_run_finds_claude_desktop_servers_and_claude_skills(
     assert any(i.startswith("billing:") and i.endswith("refund-policy/SKILL.md") for i in ids)
     names = table_names(window)
     assert "write-notes" in names and "billing:refund-policy" in names
+    # Where the imported server came from, on its row.
+    tip = window.sidebar.source_items["billing"].toolTip(0)
+    assert f"imported from Claude Desktop: {claude}" in tip, tip
 
 
 def test_the_samples_are_removed_from_the_window_and_stay_gone(

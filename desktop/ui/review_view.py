@@ -25,7 +25,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -46,7 +45,6 @@ from desktop.core.approvals import (
     error_problems,
     unapprovable_reason,
 )
-from desktop.core.audit import audit_rows, export
 from desktop.core.freshness import listing_changes
 from desktop.core.grants import has_scripts, is_script, requested_risks
 from desktop.core.model import Skill, SkillFile
@@ -54,6 +52,7 @@ from desktop.core.review import approve_gate, is_binary, read_count, text_diff, 
 from desktop.core.verify import MISMATCHES
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.export_decisions import ask_path, export_to
 from desktop.ui.plain_label import PlainLabel
 from desktop.ui.review_html import (
     binary_html,
@@ -601,31 +600,13 @@ class ReviewView(QDialog):
     # -- the audit export ---------------------------------------------------------
 
     def ask_export(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(
-            self, "Export decisions", "decisions.md", "Markdown (*.md);;CSV (*.csv)"
-        )
-        if path:
-            fmt = "csv" if path.lower().endswith(".csv") or "CSV" in chosen else "markdown"
-            self._spawn(self.export_to(Path(path), fmt), "exporting decisions")
+        chosen = ask_path(self)
+        if chosen is not None:
+            self._spawn(self.export_to(*chosen), "exporting decisions")
 
     async def export_to(self, path: Path, fmt: str) -> int:
         """Write every stored decision to ``path`` as ``markdown`` or ``csv``."""
-        from desktop.core.approvals import ApprovalError
-
-        try:
-            items = await self.c.approvals.records()
-        except ApprovalError as exc:
-            self.c.notifier.error(f"export decisions: {exc.message}")
-            return 0
-        rows = audit_rows(items)
-        text = export(rows, fmt)
-        try:
-            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-        except OSError as exc:
-            self.c.notifier.error(f"export decisions: cannot write {path}: {exc}")
-            return 0
-        self.c.notifier.info(f"exported {len(rows)} decision(s) to {path}")
-        return len(rows)
+        return await export_to(self.c, path, fmt)
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         try:

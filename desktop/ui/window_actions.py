@@ -56,6 +56,8 @@ class WindowActions:
             skill, "Review and &approve…", "Ctrl+Shift+A", lambda: self.review("")
         )
         self.compare_action = self._act(skill, "&Compare two skills…", "Ctrl+Shift+D", self.compare)
+        skill.addSeparator()
+        self.export_action = self._act(skill, "&Export decisions…", "", self.export_decisions)
         tools = mb.addMenu("&Tools")
         self.triggers_action = self._act(tools, "&Trigger tester…", "Ctrl+T", self.trigger_tester)
         self.model_view_action = self._act(
@@ -173,6 +175,14 @@ class WindowActions:
         if skill is None:
             return
         self._show(ReviewView(c, skill.id, self.w))
+
+    def export_decisions(self) -> None:
+        """Every stored decision to a Markdown or CSV file, as the review view exports."""
+        from desktop.ui.export_decisions import ask_path, export_to
+
+        chosen = ask_path(self.w)
+        if chosen is not None:
+            self.w.controller.spawn(export_to(self.w.controller, *chosen), "exporting decisions")
 
     # -- sources ------------------------------------------------------------------
 

@@ -288,3 +288,17 @@ def test_the_queue_from_the_keyboard_and_approve_and_next(
     assert row["skill"] == "local:notes/SKILL.md" and row["files read"] == "yes"
     assert row["decision"] == "approved" and row["by"]
     view.close()
+    # The same export from the window's Skill menu (the file dialog answered here).
+    import desktop.ui.export_decisions as export_decisions
+
+    menu_out = tmp_path / "from-the-menu.md"
+    original = export_decisions.ask_path
+    export_decisions.ask_path = lambda _parent: (menu_out, "markdown")
+    try:
+        window.actions_.export_action.trigger()
+        qtbot.waitUntil(
+            lambda: menu_out.exists() and "approved" in menu_out.read_text(), timeout=30000
+        )
+    finally:
+        export_decisions.ask_path = original
+    assert "local:notes/SKILL.md" in menu_out.read_text()

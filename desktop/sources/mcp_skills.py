@@ -20,7 +20,7 @@ from desktop.core.visible import cut_repr, json_excerpt, quoted
 from desktop.sources.budgets import json_size
 from desktop.sources.errors import SourceError
 from desktop.sources.mcp_connection import SKILLS_EXTENSION, McpConnection
-from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill
+from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill, first_leaf
 
 
 @dataclass(slots=True)
@@ -81,6 +81,11 @@ async def _walk_skills(conn: McpConnection, on_page: Callable[[list[Any]], None]
                 out.error = f"skills/list page {out.pages + 1} failed: {conn.explain(exc)}"
                 break
             except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
+                leaf = first_leaf(exc)
+                if isinstance(leaf, SourceError) and getattr(leaf, "sign_in", ""):
+                    # The server wants a sign-in (again) on a connection kept open: the
+                    # source's state, said as at a first connection, not a page's failure.
+                    raise leaf from None
                 # Ours already names the request: said once, with the page.
                 why = conn.explain(exc).removeprefix("skills/list failed: ")
                 out.error = f"skills/list page {out.pages + 1} failed: {why}"

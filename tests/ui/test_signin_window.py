@@ -148,3 +148,33 @@ def test_cancel_ends_the_wait_and_closes_the_loopback_address(
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=5):
         pass  # no longer listening
     assert shown_status(window, "vault") == "Sign in required"
+
+
+def test_a_refused_refresh_asks_to_sign_in_again_in_the_window(
+    qtbot: Any, make_window: Any, protected: Protected, browser: Browser, secret_service: Any
+) -> None:
+    import time
+
+    protected.control("/test/ttl?seconds=1")
+    spec = SourceSpec("vault", "mcp", "http", protected.url)
+    window = make_window([spec])
+    window.sidebar.select_source("vault")
+    qtbot.mouseClick(window.sidebar.sign_in_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.sign_in_flow.busy, timeout=60000)
+    qtbot.waitUntil(lambda: sign_in_state(window) == "signed-in", timeout=60000)
+    wait_idle(qtbot, window)
+    # The token runs out and the authorization server refuses to renew it.
+    protected.control("/test/refuse-refresh")
+    time.sleep(1.5)
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: sign_in_state(window) == "again", timeout=60000)
+    wait_idle(qtbot, window)
+    status = window.sources_model.statuses["vault"]
+    assert status.message.startswith("Sign in again: the sign-in has expired"), status.message
+    assert "check the source's headers" not in status.message
+    assert shown_status(window, "vault") == "Sign in again"
+    window.sidebar.select_source("vault")
+    button = window.sidebar.sign_in_button
+    assert button.isVisible() and button.text() == "Sign in again…"
+    assert protected.stats()["refused"] >= 1  # the renewal was asked for, and refused

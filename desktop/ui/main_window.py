@@ -58,6 +58,10 @@ from desktop.ui.window_surface import WindowSurface
 Confirm = Callable[[str], bool]
 
 
+# The widest the sidebar grows on its own to show its rows whole (px).
+SIDEBAR_MAX = 320
+
+
 class MainWindow(WindowSurface):
     def __init__(
         self,
@@ -139,6 +143,9 @@ class MainWindow(WindowSurface):
         self.main_splitter.setSizes([220, 1180])
         self.main_splitter.setStretchFactor(0, 0)
         self.main_splitter.setStretchFactor(1, 1)
+        self.sidebar_dragged = False  # the user set its width: it is left as they set it
+        self._fitting = False
+        self.main_splitter.splitterMoved.connect(self._sidebar_moved)
         self.setCentralWidget(self.main_splitter)
 
         self.messages = QPlainTextEdit(self)
@@ -489,6 +496,27 @@ class MainWindow(WindowSurface):
         self.sidebar.set_counts(
             view_counts(skills, self.table_model.approval), source_counts(skills)
         )
+        self._fit_sidebar()
+
+    def _sidebar_moved(self, _pos: int, _index: int) -> None:
+        if not self._fitting:
+            self.sidebar_dragged = True
+
+    def _fit_sidebar(self) -> None:
+        """Widen the sidebar so no source's name or mark is cut, up to a third of a
+        wide window (never narrower, never once the user has set its width)."""
+        if self.sidebar_dragged or not self.sidebar.isVisible():
+            return
+        sizes = self.main_splitter.sizes()
+        total = sum(sizes)
+        want = min(self.sidebar.wanted_width(), SIDEBAR_MAX, total // 3)
+        if len(sizes) != 2 or sizes[0] >= want:
+            return
+        self._fitting = True
+        try:
+            self.main_splitter.setSizes([want, total - want])
+        finally:
+            self._fitting = False
 
     def _follow_query(self, query: SkillQuery) -> None:
         """The sidebar shows what the list is filtered by."""

@@ -245,6 +245,13 @@ class SidebarWidget(QWidget):
             item.setData(1, Qt.ItemDataRole.AccessibleTextRole, f"{words.status}, {shown}")
         self._update_actions()
 
+    def wanted_width(self) -> int:
+        """The width at which no row's label or mark is cut."""
+        tree = self.tree
+        rows = tree.sizeHintForColumn(0) + tree.sizeHintForColumn(1)
+        margins = self.contentsMargins().left() + self.contentsMargins().right()
+        return rows + tree.indentation() + 2 * tree.frameWidth() + margins + 8
+
     def set_counts(self, views: Mapping[str, int], sources: Mapping[str, int]) -> None:
         for key, item in self.view_items.items():
             item.setText(1, str(views.get(key, 0)))

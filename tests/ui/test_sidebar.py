@@ -124,3 +124,29 @@ def test_sources_that_failed_are_said_in_a_message_bar_with_retry(
     window.notifier.info("saved source later")
     assert window.notice.isVisibleTo(window) and window.notice.text() == "saved source later"
     assert "saved source later" in window.messages.toPlainText()
+
+
+def test_a_long_source_name_and_a_failed_mark_are_shown_whole(
+    make_window: Any, skills_folder: Path, tmp_path: Path, qtbot: Any
+) -> None:
+    """The sidebar widens on its own (up to a limit) so no row is cut; a width the user
+    set by dragging is kept."""
+    long_label = "a-source-with-a-rather-long-name"
+    gone = folder_spec(tmp_path / "no-such-folder", "missing-folder")
+    window = make_window([folder_spec(skills_folder, long_label), gone])
+    window.resize(1920, 1080)
+    window.show()
+    qtbot.waitExposed(window)
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert _source_cell(window, "missing-folder") == "Failed"
+    sidebar = window.sidebar
+    assert sidebar.width() >= sidebar.wanted_width() > 220
+    assert sidebar.tree.columnWidth(0) >= sidebar.tree.sizeHintForColumn(0)
+    # Dragged narrower by the user: left so.
+    total = sum(window.main_splitter.sizes())
+    window.main_splitter.splitterMoved.emit(200, 1)
+    window.main_splitter.setSizes([200, total - 200])
+    window.actions_.refresh()
+    wait_idle(qtbot, window)
+    assert window.main_splitter.sizes()[0] == 200

@@ -59,6 +59,11 @@ SIGN_IN_SECONDS = 300.0
 KEYRING_SECONDS = 20.0
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
+# A token is renewed this long before it runs out (at most a tenth of its lifetime), so
+# one that is still good by this machine's clock is not refused on arrival: a refused
+# token is answered with a whole new sign-in, not a renewal.
+RENEW_EARLY_SECONDS = 60.0
+
 # Entries kept for this process when no keyring could keep them.
 _SESSION: dict[str, str] = {}
 
@@ -256,6 +261,17 @@ class KeyringTokenStorage:
             time.time() + float(tokens.expires_in) if tokens.expires_in is not None else None
         )
         await self._write()
+
+    @property
+    def renew_at(self) -> float | None:
+        """When the stored token is to be renewed (see RENEW_EARLY_SECONDS)."""
+        if self.expires_at is None:
+            return None
+        lifetime = (self._tokens or {}).get("expires_in")
+        early = RENEW_EARLY_SECONDS
+        if isinstance(lifetime, int | float) and lifetime > 0:
+            early = min(early, float(lifetime) / 10)
+        return self.expires_at - early
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         await self._load()
@@ -464,7 +480,7 @@ class _Provider(OAuthClientProvider):
         # The SDK computes the expiry only when tokens arrive: one stored by an earlier
         # run would count as valid forever, and be sent expired instead of refreshed.
         if self.context.current_tokens is not None:
-            self.context.token_expiry_time = self._store.expires_at
+            self.context.token_expiry_time = self._store.renew_at
         # And the metadata found at sign-in: the token endpoint a refresh goes to.
         with contextlib.suppress(ValidationError):
             if self.context.oauth_metadata is None and self._store.metadata is not None:
@@ -481,11 +497,15 @@ class _Provider(OAuthClientProvider):
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         self._store.account = _account(await response.aread()) or self._store.account
         await super()._handle_token_response(response)
+        self.context.token_expiry_time = self._store.renew_at
 
     async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
         if response.status_code == 200:
             self._store.account = _account(await response.aread()) or self._store.account
-        return await super()._handle_refresh_response(response)
+        renewed = await super()._handle_refresh_response(response)
+        if renewed:
+            self.context.token_expiry_time = self._store.renew_at
+        return renewed
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
         chosen = super()._select_authorization_server(advertised)

@@ -98,3 +98,29 @@ def test_the_sources_own_authorization_header_is_sent_as_written(
     assert refused.sign_in == "required"
     assert "Sign in required" in refused.message and "not-a-token" not in refused.message
     assert protected.stats()["code"] == 1  # no other sign-in happened
+
+
+def test_a_token_is_renewed_before_it_runs_out_not_after(secret_service: object) -> None:
+    """A token still good by this machine's clock can be refused on arrival, and a
+    refused token is answered with a whole new sign-in: renewal comes a little early
+    (a minute, or a tenth of a short lifetime), also for a token stored by an earlier run."""
+    import time
+
+    from mcp.shared.auth import OAuthToken
+
+    from desktop.sources import signin
+
+    async def stored(lifetime: int) -> tuple[float, float | None, float | None]:
+        store = signin.KeyringTokenStorage(f"test-renewal-{lifetime}", fresh=True)
+        token = OAuthToken(access_token="a", refresh_token="r", expires_in=lifetime)
+        await store.set_tokens(token)
+        later = signin.KeyringTokenStorage(f"test-renewal-{lifetime}")  # the next run
+        await later.get_tokens()
+        signin._keyring_delete(store.entry)
+        return time.time(), store.renew_at, later.renew_at
+
+    for lifetime, early in ((3600, 60.0), (10, 1.0)):
+        now, renew_at, stored_renew_at = asyncio.run(stored(lifetime))
+        assert renew_at is not None and stored_renew_at is not None
+        assert abs(renew_at - (now + lifetime - early)) < 5, (lifetime, renew_at - now)
+        assert abs(stored_renew_at - renew_at) < 0.01

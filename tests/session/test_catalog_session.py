@@ -251,3 +251,48 @@ def test_the_session_approves_rejects_and_revokes_and_keeps_the_copies_read(
     assert "revoked 1 decision of notes" in infos
     assert not [line for line in said.lines if line[0] == "error"], said.lines
     assert events.seen.count(("approvals",)) >= 4
+
+
+def test_a_server_is_listed_again_when_its_ttl_is_up_and_the_change_is_taken(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    """Re-listing by ttlMs without Qt: the session lists the server again on its kept
+    connection, takes the changed entry, and drops what was read against the old one."""
+    served = tmp_path / "served"
+    write_skill(served, "deploy", "Deploys the service.")
+    argv = tuple(serve_argv(served, "--ttl-ms", "300"))
+    server = SourceSpec("srv", "mcp", "stdio", shlex.join(argv), command=argv)
+    session, events, said = _session(tmp_path, [server])
+    session.relist_floor = 0.3
+    deploy_id = "srv:skill://deploy/SKILL.md"
+
+    async def scenario() -> tuple[str, str, str, list[str]]:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            deploy = session.catalog.get(deploy_id)
+            assert deploy is not None
+            await session.read(deploy, deploy.uri)
+            read_before = session.verification_of(deploy)[1]
+            assert 0 < session.relist_due()["srv"] <= 0.35
+            write_skill(served, "deploy", "Deploys the service, and rolls it back.")
+            for _ in range(100):  # up to 10 s
+                await asyncio.sleep(0.1)
+                now = session.catalog.get(deploy_id)
+                if now is not None and now.description.endswith("rolls it back."):
+                    break
+            await session.wait_idle()
+            now = session.catalog.get(deploy_id)
+            assert now is not None
+            status = next(s for s in session.catalog.sources if s.origin.label == "srv")
+            return read_before, now.description, session.verification_of(now)[1], status.notes
+        finally:
+            session.stop_relisting()
+            await session.reader.close()
+
+    read_before, description, read_after, notes = asyncio.run(scenario())
+    assert read_before == "1 of 1 files verified"
+    assert description == "Deploys the service, and rolls it back."
+    assert read_after == ""  # read against the old entry: it says nothing of the new one
+    assert any(n.startswith("listing again at") for n in notes), notes
+    assert not [line for line in said.lines if line[0] == "error"], said.lines

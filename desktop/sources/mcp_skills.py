@@ -82,7 +82,7 @@ async def _walk_skills(conn: McpConnection, on_page: Callable[[list[Any]], None]
                 break
             except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
                 leaf = first_leaf(exc)
-                if isinstance(leaf, SourceError) and getattr(leaf, "sign_in", ""):
+                if isinstance(leaf, SourceError) and getattr(leaf, "sign_in", None):
                     # The server wants a sign-in (again) on a connection kept open: the
                     # source's state, said as at a first connection, not a page's failure.
                     raise leaf from None

@@ -146,6 +146,7 @@ class MainWindow(WindowSurface):
         self.sidebar_dragged = False  # the user set its width: it is left as they set it
         self._fitting = False
         self.main_splitter.splitterMoved.connect(self._sidebar_moved)
+        self.controller.busyChanged.connect(lambda busy: busy or self._fit_sidebar())
         self.setCentralWidget(self.main_splitter)
 
         self.messages = QPlainTextEdit(self)
@@ -504,8 +505,9 @@ class MainWindow(WindowSurface):
 
     def _fit_sidebar(self) -> None:
         """Widen the sidebar so no source's name or mark is cut, up to a third of a
-        wide window (never narrower, never once the user has set its width)."""
-        if self.sidebar_dragged or not self.sidebar.isVisible():
+        wide window (never narrower, never once the user has set its width). Only once
+        the sources are read: a passing "starting…" would widen it for good."""
+        if self.sidebar_dragged or not self.sidebar.isVisible() or self.controller.busy:
             return
         sizes = self.main_splitter.sizes()
         total = sum(sizes)
@@ -624,6 +626,7 @@ class MainWindow(WindowSurface):
             if isinstance(value, QByteArray | bytes):
                 fn(QByteArray(value))
         self.actions_.table_action.setChecked(str(s.value("view/table", "")) == "true")
+        self.sidebar_dragged = str(s.value("sidebar/dragged", "")) == "true"
         self.filter_bar.restore(
             str(s.value("filter/text", "") or ""),
             str(s.value("filter/source", "") or ""),
@@ -637,6 +640,7 @@ class MainWindow(WindowSurface):
         s.setValue("windowState", self.saveState())
         s.setValue("view/table", "true" if self.skill_list.as_table else "")
         s.setValue("mainSplitter", self.main_splitter.saveState())
+        s.setValue("sidebar/dragged", "true" if self.sidebar_dragged else "")
         s.setValue("rightSplitter", self.right_splitter.saveState())
         s.setValue("previewSplitter", self.preview.splitter.saveState())
         s.setValue("tableHeader", self.table.horizontalHeader().saveState())

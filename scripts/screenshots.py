@@ -213,7 +213,7 @@ async def review(out: Path, scratch: Path) -> None:
 
     from desktop.ui.review_view import ReviewView
 
-    copy = scratch / "review-samples"
+    copy = Path.home() / "skills" / "review-samples"  # shown as ~/skills/review-samples
     if not copy.exists():
         shutil.copytree(bundled_sources()[0].endpoint, copy)
     spec = SourceSpec("samples", "local", "folder", str(copy))

@@ -19,6 +19,7 @@ from desktop.core.approvals import (
     unapprovable_reason,
 )
 from desktop.core.grants import LEVEL_WORDS, ToolRisk, requested_risks, script_files
+from desktop.core.library import brief_path
 from desktop.core.manifest import format_size
 from desktop.core.model import Problem, Skill, SkillFile
 from desktop.core.review import DiffLine, diff_counts
@@ -39,6 +40,15 @@ RISK_COLOURS = {
     "harmless": "#344054",
 }
 MONO = "font-family: monospace; white-space: pre-wrap;"
+
+
+def _origin(skill: Skill) -> str:
+    """Where the skill comes from: a folder by its whole path (the home folder as ~), a
+    server by its whole command or URL (secrets masked), as a reviewer must see it."""
+    o = skill.origin
+    if o.kind == "local":
+        return f"{o.label} (folder {brief_path(o.endpoint)})"
+    return o.describe()
 
 
 def esc(text: str) -> str:
@@ -104,7 +114,7 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
         )
     parts += [
         f"<p>{esc(skill.description)}</p>",
-        f"<p><b>From</b> {esc(skill.origin.describe())}{third}</p>",
+        f"<p><b>From</b> {esc(_origin(skill))}{third}</p>",
         decision_html(state),
     ]
     reason = unapprovable_reason(skill)

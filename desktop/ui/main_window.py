@@ -146,7 +146,7 @@ class MainWindow(WindowSurface):
         self.sidebar_dragged = False  # the user set its width: it is left as they set it
         self._fitting = False
         self.main_splitter.splitterMoved.connect(self._sidebar_moved)
-        self.controller.busyChanged.connect(lambda busy: busy or self._fit_sidebar())
+        self.controller.busyChanged.connect(self._on_busy_for_sidebar)
         self.setCentralWidget(self.main_splitter)
 
         self.messages = QPlainTextEdit(self)
@@ -498,6 +498,10 @@ class MainWindow(WindowSurface):
             view_counts(skills, self.table_model.approval), source_counts(skills)
         )
         self._fit_sidebar()
+
+    def _on_busy_for_sidebar(self, busy: bool) -> None:
+        if not busy:
+            self._fit_sidebar()
 
     def _sidebar_moved(self, _pos: int, _index: int) -> None:
         if not self._fitting:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.approvals import ApprovalState
+from desktop.core.approvals import REJECTED, ApprovalState
 from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
@@ -221,6 +221,8 @@ class SkillPageWidget(QWidget):
         state = approval.state if approval is not None else None
         if state in APPROVAL_WORDS:
             word, tip = APPROVAL_WORDS[state]
+            if approval is not None and approval.record is not None and state == REJECTED:
+                tip += f"\n{approval.message()}"  # who, when and why
             self.approval_pill.set(word, tip)
         else:
             self.approval_pill.set("Approval unknown", "Approvals could not be read")

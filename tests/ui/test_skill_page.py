@@ -60,6 +60,12 @@ def test_the_primary_button_fits_the_state_and_opens_the_review(
     wait_idle(qtbot, window)
     assert page.approval_pill.text() == "Approved"
     assert page.primary.text() == "Review approval…"
+    # Rejected with a reason: the pill says so, and its tooltip says who and why.
+    skill = window.controller.catalog.get(BETA)
+    window.controller.spawn(window.controller.reject(skill, reason="asks for too much"), "reject")
+    wait_idle(qtbot, window)
+    assert page.approval_pill.text() == "Rejected"
+    assert "asks for too much" in page.approval_pill.toolTip()
 
 
 def test_files_mark_scripts_and_problems_are_counted_on_their_tab(

@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
         err(f"skill-catalog approve: {one_line(exc.message)}")
         return 1
     say_notices(NAME, store.notices)
-    kept = keep_copies(record.key.storage_name, read)
+    from desktop.store.cache import SkillCache
+
+    kept = SkillCache().keep_decision(record.key.storage_name, read)
     if kept:
         err(f"skill-catalog approve: {kept}")
     if before is not None and before.problem and before.problem.code not in KEYRING_FAILURES:
@@ -151,11 +153,3 @@ async def read_every_file(
         else:
             failures.append(f"{f.uri}: {result.state}: {result.message}")
     return pairs, failures
-
-
-def keep_copies(name: str, read: list[tuple[SkillFile, bytes]] | None) -> str:
-    """Keep the verified copies an approval binds (or let go of older ones, when the
-    files were not read); returns a message when the cache could not be written."""
-    from desktop.store.cache import SkillCache
-
-    return SkillCache().keep_decision(name, read)

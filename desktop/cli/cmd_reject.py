@@ -41,9 +41,10 @@ def run(args: argparse.Namespace) -> int:
         err(f"skill-catalog reject: {one_line(exc.message)}")
         return 1
     say_notices(NAME, store.notices)
-    from desktop.cli.cmd_approve import keep_copies
+    from desktop.store.cache import SkillCache
 
-    kept = keep_copies(record.key.storage_name, None)  # no approval: nothing to compare with
+    # No approval: nothing to compare with later, so earlier copies are let go of.
+    kept = SkillCache().keep_decision(record.key.storage_name, None)
     if kept:
         err(f"skill-catalog reject: {kept}")
     if args.json:

@@ -79,10 +79,11 @@ def run(args: argparse.Namespace) -> int:
     if not gone:
         err(f"skill-catalog revoke: no stored approval matches {args.id!r} (see `approvals`)")
         return 1
-    from desktop.cli.cmd_approve import keep_copies
+    from desktop.store.cache import SkillCache
 
+    cache = SkillCache()
     for entry in gone:
-        kept = keep_copies(entry.name, None)  # the approved copies go with the approval
+        kept = cache.keep_decision(entry.name, None)  # the approved copies go with the approval
         if kept:
             err(f"skill-catalog revoke: {kept}")
         print(f"Revoked {one_line(entry.skill_id or entry.name)}: {describe_key(entry.key)}")

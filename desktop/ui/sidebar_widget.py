@@ -176,11 +176,8 @@ class SidebarWidget(QWidget):
                 self.sources_section.removeChild(item)
             self.source_items = {}
             for spec in self.model.specs:
-                # A bundled sample says so on its row, as everywhere it appears.
-                shown_label = (
-                    f"{visible(spec.label)} (sample)" if spec.sample else visible(spec.label)
-                )
-                item = QTreeWidgetItem([shown_label, ""])
+                # As the sources model names it: a bundled sample says so.
+                item = QTreeWidgetItem([visible(self.model.text(spec, 0)), ""])
                 item.setData(0, KIND_ROLE, "source")
                 item.setData(0, KEY_ROLE, spec.label)
                 item.setTextAlignment(

@@ -143,8 +143,9 @@ class MainWindow(WindowSurface):
         self.main_splitter.setSizes([220, 1180])
         self.main_splitter.setStretchFactor(0, 0)
         self.main_splitter.setStretchFactor(1, 1)
-        self.sidebar_dragged = False  # the user set its width: it is left as they set it
-        self._fitting = False
+        # The user dragged its width (splitterMoved comes from a drag, never from
+        # setSizes): it is left as they set it.
+        self.sidebar_dragged = False
         self.main_splitter.splitterMoved.connect(self._sidebar_moved)
         self.controller.busyChanged.connect(self._on_busy_for_sidebar)
         self.setCentralWidget(self.main_splitter)
@@ -504,8 +505,7 @@ class MainWindow(WindowSurface):
             self._fit_sidebar()
 
     def _sidebar_moved(self, _pos: int, _index: int) -> None:
-        if not self._fitting:
-            self.sidebar_dragged = True
+        self.sidebar_dragged = True
 
     def _fit_sidebar(self) -> None:
         """Widen the sidebar so no source's name or mark is cut, up to a third of a
@@ -518,11 +518,7 @@ class MainWindow(WindowSurface):
         want = min(self.sidebar.wanted_width(), SIDEBAR_MAX, total // 3)
         if len(sizes) != 2 or sizes[0] >= want:
             return
-        self._fitting = True
-        try:
-            self.main_splitter.setSizes([want, total - want])
-        finally:
-            self._fitting = False
+        self.main_splitter.setSizes([want, total - want])
 
     def _follow_query(self, query: SkillQuery) -> None:
         """The sidebar shows what the list is filtered by."""

@@ -142,6 +142,7 @@ def test_a_long_source_name_and_a_failed_mark_are_shown_whole(
     assert _source_cell(window, "missing-folder") == "Failed"
     sidebar = window.sidebar
     assert sidebar.width() >= sidebar.wanted_width() > 220
+    assert not window.sidebar_dragged  # widened by the window, not by a drag
     assert sidebar.tree.columnWidth(0) >= sidebar.tree.sizeHintForColumn(0)
     # Dragged narrower by the user: left so.
     total = sum(window.main_splitter.sizes())

@@ -42,6 +42,17 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
 )
 VIEW_KEYS = frozenset(key for key, _, _ in VIEWS)
 
+# A skill page's tabs in order: (title with its mnemonic, tooltip). The Problems tab's
+# title gains the count of problems, as "Problems (3)".
+PAGE_TABS: tuple[tuple[str, str], ...] = (
+    ("&Overview", "The rendered SKILL.md, once its bytes are checked"),
+    ("F&iles", "The skill's files; choose one to read it, once checked"),
+    ("So&urce", "The raw text of the file shown, its problems marked"),
+    ("&Details", ""),
+    ("Pro&blems", ""),
+)
+PROBLEMS_TAB = len(PAGE_TABS) - 1
+
 
 def has_problems(skill: Skill) -> bool:
     """Whether the skill has a problem worth a user's eye (an error, not a note)."""

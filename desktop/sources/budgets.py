@@ -10,8 +10,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 
 @dataclass(frozen=True, slots=True)
 class Budgets:
@@ -82,6 +80,8 @@ the byte limit of its request): never sent by the server, never shown as its cod
 
 def json_size(value: Any) -> int:
     """Bytes of ``value`` as compact JSON (what a page weighs against the byte budget)."""
+    import orjson  # here: the window opens without it (it is needed once a server answers)
+
     try:
         return len(orjson.dumps(value))
     except TypeError:  # what orjson refuses (an integer over 64 bits...) the stdlib writes

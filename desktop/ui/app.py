@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop.core.model import SourceSpec
-from desktop.session.content_reader import ContentReader
-from desktop.sources.options import SourceOptionError, specs_from_options
-from desktop.ui.catalog_controller import CatalogController
-from desktop.ui.main_window import MainWindow
-from desktop.ui.notifier import Notifier
-from desktop.ui.sources_service import SourcesService
+from desktop.core.collector import collector_paused
+
+if TYPE_CHECKING:
+    import qasync
+
+    from desktop.core.model import SourceSpec
+    from desktop.session.content_reader import ContentReader
+    from desktop.ui.main_window import MainWindow
+    from desktop.ui.notifier import Notifier
+    from desktop.ui.sources_service import SourcesService
 
 ORGANIZATION = "skill-catalog"
 APPLICATION = "Skill Catalog"
@@ -58,6 +63,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--preview", action="store_true", help="fetch the selected skill's preview")
     args = parser.parse_args(argv)
+    from desktop.sources.options import SourceOptionError, specs_from_options
+
     try:
         args.specs = specs_from_options(
             args.folder, args.server, args.config, lambda line: print(line, file=sys.stderr)
@@ -83,6 +90,12 @@ def build_window(
     watch: bool = True,
 ) -> MainWindow:
     """The window with its services (tests pass their own)."""
+    from desktop.session.content_reader import ContentReader
+    from desktop.ui.catalog_controller import CatalogController
+    from desktop.ui.main_window import MainWindow
+    from desktop.ui.notifier import Notifier
+    from desktop.ui.sources_service import SourcesService
+
     notifier = notifier or Notifier()
     controller = CatalogController(
         notifier,
@@ -146,29 +159,45 @@ def no_display_reason(environ: Mapping[str, str] | None = None) -> str | None:
     )
 
 
+def open_window(
+    specs: list[SourceSpec] | None, *, settings: QSettings | None = None
+) -> tuple[QApplication, qasync.QEventLoop, MainWindow]:
+    """The application, qasync's loop and the window, shown and reading its sources
+    (once the loop runs).
+
+    What the start-up makes (modules, classes, widgets: a few hundred thousand objects)
+    lives as long as the window. The collector is paused while it is made, and then
+    it is moved out of the collector's reach, where no later pass traverses it again.
+    """
+    with collector_paused():
+        import qasync
+
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        assert isinstance(app, QApplication)
+        app.setOrganizationName(ORGANIZATION)
+        app.setApplicationName(APPLICATION)
+        app.setDesktopFileName("skill-catalog")
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        window = build_window(specs, settings=settings)
+        size_first_run(window)
+        window.show()
+        window.start()
+        gc.freeze()  # before the collector is back on: nothing of it is traversed again
+    return app, loop, window
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    with collector_paused():
+        args = parse_args(sys.argv[1:] if argv is None else argv)
     reason = None if QApplication.instance() else no_display_reason()
     if reason:
         print(reason, file=sys.stderr)
         return 1
-    import qasync
-
-    specs = specs_from_args(args)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
-    app.setOrganizationName(ORGANIZATION)
-    app.setApplicationName(APPLICATION)
-    app.setDesktopFileName("skill-catalog")
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    window = build_window(specs)
-    size_first_run(window)
+    app, loop, window = open_window(specs_from_args(args))
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     app.setQuitOnLastWindowClosed(True)
-    window.show()
-    window.start()
     if args.screenshot or args.select or args.preview:
         capture = asyncio.ensure_future(_capture(window, args))
         capture.add_done_callback(lambda t: t.cancelled() or t.exception())

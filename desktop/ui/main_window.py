@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent
@@ -35,18 +36,15 @@ from desktop.core.model import Skill
 from desktop.core.query import SkillQuery
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
-from desktop.ui.detail_widget import DetailWidget
 from desktop.ui.filter_bar_widget import FilterBarWidget
 from desktop.ui.folder_watcher import FolderWatcher
 from desktop.ui.item_views import on_open
 from desktop.ui.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.notifier import Notice
-from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.sidebar_widget import SidebarWidget
 from desktop.ui.signin_flow import attach as attach_sign_in
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_list_widget import SkillListWidget
-from desktop.ui.skill_page_widget import SkillPageWidget
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
 from desktop.ui.sources_model import SourcesModel
 from desktop.ui.sources_service import SourcesService
@@ -54,6 +52,13 @@ from desktop.ui.status_widget import ProgressWidget
 from desktop.ui.trust_review import TrustBar
 from desktop.ui.window_actions import WindowActions
 from desktop.ui.window_surface import WindowSurface
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QTabWidget
+
+    from desktop.ui.detail_widget import DetailWidget
+    from desktop.ui.preview_widget import PreviewWidget
+    from desktop.ui.skill_page_widget import SkillPageWidget
 
 Confirm = Callable[[str], bool]
 
@@ -96,19 +101,25 @@ class MainWindow(WindowSurface):
         self.skill_list = SkillListWidget(self.proxy, self)
         self.table = self.skill_list.table  # the table view (View ▸ Show as table)
         self.list = self.skill_list.list
-        self.detail = DetailWidget(controller, self)
-        self.preview = PreviewWidget(controller, self.confirm, self)
-        self.page = SkillPageWidget(self.detail, self.preview, self)
-        self.tabs = self.page.tabs
+        # The skill page is made on its first use, or on the turn after the first
+        # catalog: the list shows its rows before the page's modules are even loaded.
+        self._page: SkillPageWidget | None = None
+        self._detail: DetailWidget | None = None
+        self._preview: PreviewWidget | None = None
+        self.page_holder = QWidget(self)
+        self.page_holder.setObjectName("pageHolder")
+        holder_layout = QVBoxLayout(self.page_holder)
+        holder_layout.setContentsMargins(0, 0, 0, 0)
+        self._page_soon = QTimer(self)
+        self._page_soon.setSingleShot(True)
+        self._page_soon.setInterval(0)
+        self._page_soon.timeout.connect(self._make_page)
         # A local skill is read and checked once it stays selected a moment (arrowing
         # through the list reads nothing); a server's is read when asked (Read from server).
         self.auto_read = QTimer(self)
         self.auto_read.setSingleShot(True)
         self.auto_read.setInterval(150)
         self.auto_read.timeout.connect(self._read_local)
-        # A read already asked for, or a refresh (which may replace the entry the timer
-        # was started for), makes the pending automatic read needless.
-        self.preview.fetchStarted.connect(self.auto_read.stop)
 
         middle = QWidget(self)
         mid_layout = QVBoxLayout(middle)
@@ -125,12 +136,12 @@ class MainWindow(WindowSurface):
         self.right_splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.right_splitter.setObjectName("rightSplitter")
         self.right_splitter.addWidget(middle)
-        self.right_splitter.addWidget(self.page)
+        self.right_splitter.addWidget(self.page_holder)
         self.right_splitter.setChildrenCollapsible(False)
         # Set, not measured: a narrow window (900 px) still fits list and page.
         self.sidebar.setMinimumWidth(150)
         middle.setMinimumWidth(260)
-        self.page.setMinimumWidth(300)
+        self.page_holder.setMinimumWidth(300)
         self.right_splitter.setSizes([480, 620])
         self.right_splitter.setStretchFactor(0, 2)
         self.right_splitter.setStretchFactor(1, 3)
@@ -193,14 +204,6 @@ class MainWindow(WindowSurface):
         on_open(self.table, lambda _: self.actions_.preview_current())
         on_open(self.list, lambda _: self.actions_.preview_current())
         self.skill_list.empty.actionRequested.connect(self._empty_action)
-        self.detail.skillRequested.connect(self.select_skill)
-        self.detail.fileRequested.connect(self._open_file)
-        self.detail.previewRequested.connect(lambda _id: self.actions_.preview_current())
-        self.detail.reviewRequested.connect(self.actions_.review)
-        self.detail.compareRequested.connect(lambda _id: self.actions_.compare())
-        self.preview.skillRequested.connect(self._open_other_skill)
-        self.preview.fileRequested.connect(self._open_file)
-        self.page.primaryRequested.connect(self.actions_.review)
         sb = self.sidebar
         sb.addRequested.connect(self.actions_.add_source)
         sb.editRequested.connect(self.actions_.edit_source)
@@ -213,6 +216,61 @@ class MainWindow(WindowSurface):
         sb.viewChosen.connect(self.filter_bar.set_view)
         self.filter_bar.view_names = {key: name for key, name, _tip in VIEWS}
         self.sign_in_flow = attach_sign_in(self)
+
+    # -- the skill page ------------------------------------------------------------
+
+    @property
+    def page(self) -> SkillPageWidget:
+        return self._make_page()
+
+    @property
+    def detail(self) -> DetailWidget:
+        self._make_page()
+        assert self._detail is not None
+        return self._detail
+
+    @property
+    def preview(self) -> PreviewWidget:
+        self._make_page()
+        assert self._preview is not None
+        return self._preview
+
+    @property
+    def tabs(self) -> QTabWidget:
+        return self._make_page().tabs
+
+    def _make_page(self) -> SkillPageWidget:
+        """The skill page, made (and shown with the selected skill) on first use."""
+        if self._page is not None:
+            return self._page
+        self._page_soon.stop()
+        from desktop.ui.detail_widget import DetailWidget
+        from desktop.ui.preview_widget import PreviewWidget
+        from desktop.ui.skill_page_widget import SkillPageWidget
+
+        detail = DetailWidget(self.controller, self)
+        preview = PreviewWidget(self.controller, self.confirm, self)
+        page = SkillPageWidget(detail, preview, self.page_holder)
+        self._detail, self._preview, self._page = detail, preview, page
+        layout = self.page_holder.layout()
+        assert layout is not None
+        layout.addWidget(page)
+        # A read already asked for, or a refresh (which may replace the entry the timer
+        # was started for), makes the pending automatic read needless.
+        preview.fetchStarted.connect(self.auto_read.stop)
+        detail.skillRequested.connect(self.select_skill)
+        detail.fileRequested.connect(self._open_file)
+        detail.previewRequested.connect(lambda _id: self.actions_.preview_current())
+        detail.reviewRequested.connect(self.actions_.review)
+        detail.compareRequested.connect(lambda _id: self.actions_.compare())
+        preview.skillRequested.connect(self._open_other_skill)
+        preview.fileRequested.connect(self._open_file)
+        page.primaryRequested.connect(self.actions_.review)
+        value = self.settings.value("previewSplitter")
+        if isinstance(value, QByteArray | bytes):
+            preview.splitter.restoreState(QByteArray(value))
+        self._on_current(self.table.currentIndex(), QModelIndex())
+        return page
 
     # -- starting --------------------------------------------------------------
 
@@ -244,6 +302,8 @@ class MainWindow(WindowSurface):
     # -- reacting --------------------------------------------------------------
 
     def _on_catalog(self) -> None:
+        if self._page is None:
+            self._page_soon.start()  # on the next turn: once these rows are painted
         # The id the table shows as current: the new catalog may not hold that skill yet.
         index = self.table.currentIndex()
         shown = self.proxy.data(index, SKILL_ID_ROLE) if index.isValid() else None
@@ -277,7 +337,7 @@ class MainWindow(WindowSurface):
             return
         if self.proxy.rowCount() and not self.table.currentIndex().isValid():
             self.table.selectRow(0)
-        elif not self.proxy.rowCount():
+        elif not self.proxy.rowCount() and self._page is not None:
             self.detail.show_skill(None)  # says why nothing is there
 
     def _on_skills_updated(self, ids: list[str]) -> None:
@@ -303,6 +363,8 @@ class MainWindow(WindowSurface):
 
     def _show_again(self, skill: Skill) -> None:
         """The shown skill has a new entry: its page shows it where the reader was."""
+        if self._page is None:
+            return  # the page, once made, shows the skill's entry of then
         self.detail.show_skill(skill)  # the same skill keeps its place
         self.page.show_skill(skill, self._approval(skill))
         self._page_states()
@@ -384,7 +446,8 @@ class MainWindow(WindowSurface):
         self.table_model.verification_text[skill_id] = text
         self.table_model.set_verification(skill_id, state)
         self.proxy.states_changed()
-        if self.page.skill is not None and self.page.skill.id == skill_id:
+        shown = self._page.skill if self._page is not None else None
+        if shown is not None and shown.id == skill_id:
             self._page_states()
 
     def _on_notice(self, notice: Notice) -> None:
@@ -445,6 +508,9 @@ class MainWindow(WindowSurface):
             box.open()
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._page is None:
+            self._page_soon.start()  # made then, with the skill current then
+            return
         skill = self.skill_at(current)
         self.detail.show_skill(skill)
         self.page.show_skill(skill, self._approval(skill))
@@ -473,7 +539,9 @@ class MainWindow(WindowSurface):
         return self.controller.approval_states.get(skill.id) if skill is not None else None
 
     def _page_states(self) -> None:
-        skill = self.page.skill
+        if self._page is None:
+            return
+        skill = self._page.skill
         if skill is None:
             return
         state, _text = self.controller.verification_of(skill)
@@ -487,7 +555,7 @@ class MainWindow(WindowSurface):
         if self.controller.closing:
             return
         skill = self.current_skill()
-        shown = self.preview.skill
+        shown = self._preview.skill if self._preview is not None else None
         if skill is None or shown is None or shown.id != skill.id or skill.kind != "local":
             return
         if self.preview.result is None and skill.loadable:
@@ -619,7 +687,6 @@ class MainWindow(WindowSurface):
             ("windowState", self.restoreState),
             ("mainSplitter", self.main_splitter.restoreState),
             ("rightSplitter", self.right_splitter.restoreState),
-            ("previewSplitter", self.preview.splitter.restoreState),
             ("tableHeader", self.table.horizontalHeader().restoreState),
         ):
             value = s.value(key)
@@ -642,7 +709,8 @@ class MainWindow(WindowSurface):
         s.setValue("mainSplitter", self.main_splitter.saveState())
         s.setValue("sidebar/dragged", "true" if self.sidebar_dragged else "")
         s.setValue("rightSplitter", self.right_splitter.saveState())
-        s.setValue("previewSplitter", self.preview.splitter.saveState())
+        if self._preview is not None:  # else what was saved stays
+            s.setValue("previewSplitter", self._preview.splitter.saveState())
         s.setValue("tableHeader", self.table.horizontalHeader().saveState())
         fb = self.filter_bar
         s.setValue("filter/text", fb.text.text())

@@ -34,6 +34,8 @@ from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
     APPROVAL_WORDS,
+    PAGE_TABS,
+    PROBLEMS_TAB,
     is_script,
     origin_line,
     primary_action,
@@ -162,14 +164,11 @@ class SkillPageWidget(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Skill pages")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(preview, "&Overview")
-        self.tabs.addTab(self.files_tab, "F&iles")
-        self.tabs.addTab(self.source, "So&urce")
-        self.tabs.addTab(detail, "&Details")
-        self.tabs.addTab(self.problems, "Pro&blems")
-        self.tabs.setTabToolTip(0, "The rendered SKILL.md, once its bytes are checked")
-        self.tabs.setTabToolTip(1, "The skill's files; choose one to read it, once checked")
-        self.tabs.setTabToolTip(2, "The raw text of the file shown, its problems marked")
+        pages = (preview, self.files_tab, self.source, detail, self.problems)
+        for i, (page, (title, tip)) in enumerate(zip(pages, PAGE_TABS, strict=True)):
+            self.tabs.addTab(page, title)
+            if tip:
+                self.tabs.setTabToolTip(i, tip)
         head = QWidget(self)
         head.setLayout(header)
         head.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -196,7 +195,7 @@ class SkillPageWidget(QWidget):
             self.files.clear()
             self.file_view.show_file(None)
             self.problems.clear()
-            self.tabs.setTabText(4, "Pro&blems")
+            self.tabs.setTabText(PROBLEMS_TAB, PAGE_TABS[PROBLEMS_TAB][0])
             self.tabs.setVisible(False)  # nothing to read: no empty panes
             return
         self.tabs.setVisible(True)
@@ -304,7 +303,8 @@ class SkillPageWidget(QWidget):
         if not shown:
             self.problems.addItem(QListWidgetItem("No problems found."))
         count = problem_count(skill)  # errors; notes are listed, not counted
-        self.tabs.setTabText(4, f"Pro&blems ({count})" if count else "Pro&blems")
+        title = PAGE_TABS[PROBLEMS_TAB][0]
+        self.tabs.setTabText(PROBLEMS_TAB, f"{title} ({count})" if count else title)
 
     # -- acting -------------------------------------------------------------------
 

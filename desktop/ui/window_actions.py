@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
+from desktop.core.library import PAGE_TABS
 from desktop.core.model import SourceSpec
 from desktop.sources.config import NothingSaved
 from desktop.ui.window_surface import WindowSurface
@@ -75,8 +76,8 @@ class WindowActions:
             view, "Previous pa&ne", "Shift+F6", lambda: self.cycle_pane(-1)
         )
         self.tab_actions = []
-        for i in range(w.tabs.count()):
-            name = w.tabs.tabText(i).replace("&", "").split(" (")[0]
+        for i, (title, _tip) in enumerate(PAGE_TABS):
+            name = title.replace("&", "")
             action = self._act(view, f"Show {name}", f"Ctrl+{i + 1}", lambda i=i: self._tab(i))
             self.tab_actions.append(action)
         help_menu = w.menuBar().addMenu("&Help")

@@ -6,18 +6,23 @@ nothing else of it and import nothing that imports them."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from desktop.core.model import Skill
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.filter_bar_widget import FilterBarWidget
 from desktop.ui.notifier import Notifier
-from desktop.ui.preview_widget import PreviewWidget
 from desktop.ui.sidebar_widget import SidebarWidget
 from desktop.ui.skill_list_widget import SkillListWidget
 from desktop.ui.sources_model import SourcesModel
 from desktop.ui.sources_service import SourcesService
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QTabWidget
+
+    from desktop.ui.preview_widget import PreviewWidget
 
 
 class WindowSurface(QMainWindow):
@@ -27,12 +32,20 @@ class WindowSurface(QMainWindow):
     sources_model: SourcesModel
     sidebar: SidebarWidget
     filter_bar: FilterBarWidget
-    preview: PreviewWidget
-    tabs: QTabWidget
     skill_list: SkillListWidget
     messages_dock: QDockWidget
     # Asks the person a yes-or-no question (a stand-in in tests).
     confirm: Callable[[str], bool]
+
+    @property
+    def preview(self) -> PreviewWidget:
+        """The skill page's Overview (made on first use)."""
+        raise NotImplementedError
+
+    @property
+    def tabs(self) -> QTabWidget:
+        """The skill page's tabs (made on first use)."""
+        raise NotImplementedError
 
     def current_skill(self) -> Skill | None:
         """The skill whose page is shown."""

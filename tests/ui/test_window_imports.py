@@ -39,3 +39,52 @@ def test_a_window_of_folders_does_not_load_the_mcp_client(tmp_path: Path) -> Non
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
+    tmp_path: Path,
+) -> None:
+    """The skill page (its tabs, viewers and their modules) is made on the turn after
+    the first catalog: a person sees the list's rows first, then the page with the
+    selected skill."""
+    folder = tmp_path / "skills" / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n# A\n")
+    code = textwrap.dedent(
+        f"""
+        import asyncio, sys
+        from PySide6.QtCore import QEvent, QObject, QSettings
+        from desktop.core.model import SourceSpec
+        from desktop.ui.app import open_window
+        settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
+        spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
+        app, loop, window = open_window([spec], settings=settings)
+        paints = []
+        class Paints(QObject):
+            def eventFilter(self, obj, event):
+                if event.type() == QEvent.Type.Paint:
+                    paints.append((window.table_model.rowCount(), window._page is not None,
+                                   "desktop.ui.preview_widget" in sys.modules))
+                return False
+        spy = Paints()
+        window.skill_list.list.viewport().installEventFilter(spy)
+        async def until_page():
+            for _ in range(200):
+                if window._page is not None and window._page.title.text() == "alpha":
+                    return
+                await asyncio.sleep(0.02)
+        with loop:
+            loop.run_until_complete(until_page())
+        print(window.page.title.text())
+        print([p for p in paints if p[0]][:1])
+        """
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    title, first_paint_with_rows = out.stdout.strip().splitlines()[-2:]
+    assert title == "alpha"
+    # The first paint that shows a row: no page yet, its modules not even loaded.
+    assert first_paint_with_rows == "[(1, False, False)]"

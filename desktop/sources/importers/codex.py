@@ -9,7 +9,6 @@ the environment become ``${env:VAR}`` placeholders, resolved at connect time.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -35,6 +34,8 @@ def user_paths(environ: Mapping[str, str], home: Path) -> list[Path]:
 
 
 def parse_toml(text: str) -> dict[str, Any]:
+    import tomllib  # here: only a Codex config is TOML, and most homes have none
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -40,6 +40,8 @@ from desktop.sources.folder import scan_regions
 from desktop.sources.registry import read_all, read_source
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
+# Seconds the MCP client's import waits for the folders when the window reads its sources.
+FOLDERS_FIRST = 0.25
 AGAIN = "listing again at"  # the note a re-list leaves on its source
 
 # What a server answered to skills/get (see CatalogSession.ask_skill).
@@ -226,24 +228,29 @@ class CatalogSession:
         self,
         specs: list[SourceSpec],
         on_source: Callable[[SourceStatus, list[Skill]], None] | None = None,
+        *,
+        folders_first: float = 0.0,
     ) -> list[tuple[SourceStatus, list[Skill]]]:
         """Each of ``specs`` read once, in their order; ``on_source`` is told as each
         finishes. Folders are read while the MCP client loads (off the loop); servers
-        are listed on the kept connections that reads then use."""
+        are listed on the kept connections that reads then use. With ``folders_first``
+        the client's import waits up to that many seconds for the folders: the import
+        holds the interpreter most of the time, and the folders' skills show sooner."""
         served = [s for s in specs if s.kind == "mcp" and not s.untrusted]
         others = [s for s in specs if s not in served]
+        local = asyncio.ensure_future(read_all(others, budgets=self.budgets, on_source=on_source))
 
         async def servers() -> list[tuple[SourceStatus, list[Skill]]]:
             if not served:
                 return []
+            if folders_first > 0:
+                await asyncio.wait([local], timeout=folders_first)
             await load_mcp_support()
             return await read_all(
                 served, budgets=self.budgets, on_source=on_source, pool=self.reader.pool
             )
 
-        read, listed = await asyncio.gather(
-            read_all(others, budgets=self.budgets, on_source=on_source), servers()
-        )
+        read, listed = await asyncio.gather(local, servers())
         ordered = iter(read), iter(listed)
         return [next(ordered[s in served]) for s in specs]
 
@@ -288,7 +295,7 @@ class CatalogSession:
                     self.interim = False
 
         try:
-            results = await self.read_sources(enabled, on_source)
+            results = await self.read_sources(enabled, on_source, folders_first=FOLDERS_FIRST)
         except asyncio.CancelledError:
             self._cut_short(enabled, statuses, found)
             raise

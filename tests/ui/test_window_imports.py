@@ -88,3 +88,53 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
     assert title == "alpha"
     # The first paint that shows a row: no page yet, its modules not even loaded.
     assert first_paint_with_rows == "[(1, False, False)]"
+
+
+def test_a_folders_skills_show_before_the_mcp_client_is_loaded(tmp_path: Path) -> None:
+    """With a folder and a server, the folder is read first: the MCP client's import
+    (which holds the interpreter most of the time) starts once the folder's skills
+    are in the list, and the server's skills follow."""
+    folder = tmp_path / "skills" / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n# A\n")
+    served = tmp_path / "served" / "beta"
+    served.mkdir(parents=True)
+    (served / "SKILL.md").write_text("---\nname: beta\ndescription: B.\n---\n# B\n")
+    code = textwrap.dedent(
+        f"""
+        import asyncio, sys
+        from PySide6.QtCore import QSettings
+        from desktop.core.model import SourceSpec
+        from desktop.ui.app import open_window
+        settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
+        command = ({sys.executable!r}, "-m", "desktop", "serve", {str(served.parent)!r})
+        specs = [
+            SourceSpec("local", "local", "folder", {str(folder.parent)!r}),
+            SourceSpec("server", "mcp", "stdio", " ".join(command), command=command),
+        ]
+        app, loop, window = open_window(specs, settings=settings)
+        seen = []
+        def on_catalog():
+            names = sorted(s.name for s in window.controller.catalog.skills)
+            seen.append((names, "desktop.sources.mcp" in sys.modules))
+        window.controller.catalogChanged.connect(on_catalog)
+        async def until_both():
+            for _ in range(1500):
+                if seen and seen[-1][0] == ["alpha", "beta"]:
+                    return
+                await asyncio.sleep(0.02)
+        with loop:
+            loop.run_until_complete(until_both())
+            loop.run_until_complete(window.controller.reader.close())
+        print(seen[0])
+        print(seen[-1][0])
+        """
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=90
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, last = out.stdout.strip().splitlines()[-2:]
+    assert first == "(['alpha'], False)"  # the folder's skill, the MCP client not loaded
+    assert last == "['alpha', 'beta']"

@@ -7,6 +7,7 @@ the window only wires widgets to them. Every long step runs as a task on the loo
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,15 @@ if TYPE_CHECKING:
 Confirm = Callable[[str], bool]
 
 
+def _page_modules() -> tuple[type[DetailWidget], type[PreviewWidget], type[SkillPageWidget]]:
+    """The skill page's widget classes (their modules are loaded on first use)."""
+    from desktop.ui.detail_widget import DetailWidget
+    from desktop.ui.preview_widget import PreviewWidget
+    from desktop.ui.skill_page_widget import SkillPageWidget
+
+    return DetailWidget, PreviewWidget, SkillPageWidget
+
+
 # The widest the sidebar grows on its own to show its rows whole (px).
 SIDEBAR_MAX = 320
 
@@ -113,7 +123,7 @@ class MainWindow(WindowSurface):
         self._page_soon = QTimer(self)
         self._page_soon.setSingleShot(True)
         self._page_soon.setInterval(0)
-        self._page_soon.timeout.connect(self._make_page)
+        self._page_soon.timeout.connect(self._page_step)
         # A local skill is read and checked once it stays selected a moment (arrowing
         # through the list reads nothing); a server's is read when asked (Read from server).
         self.auto_read = QTimer(self)
@@ -239,18 +249,27 @@ class MainWindow(WindowSurface):
     def tabs(self) -> QTabWidget:
         return self._make_page().tabs
 
+    def _page_step(self) -> None:
+        """Making the page when nothing asked for it yet: its modules on one turn of the
+        loop, the page on the next, so that neither holds the loop long."""
+        if self._page is not None:
+            return
+        if "desktop.ui.skill_page_widget" not in sys.modules:
+            _page_modules()
+            self._page_soon.start()
+            return
+        self._make_page()
+
     def _make_page(self) -> SkillPageWidget:
         """The skill page, made (and shown with the selected skill) on first use."""
         if self._page is not None:
             return self._page
         self._page_soon.stop()
-        from desktop.ui.detail_widget import DetailWidget
-        from desktop.ui.preview_widget import PreviewWidget
-        from desktop.ui.skill_page_widget import SkillPageWidget
+        detail_widget, preview_widget, page_widget = _page_modules()
 
-        detail = DetailWidget(self.controller, self)
-        preview = PreviewWidget(self.controller, self.confirm, self)
-        page = SkillPageWidget(detail, preview, self.page_holder)
+        detail = detail_widget(self.controller, self)
+        preview = preview_widget(self.controller, self.confirm, self)
+        page = page_widget(detail, preview, self.page_holder)
         self._detail, self._preview, self._page = detail, preview, page
         layout = self.page_holder.layout()
         assert layout is not None

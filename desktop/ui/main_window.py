@@ -114,8 +114,6 @@ class MainWindow(WindowSurface):
         # The skill page is made on its first use, or on the turn after the first
         # catalog: the list shows its rows before the page's modules are even loaded.
         self._page: SkillPageWidget | None = None
-        self._detail: DetailWidget | None = None
-        self._preview: PreviewWidget | None = None
         self.page_holder = QWidget(self)
         self.page_holder.setObjectName("pageHolder")
         holder_layout = QVBoxLayout(self.page_holder)
@@ -235,15 +233,11 @@ class MainWindow(WindowSurface):
 
     @property
     def detail(self) -> DetailWidget:
-        self._make_page()
-        assert self._detail is not None
-        return self._detail
+        return self._make_page().detail
 
     @property
     def preview(self) -> PreviewWidget:
-        self._make_page()
-        assert self._preview is not None
-        return self._preview
+        return self._make_page().preview
 
     @property
     def tabs(self) -> QTabWidget:
@@ -270,7 +264,7 @@ class MainWindow(WindowSurface):
         detail = detail_widget(self.controller, self)
         preview = preview_widget(self.controller, self.confirm, self)
         page = page_widget(detail, preview, self.page_holder)
-        self._detail, self._preview, self._page = detail, preview, page
+        self._page = page
         layout = self.page_holder.layout()
         assert layout is not None
         layout.addWidget(page)
@@ -285,9 +279,7 @@ class MainWindow(WindowSurface):
         preview.skillRequested.connect(self._open_other_skill)
         preview.fileRequested.connect(self._open_file)
         page.primaryRequested.connect(self.actions_.review)
-        value = self.settings.value("previewSplitter")
-        if isinstance(value, QByteArray | bytes):
-            preview.splitter.restoreState(QByteArray(value))
+        self._restore_saved("previewSplitter", preview.splitter.restoreState)
         self._on_current(self.table.currentIndex(), QModelIndex())
         return page
 
@@ -574,7 +566,7 @@ class MainWindow(WindowSurface):
         if self.controller.closing:
             return
         skill = self.current_skill()
-        shown = self._preview.skill if self._preview is not None else None
+        shown = self._page.preview.skill if self._page is not None else None
         if skill is None or shown is None or shown.id != skill.id or skill.kind != "local":
             return
         if self.preview.result is None and skill.loadable:
@@ -699,6 +691,12 @@ class MainWindow(WindowSurface):
     # -- what is kept between runs (QSettings): geometry, dock and splitter positions,
     # table columns, the view and the filter ------------------------------------
 
+    def _restore_saved(self, key: str, restore: Callable[[QByteArray], object]) -> None:
+        """Give a saved state (geometry, splitter, header) back to what saved it."""
+        value = self.settings.value(key)
+        if isinstance(value, QByteArray | bytes):
+            restore(QByteArray(value))
+
     def restore_state(self) -> None:
         s = self.settings
         for key, fn in (
@@ -708,9 +706,7 @@ class MainWindow(WindowSurface):
             ("rightSplitter", self.right_splitter.restoreState),
             ("tableHeader", self.table.horizontalHeader().restoreState),
         ):
-            value = s.value(key)
-            if isinstance(value, QByteArray | bytes):
-                fn(QByteArray(value))
+            self._restore_saved(key, fn)
         self.actions_.table_action.setChecked(str(s.value("view/table", "")) == "true")
         self.sidebar_dragged = str(s.value("sidebar/dragged", "")) == "true"
         self.filter_bar.restore(
@@ -728,8 +724,8 @@ class MainWindow(WindowSurface):
         s.setValue("mainSplitter", self.main_splitter.saveState())
         s.setValue("sidebar/dragged", "true" if self.sidebar_dragged else "")
         s.setValue("rightSplitter", self.right_splitter.saveState())
-        if self._preview is not None:  # else what was saved stays
-            s.setValue("previewSplitter", self._preview.splitter.saveState())
+        if self._page is not None:  # else what was saved stays
+            s.setValue("previewSplitter", self._page.preview.splitter.saveState())
         s.setValue("tableHeader", self.table.horizontalHeader().saveState())
         fb = self.filter_bar
         s.setValue("filter/text", fb.text.text())

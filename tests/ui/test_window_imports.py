@@ -13,10 +13,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_window_of_folders_does_not_load_the_mcp_client(tmp_path: Path) -> None:
-    folder = tmp_path / "skills" / "alpha"
+def _skill(parent: Path, name: str) -> Path:
+    """A skill folder ``parent/name`` with a minimal SKILL.md."""
+    folder = parent / name
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n# A\n")
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: A.\n---\n# A\n")
+    return folder
+
+
+def _run(code: str, timeout: int = 60) -> list[str]:
+    """The lines ``code`` printed, run in a fresh interpreter on the offscreen platform."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.strip().splitlines()
+
+
+def test_a_window_of_folders_does_not_load_the_mcp_client(tmp_path: Path) -> None:
+    folder = _skill(tmp_path / "skills", "alpha")
     code = textwrap.dedent(
         f"""
         import sys
@@ -33,12 +49,8 @@ def test_a_window_of_folders_does_not_load_the_mcp_client(tmp_path: Path) -> Non
         print(sorted(m for m in ("mcp", "pydantic", "httpx2") if m in sys.modules))
         """
     )
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    lines = _run(code)
+    assert lines[-1] == "[]"
 
 
 def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
@@ -47,9 +59,7 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
     """The skill page (its tabs, viewers and their modules) is made on the turn after
     the first catalog: a person sees the list's rows first, then the page with the
     selected skill."""
-    folder = tmp_path / "skills" / "alpha"
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n# A\n")
+    folder = _skill(tmp_path / "skills", "alpha")
     code = textwrap.dedent(
         f"""
         import asyncio, sys
@@ -79,12 +89,8 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
         print([p for p in paints if p[0]][:1])
         """
     )
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    title, first_paint_with_rows = out.stdout.strip().splitlines()[-2:]
+    lines = _run(code)
+    title, first_paint_with_rows = lines[-2:]
     assert title == "alpha"
     # The first paint that shows a row: no page yet, its modules not even loaded.
     assert first_paint_with_rows == "[(1, False, False)]"
@@ -94,12 +100,8 @@ def test_a_folders_skills_show_before_the_mcp_client_is_loaded(tmp_path: Path) -
     """With a folder and a server, the folder is read first: the MCP client's import
     (which holds the interpreter most of the time) starts once the folder's skills
     are in the list, and the server's skills follow."""
-    folder = tmp_path / "skills" / "alpha"
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: alpha\ndescription: A.\n---\n# A\n")
-    served = tmp_path / "served" / "beta"
-    served.mkdir(parents=True)
-    (served / "SKILL.md").write_text("---\nname: beta\ndescription: B.\n---\n# B\n")
+    folder = _skill(tmp_path / "skills", "alpha")
+    served = _skill(tmp_path / "served", "beta")
     code = textwrap.dedent(
         f"""
         import asyncio, sys
@@ -130,11 +132,7 @@ def test_a_folders_skills_show_before_the_mcp_client_is_loaded(tmp_path: Path) -
         print(seen[-1][0])
         """
     )
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=90
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    first, last = out.stdout.strip().splitlines()[-2:]
+    lines = _run(code, timeout=90)
+    first, last = lines[-2:]
     assert first == "(['alpha'], False)"  # the folder's skill, the MCP client not loaded
     assert last == "['alpha', 'beta']"

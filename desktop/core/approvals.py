@@ -32,6 +32,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The state names are the approval rules' own; re-exported for the modules using both.
+from desktop.core.approval_states import APPROVED as APPROVED
+from desktop.core.approval_states import CHANGED as CHANGED
+from desktop.core.approval_states import NOT_APPROVED as NOT_APPROVED
+from desktop.core.approval_states import REJECTED as REJECTED
+from desktop.core.approval_states import UNAPPROVABLE as UNAPPROVABLE
 from desktop.core.identity import QUALIFIER, SkillIdentity, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
 
@@ -41,13 +47,6 @@ REJECTION_KIND = "skill-rejection"
 DECISION_KINDS = {RECORD_KIND: "approved", REJECTION_KIND: "rejected"}
 REASON_LIMIT = 2000  # characters of a rejection's reason
 STORAGE_PREFIX = "approval-"  # what every approval's keyring entry name starts with
-
-NOT_APPROVED = "not-approved"
-APPROVED = "approved"
-CHANGED = "changed"
-UNAPPROVABLE = "unapprovable"
-REJECTED = "rejected"
-APPROVAL_STATES: tuple[str, ...] = (NOT_APPROVED, APPROVED, CHANGED, UNAPPROVABLE, REJECTED)
 
 
 class ApprovalError(Exception):

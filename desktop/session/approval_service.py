@@ -10,10 +10,10 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
 from desktop.core.model import Skill
 
 if TYPE_CHECKING:
+    from desktop.core.approvals import ApprovalRecord, ApprovalState
     from desktop.store.approvals_store import ApprovalStore, IndexEntry, StoredApproval
 
 T = TypeVar("T")
@@ -85,5 +85,7 @@ class ApprovalService:
         return await self._run_with_store(lambda store: store.records())
 
     async def revoke(self, skill: Skill) -> list[IndexEntry]:
+        from desktop.core.approvals import ApprovalKey
+
         key = ApprovalKey.for_skill(skill)
         return await self._run_with_store(lambda store: store.revoke(skill.id, key=key))

@@ -18,9 +18,8 @@ import asyncio
 import time
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from desktop.core.approvals import ApprovalError, ApprovalRecord, ApprovalState
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.folder_changes import regions, replace_in, skill_dir
 from desktop.core.freshness import (
@@ -30,7 +29,6 @@ from desktop.core.freshness import (
     relist_delay,
 )
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
-from desktop.core.review import verified_pairs
 from desktop.core.verify import MISMATCHES, FileVerification, SkillVerification, files_so_far
 from desktop.core.words import count
 from desktop.session.approval_service import ApprovalService
@@ -38,6 +36,9 @@ from desktop.session.content_reader import ContentReader, ReadResult
 from desktop.session.mcp_loading import load_mcp_support
 from desktop.sources.folder import scan_regions
 from desktop.sources.registry import read_all, read_source
+
+if TYPE_CHECKING:
+    from desktop.core.approvals import ApprovalRecord, ApprovalState
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 # Seconds the MCP client's import waits for the folders when the window reads its sources.
@@ -695,6 +696,9 @@ class CatalogSession:
         """Approve ``skill`` as listed. ``read`` holds the verified bytes the reviewer read,
         by URI: when they cover every file the record says so, and they are kept in the
         private cache for as long as the approval exists (to show a later change)."""
+        from desktop.core.approvals import ApprovalError
+        from desktop.core.review import verified_pairs
+
         current = self._current(skill, "approve")
         if current is None:
             return None
@@ -725,6 +729,9 @@ class CatalogSession:
         self, skill: Skill, *, reason: str = "", read: Mapping[str, bytes] | None = None
     ) -> ApprovalRecord | None:
         """Record a rejection of ``skill`` as listed (with the reviewer's reason)."""
+        from desktop.core.approvals import ApprovalError
+        from desktop.core.review import verified_pairs
+
         current = self._current(skill, "reject")
         if current is None:
             return None
@@ -756,6 +763,8 @@ class CatalogSession:
             return None
 
     async def revoke(self, skill: Skill) -> int:
+        from desktop.core.approvals import ApprovalError
+
         try:
             gone = await self.approvals.revoke(skill)
         except ApprovalError as exc:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.approvals import APPROVED, CHANGED, NOT_APPROVED, UNAPPROVABLE
+from desktop.core.approval_states import APPROVED, CHANGED, NOT_APPROVED, UNAPPROVABLE
 from desktop.core.model import DYNAMIC, INVALID, LISTED, OVER_LIMIT
 from desktop.core.query import SkillQuery
 from desktop.core.verify import (

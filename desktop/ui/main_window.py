@@ -15,14 +15,12 @@ from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettin
 from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.core.approvals import ApprovalState
 from desktop.core.library import (
     ALL,
     SKILL_FOLDER_HELP,
@@ -43,7 +41,6 @@ from desktop.ui.item_views import on_open
 from desktop.ui.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.notifier import Notice
 from desktop.ui.sidebar_widget import SidebarWidget
-from desktop.ui.signin_flow import attach as attach_sign_in
 from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_list_widget import SkillListWidget
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
@@ -57,8 +54,10 @@ from desktop.ui.window_surface import WindowSurface
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QTabWidget
 
+    from desktop.core.approvals import ApprovalState
     from desktop.ui.detail_widget import DetailWidget
     from desktop.ui.preview_widget import PreviewWidget
+    from desktop.ui.signin_flow import SignInFlow
     from desktop.ui.skill_page_widget import SkillPageWidget
 
 Confirm = Callable[[str], bool]
@@ -114,6 +113,7 @@ class MainWindow(WindowSurface):
         # The skill page is made on its first use, or on the turn after the first
         # catalog: the list shows its rows before the page's modules are even loaded.
         self._page: SkillPageWidget | None = None
+        self._sign_in_flow: SignInFlow | None = None
         self.page_holder = QWidget(self)
         self.page_holder.setObjectName("pageHolder")
         holder_layout = QVBoxLayout(self.page_holder)
@@ -223,7 +223,27 @@ class MainWindow(WindowSurface):
         sb.sourceChosen.connect(self._filter_source)
         sb.viewChosen.connect(self.filter_bar.set_view)
         self.filter_bar.view_names = {key: name for key, name, _tip in VIEWS}
-        self.sign_in_flow = attach_sign_in(self)
+        # Made on the first sign-in or sign-out (its dialogs and modules load then).
+        sb.signInRequested.connect(self._sign_in)
+        sb.signOutRequested.connect(self._sign_out)
+
+    @property
+    def sign_in_flow(self) -> SignInFlow:
+        if self._sign_in_flow is None:
+            from desktop.ui.signin_flow import attach
+
+            self._sign_in_flow = attach(self)
+        return self._sign_in_flow
+
+    def _sign_in(self, label: str) -> None:
+        from desktop.ui import signin_flow
+
+        signin_flow.sign_in(self, label)
+
+    def _sign_out(self, label: str) -> None:
+        from desktop.ui import signin_flow
+
+        signin_flow.sign_out(self, label)
 
     # -- the skill page ------------------------------------------------------------
 
@@ -442,6 +462,8 @@ class MainWindow(WindowSurface):
         )
 
     def _explain(self, title: str, text: str) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(
             QMessageBox.Icon.Information, title, text, QMessageBox.StandardButton.Close, self
         )
@@ -507,6 +529,8 @@ class MainWindow(WindowSurface):
         elif action == "retry":
             self.actions_.refresh()
         elif action == "explain":
+            from PySide6.QtWidgets import QMessageBox
+
             box = QMessageBox(
                 QMessageBox.Icon.Information,
                 "What a skill folder looks like",
@@ -676,6 +700,8 @@ class MainWindow(WindowSurface):
     def _ask(self, question: str) -> bool:
         """A yes/no question as plain text: it names skills and servers third parties
         chose, which Qt would otherwise take for rich text when they look like it."""
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Skill Catalog",

@@ -148,23 +148,9 @@ class SignInFlow(QObject):
 
 
 def attach(window: Any) -> SignInFlow:
-    """Wire the sidebar's Sign in and Sign out to a :class:`SignInFlow` of ``window``
-    (a :class:`~desktop.ui.main_window.MainWindow`); returns the flow."""
+    """A :class:`SignInFlow` for ``window`` (a :class:`~desktop.ui.main_window.MainWindow`):
+    once a sign-in or sign-out changes what a source sends, the source is read again."""
     flow = SignInFlow(window, window.notifier)
-
-    def spec(label: str) -> SourceSpec | None:
-        found: SourceSpec | None = window.sources_model.spec(label)
-        return found if found is not None and found.transport == "http" else None
-
-    def sign_in(label: str) -> None:
-        found = spec(label)
-        if found is not None:
-            flow.sign_in(found)
-
-    def sign_out(label: str) -> None:
-        found = spec(label)
-        if found is not None:
-            window.controller.spawn(flow.sign_out(found), f"signing out of {label}")
 
     def changed(label: str) -> None:
         # The kept connection sends what it signed in with: the next reading opens anew.
@@ -172,7 +158,25 @@ def attach(window: Any) -> SignInFlow:
             window.controller.reader.pool.handle(label).abandon()
         window.actions_.refresh()
 
-    window.sidebar.signInRequested.connect(sign_in)
-    window.sidebar.signOutRequested.connect(sign_out)
     flow.changed.connect(changed)
     return flow
+
+
+def _http_spec(window: Any, label: str) -> SourceSpec | None:
+    found: SourceSpec | None = window.sources_model.spec(label)
+    return found if found is not None and found.transport == "http" else None
+
+
+def sign_in(window: Any, label: str) -> None:
+    """Sign in to the window's Streamable HTTP source ``label`` (the sidebar's Sign in)."""
+    found = _http_spec(window, label)
+    if found is not None:
+        window.sign_in_flow.sign_in(found)
+
+
+def sign_out(window: Any, label: str) -> None:
+    """Sign out of the window's Streamable HTTP source ``label`` (the sidebar's Sign out)."""
+    found = _http_spec(window, label)
+    if found is not None:
+        flow = window.sign_in_flow
+        window.controller.spawn(flow.sign_out(found), f"signing out of {label}")

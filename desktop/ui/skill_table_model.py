@@ -16,7 +16,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush
 
-from desktop.core.approvals import CHANGED
+from desktop.core.approval_states import CHANGED
 from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
 from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
 from desktop.ui.read_only_table_model import FOREGROUND, TEXT_ROLES, TOOLTIP, ReadOnlyTableModel

@@ -6,14 +6,19 @@ decision starts (approve, save a source, fetch) runs as a task on the loop.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QFontDatabase, QKeySequence
-from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.core.library import PAGE_TABS
 from desktop.core.model import SourceSpec
 from desktop.sources.config import NothingSaved
 from desktop.ui.window_surface import WindowSurface
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDialog
 
 
 class WindowActions:
@@ -119,6 +124,9 @@ class WindowActions:
         return sorted(set(lines), key=lambda kv: kv[1])
 
     def show_shortcuts(self) -> None:
+        from PySide6.QtGui import QFontDatabase
+        from PySide6.QtWidgets import QMessageBox
+
         text = "\n".join(f"{keys:<18} {what}" for keys, what in self.shortcut_lines())
         box = QMessageBox(
             QMessageBox.Icon.NoIcon,
@@ -295,6 +303,9 @@ class WindowActions:
         self._show(dialog)
 
     def open_folder(self, label: str) -> None:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
         spec = self.w.sources_model.spec(label)
         if spec is None or spec.kind != "local":
             return

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QPlainTextEdit,
@@ -52,6 +51,7 @@ from desktop.ui.window_actions import WindowActions
 from desktop.ui.window_surface import WindowSurface
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QCloseEvent, QResizeEvent
     from PySide6.QtWidgets import QTabWidget
 
     from desktop.core.approvals import ApprovalState

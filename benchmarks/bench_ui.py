@@ -229,7 +229,7 @@ def startup(env: dict[str, str], rounds: int) -> None:
     )
     print(
         f"              window shown with the sample folder's skills {first * 1000:6.0f} ms "
-        f"ratio {first_ratio:.1f}x (target <= 2.5x)"
+        f"ratio {first_ratio:.2f}x (target <= 2.5x)"
     )
     print(
         f"              all sample sources read ({ours[0][1][1]} skills, incl. starting the "

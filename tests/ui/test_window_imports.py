@@ -31,6 +31,22 @@ def _run(code: str, timeout: int = 60) -> list[str]:
     return out.stdout.strip().splitlines()
 
 
+def _open_on(tmp_path: Path, folder: Path) -> str:
+    """Code that opens the window as ``skill-catalog-window`` does, on ``folder``'s
+    parent as its only source; ``app``, ``loop`` and ``window`` are then defined."""
+    return textwrap.dedent(
+        f"""
+        import asyncio, sys
+        from PySide6.QtCore import QSettings
+        from desktop.core.model import SourceSpec
+        from desktop.ui.app import open_window
+        settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
+        spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
+        app, loop, window = open_window([spec], settings=settings)
+        """
+    )
+
+
 def test_a_window_of_folders_does_not_load_the_mcp_client(tmp_path: Path) -> None:
     folder = _skill(tmp_path / "skills", "alpha")
     code = textwrap.dedent(
@@ -60,15 +76,9 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
     the first catalog: a person sees the list's rows first, then the page with the
     selected skill."""
     folder = _skill(tmp_path / "skills", "alpha")
-    code = textwrap.dedent(
-        f"""
-        import asyncio, sys
-        from PySide6.QtCore import QEvent, QObject, QSettings
-        from desktop.core.model import SourceSpec
-        from desktop.ui.app import open_window
-        settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
-        spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
-        app, loop, window = open_window([spec], settings=settings)
+    code = _open_on(tmp_path, folder) + textwrap.dedent(
+        """
+        from PySide6.QtCore import QEvent, QObject
         paints = []
         class Paints(QObject):
             def eventFilter(self, obj, event):
@@ -102,15 +112,8 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
     are read, after the catalog), and the sign-in dialogs on the first sign-in. The row
     then shows its state."""
     folder = _skill(tmp_path / "skills", "alpha")
-    code = textwrap.dedent(
-        f"""
-        import asyncio, sys
-        from PySide6.QtCore import QSettings
-        from desktop.core.model import SourceSpec
-        from desktop.ui.app import open_window
-        settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
-        spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
-        app, loop, window = open_window([spec], settings=settings)
+    code = _open_on(tmp_path, folder) + textwrap.dedent(
+        """
         later = ("desktop.core.approvals", "desktop.core.review", "desktop.ui.signin_flow")
         shown = []
         def rows_in():

@@ -529,18 +529,7 @@ class MainWindow(WindowSurface):
         elif action == "retry":
             self.actions_.refresh()
         elif action == "explain":
-            from PySide6.QtWidgets import QMessageBox
-
-            box = QMessageBox(
-                QMessageBox.Icon.Information,
-                "What a skill folder looks like",
-                SKILL_FOLDER_HELP,
-                QMessageBox.StandardButton.Close,
-                self,
-            )
-            box.setTextFormat(Qt.TextFormat.PlainText)
-            box.setModal(False)
-            box.open()
+            self._explain("What a skill folder looks like", SKILL_FOLDER_HELP)
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._page is None:

@@ -6,7 +6,6 @@ without waiting for it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -38,6 +37,8 @@ class ApprovalService:
         return self._store
 
     async def _run_with_store(self, fn: Callable[[ApprovalStore], T]) -> T:
+        import asyncio
+
         if self._store is None:
             self._store = await asyncio.to_thread(_default_store)
         return await asyncio.to_thread(fn, self._store)

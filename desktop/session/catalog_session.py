@@ -14,7 +14,6 @@ never an exception out of the session.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
@@ -38,7 +37,12 @@ from desktop.sources.folder import scan_regions
 from desktop.sources.registry import read_all, read_source
 
 if TYPE_CHECKING:
+    import asyncio
+
     from desktop.core.approvals import ApprovalRecord, ApprovalState
+
+# A source as read: its state and its skills.
+SourceRead = tuple[SourceStatus, list[Skill]]
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 # Seconds the MCP client's import waits for the folders when the window reads its sources.
@@ -168,6 +172,8 @@ class CatalogSession:
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str = "") -> asyncio.Task[Any]:
         """Run ``coro`` as a task; its failure is a notice, never an escaped exception."""
+        import asyncio
+
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         self._set_busy(+1)
@@ -207,6 +213,8 @@ class CatalogSession:
 
     async def wait_idle(self) -> None:
         """Wait until every task but the caller's own has finished."""
+        import asyncio
+
         me = asyncio.current_task()
         while others := [t for t in self._tasks if t is not me]:
             await asyncio.gather(*others, return_exceptions=True)
@@ -217,13 +225,26 @@ class CatalogSession:
         self.specs = list(specs)
         self.reader.set_specs(self.specs)
 
-    def refresh(self) -> asyncio.Task[Any]:
+    def refresh(self, read: Mapping[str, SourceRead] | None = None) -> asyncio.Task[Any]:
+        """Read the sources again (as a task; returns it at once). ``read`` holds
+        folders read a moment ago by label, such as the window's first look: they are
+        taken as they are, not read again."""
         if self._discovery is not None and not self._discovery.done():
             self._discovery.cancel()
         self.stop_relisting()
         self._generation += 1
-        self._discovery = self.spawn(self._discover(), "reading sources")
+        self._discovery = self.spawn(self._discover(read), "reading sources")
         return self._discovery
+
+    def show_partial(self, statuses: Iterable[SourceStatus], skills: Iterable[Skill]) -> None:
+        """Show what some sources gave while others still read: a partial catalog (the
+        names and collisions come with the full one)."""
+        self.catalog = Catalog(sources=list(statuses), skills=list(skills))
+        self.interim = True
+        try:
+            self.events.catalog_changed()
+        finally:
+            self.interim = False
 
     async def read_sources(
         self,
@@ -231,15 +252,28 @@ class CatalogSession:
         on_source: Callable[[SourceStatus, list[Skill]], None] | None = None,
         *,
         folders_first: float = 0.0,
+        ready: Mapping[str, SourceRead] | None = None,
     ) -> list[tuple[SourceStatus, list[Skill]]]:
         """Each of ``specs`` read once, in their order; ``on_source`` is told as each
         finishes. Folders are read while the MCP client loads (off the loop); servers
         are listed on the kept connections that reads then use. With ``folders_first``
         the client's import waits up to that many seconds for the folders: the import
-        holds the interpreter most of the time, and the folders' skills show sooner."""
+        holds the interpreter most of the time, and the folders' skills show sooner.
+        The folders in ``ready`` (by label) were read a moment ago: they are taken as
+        they are."""
+        import asyncio
+
         served = [s for s in specs if s.kind == "mcp" and not s.untrusted]
         others = [s for s in specs if s not in served]
-        local = asyncio.ensure_future(read_all(others, budgets=self.budgets, on_source=on_source))
+        # Only what was read of these very folders, where they are now.
+        ready = {
+            s.label: ready[s.label]
+            for s in others
+            if ready and s.label in ready and ready[s.label][0].origin == s.origin
+        }
+        local = asyncio.ensure_future(
+            read_all(others, budgets=self.budgets, on_source=on_source, ready=ready)
+        )
 
         async def servers() -> list[tuple[SourceStatus, list[Skill]]]:
             if not served:
@@ -261,11 +295,15 @@ class CatalogSession:
         """Every enabled source read once and the catalog built: what a command that
         lists the catalog shows. Nothing is scheduled (no re-listing) and no approval
         state is read."""
+        import asyncio
+
         results = await self.read_sources([s for s in self.specs if s.enabled], on_source)
         self.catalog, _ = await asyncio.to_thread(_assemble, [], results)
         return self.catalog
 
-    async def _discover(self) -> None:
+    async def _discover(self, read: Mapping[str, SourceRead] | None = None) -> None:
+        import asyncio
+
         enabled = [s for s in self.specs if s.enabled]
         total = len(enabled)
         done = 0
@@ -285,18 +323,14 @@ class CatalogSession:
             self.events.source_done(status)
             now = time.monotonic()
             if done < total and skills and now - shown_at[0] >= INTERIM_EVERY:
-                # Show what has arrived (at most a few times a second); names and
-                # collisions come with the full catalog.
+                # Show what has arrived (at most a few times a second).
                 shown_at[0] = now
-                self.catalog = Catalog(sources=list(statuses), skills=list(found))
-                self.interim = True
-                try:
-                    self.events.catalog_changed()
-                finally:
-                    self.interim = False
+                self.show_partial(statuses, found)
 
         try:
-            results = await self.read_sources(enabled, on_source, folders_first=FOLDERS_FIRST)
+            results = await self.read_sources(
+                enabled, on_source, folders_first=FOLDERS_FIRST, ready=read
+            )
         except asyncio.CancelledError:
             self._cut_short(enabled, statuses, found)
             raise
@@ -356,6 +390,8 @@ class CatalogSession:
 
     def _schedule(self, label: str, delay: float | None) -> None:
         """List ``label`` again in ``delay`` seconds (``None``: not on a timer)."""
+        import asyncio
+
         old = self._relists.pop(label, None)
         if old is not None:
             old[0].cancel()
@@ -439,6 +475,8 @@ class CatalogSession:
         approval is evaluated again. Same skills with nothing else changed come as
         :meth:`SessionEvents.skills_updated`, else as a new catalog.
         """
+        import asyncio
+
         generation = self._generation
         spec = next(
             (s for s in self.specs if s.label == label and s.enabled and s.kind == "local"), None
@@ -749,6 +787,8 @@ class CatalogSession:
 
     async def _keep_copies(self, name: str, pairs: list[tuple[SkillFile, bytes]] | None) -> None:
         """Keep an approval's verified copies (``None``: let go of earlier ones)."""
+        import asyncio
+
         why_not = await asyncio.to_thread(self.reader.cache.keep_decision, name, pairs)
         if why_not:
             self.notifier.warning(why_not)

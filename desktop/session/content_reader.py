@@ -9,7 +9,6 @@ over a connection kept open per server on the window's loop.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,8 @@ from desktop.sources.reader import ReadResult, read_file, verify_skill
 from desktop.store.cache import SkillCache
 
 if TYPE_CHECKING:
+    import asyncio
+
     from desktop.sources.mcp import DirectoryChild, ServerPool
 
 __all__ = ["ContentReader", "ReadResult"]
@@ -77,6 +78,8 @@ class ContentReader:
         self.specs = list(specs)
         if old is None:
             return
+        import asyncio
+
         self.pool.take_over(old)
         try:
             loop = asyncio.get_running_loop()
@@ -141,9 +144,13 @@ class ContentReader:
     async def forget_source(self, label: str) -> int:
         """Remove a server's cached verified bytes (V6); returns directories removed.
         Off the loop: a server's cache may hold thousands of files."""
+        import asyncio
+
         return await asyncio.to_thread(self.cache.remove_source, label)
 
     async def close(self) -> None:
+        import asyncio
+
         pools = [*self._retired, *([self._pool] if self._pool is not None else [])]
         self._retired, self._pool = [], None
         for pool in pools:

@@ -7,12 +7,15 @@ the window; here it happens once, in a worker thread, and every caller waits for
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
 from desktop.core.collector import collector_paused
+
+if TYPE_CHECKING:
+    import asyncio
 
 _mcp_import: asyncio.Future[None] | None = None
 # Imported by the MCP SDK on its first connection; loaded with it, off the loop's thread.
@@ -48,6 +51,8 @@ async def load_mcp_support() -> None:
     """Import the MCP client in a worker thread: it takes seconds, and an import on the
     loop's thread would freeze the window meanwhile. Every caller waits for the one
     import (a half-imported module is already in ``sys.modules``)."""
+    import asyncio
+
     global _mcp_import
     loop = asyncio.get_running_loop()
     module = sys.modules.get("desktop.sources.mcp")

@@ -12,10 +12,9 @@ then marked as unverified). Hashing of large files runs in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop.core.entry import skill_md_uri
 from desktop.core.frontmatter import ParsedSkillMd
@@ -34,6 +33,9 @@ from desktop.core.verify import (
 from desktop.sources.budgets import DEFAULT_BUDGETS
 from desktop.sources.folder import read_local_file
 from desktop.store.cache import SkillCache, StagedFile
+
+if TYPE_CHECKING:
+    import asyncio
 
 THREAD_HASH_BYTES = 256 * 1024
 
@@ -85,6 +87,8 @@ class ReadResult:
 async def _verify(
     skill: Skill, uri: str, data: bytes
 ) -> tuple[FileVerification, ParsedSkillMd | None]:
+    import asyncio
+
     if len(data) >= THREAD_HASH_BYTES:
         measured = await asyncio.to_thread(measure, data)
         return verify_file(skill, uri, data, measured)
@@ -105,6 +109,8 @@ async def read_file(
     ``source`` is required for server skills. Never raises for bad content or a
     failed read: the state and message say what happened.
     """
+    import asyncio
+
     refused = check_listed(skill, uri)
     if refused is not None:
         return ReadResult(skill.id, refused)
@@ -166,6 +172,8 @@ async def accept_bytes(
     bytes are shown at once, never waiting for the disk. Small files are checked, then
     written.
     """
+    import asyncio
+
     expected = skill.file(uri)
     if cache is None or expected is None:
         return await _verify(skill, uri, data)
@@ -216,6 +224,8 @@ def _stage_quietly(
 
 async def _settle(staging: asyncio.Future[StagedFile | None], verified: bool) -> None:
     """Commit a staged copy of bytes that matched; remove one of bytes that did not."""
+    import asyncio
+
     staged = await staging
     if staged is None:
         return
@@ -227,6 +237,8 @@ async def _settle(staging: asyncio.Future[StagedFile | None], verified: bool) ->
 
 
 def _behind(coro: Any) -> None:
+    import asyncio
+
     task = asyncio.ensure_future(coro)
     _pending_writes.add(task)
     task.add_done_callback(_pending_writes.discard)
@@ -234,6 +246,8 @@ def _behind(coro: Any) -> None:
 
 async def flush_cache_writes() -> None:
     """Wait for verified bytes still being written to the cache (on this loop)."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     while mine := [t for t in _pending_writes if t.get_loop() is loop]:
         await asyncio.gather(*mine, return_exceptions=True)
@@ -274,6 +288,8 @@ async def verify_skill(
     answered took 153 s one after the other, 512 of them would have taken two hours.
     A file still unread at the deadline is a read error that says so.
     """
+    import asyncio
+
     if skill.state in ("invalid", "over-limit"):
         return summarize(skill, [])
     uris = [f.uri for f in skill.files] if not skill.is_dynamic else [skill_md_uri(skill)]

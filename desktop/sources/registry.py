@@ -7,8 +7,7 @@ A source that fails becomes a status with a message; the others still arrive.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from desktop.core.catalog import Catalog, build_catalog
@@ -31,16 +30,24 @@ def untrusted_status(spec: SourceSpec) -> SourceStatus:
 UNTRUSTED = "untrusted"
 
 
+def read_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+    """Read one local folder here and now, in the calling thread (it hashes files: not
+    on a thread that must stay responsive); never raises."""
+    try:
+        return scan_folder(spec)
+    except Exception as exc:  # noqa: BLE001 - a bug, but the window and CLI must survive it
+        return SourceStatus(spec.origin, "error", f"scan failed: {exc}"), []
+
+
 async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceStatus, list[Skill]]:
     """Read one source; never raises (a failure is a status). A server that is not
     trusted is neither started nor connected to (its state says why)."""
+    import asyncio
+
     if spec.untrusted:
         return untrusted_status(spec), []
     if spec.kind == "local":
-        try:
-            return await asyncio.to_thread(scan_folder, spec)
-        except Exception as exc:  # noqa: BLE001 - a bug, but the window and CLI must survive it
-            return SourceStatus(spec.origin, "error", f"scan failed: {exc}"), []
+        return await asyncio.to_thread(read_folder, spec)
     try:
         from desktop.sources import mcp
     except ImportError as exc:  # pragma: no cover - the package ships with it
@@ -57,6 +64,7 @@ async def read_all(
     budgets: Any = None,
     on_source: SourceDone | None = None,
     pool: Any = None,
+    ready: Mapping[str, tuple[SourceStatus, list[Skill]]] | None = None,
 ) -> list[tuple[SourceStatus, list[Skill]]]:
     """Read every enabled source concurrently: each one's status and skills, in the
     order of ``specs``.
@@ -64,12 +72,18 @@ async def read_all(
     ``on_source`` is called as each source finishes (for progress). With ``pool`` (a
     :class:`desktop.sources.mcp.ServerPool` of these specs), each server is listed on
     the pool's connection, which stays open for the reads that follow; without it,
-    each server's connection closes after its listing.
+    each server's connection closes after its listing. ``ready`` holds sources read a
+    moment ago, by label: those are taken as they are, not read again.
     """
+    import asyncio
+
     enabled = [s for s in specs if s.enabled]
+    ready = ready or {}
 
     async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
-        if pool is not None and spec.kind == "mcp" and not spec.untrusted:
+        if spec.label in ready:
+            result = ready[spec.label]
+        elif pool is not None and spec.kind == "mcp" and not spec.untrusted:
             result = await _on_pool(pool, spec)
         else:
             result = await read_source(spec, budgets=budgets)

@@ -9,7 +9,6 @@ the window once the sources are read, then quits (for documentation and tests).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import os
 import sys
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
 
     from desktop.core.model import SourceSpec
     from desktop.session.content_reader import ContentReader
+    from desktop.ui.first_look import FirstLook
     from desktop.ui.main_window import MainWindow
     from desktop.ui.notifier import Notifier
     from desktop.ui.sources_service import SourcesService
@@ -123,6 +123,8 @@ def size_first_run(window: MainWindow) -> None:
 
 
 async def _capture(window: MainWindow, args: argparse.Namespace) -> None:
+    import asyncio
+
     c = window.controller
     await asyncio.sleep(0.2)
     await c.wait_idle()
@@ -159,32 +161,83 @@ def no_display_reason(environ: Mapping[str, str] | None = None) -> str | None:
     )
 
 
+# The longest the window waits for its first look at the sources before its loop starts
+# (seconds). Meanwhile it paints, and the user's input waits (none is lost).
+FIRST_LOOK_WAIT = 0.5
+
+
 def open_window(
-    specs: list[SourceSpec] | None, *, settings: QSettings | None = None
+    specs: list[SourceSpec] | None,
+    *,
+    settings: QSettings | None = None,
+    first_look_wait: float = FIRST_LOOK_WAIT,
 ) -> tuple[QApplication, qasync.QEventLoop, MainWindow]:
     """The application, qasync's loop and the window, shown and reading its sources
     (once the loop runs).
+
+    The window takes a first look at its sources before the loop exists: the local
+    folders' skills are painted before asyncio loads (see :mod:`desktop.ui.first_look`),
+    for at most ``first_look_wait`` seconds.
 
     What the start-up makes (modules, classes, widgets: a few hundred thousand objects)
     lives as long as the window. The collector is paused while it is made, and then
     it is moved out of the collector's reach, where no later pass traverses it again.
     """
     with collector_paused():
-        import qasync
-
         app = QApplication.instance() or QApplication(sys.argv[:1])
         assert isinstance(app, QApplication)
         app.setOrganizationName(ORGANIZATION)
         app.setApplicationName(APPLICATION)
         app.setDesktopFileName("skill-catalog")
-        loop = qasync.QEventLoop(app)
-        asyncio.set_event_loop(loop)
         window = build_window(specs, settings=settings)
         size_first_run(window)
         window.show()
-        window.start()
+        look = window.look_first()
+        _until_painted(window, look, first_look_wait)
+        import asyncio
+
+        import qasync
+
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        window.start(look)
         gc.freeze()  # before the collector is back on: nothing of it is traversed again
     return app, loop, window
+
+
+def _until_painted(window: MainWindow, look: FirstLook, wait: float) -> None:
+    """Run Qt's own event loop, painting and leaving the user's input for later, until
+    the first look's skills are painted in the list, or for ``wait`` seconds."""
+    from PySide6.QtCore import QEvent, QEventLoop, QObject
+
+    if wait <= 0:
+        return
+    waiting = QEventLoop()
+
+    class Painted(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if look.shown and event.type() == QEvent.Type.Paint:
+                waiting.quit()
+            return False
+
+    def over() -> None:
+        if not look.shown:
+            waiting.quit()  # nothing came of it: no rows to wait for
+
+    viewport = window.skill_list.view().viewport()
+    painted = Painted()
+    viewport.installEventFilter(painted)
+    look.finished.connect(over)
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(waiting.quit)
+    timer.start(int(wait * 1000))
+    try:
+        waiting.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+    finally:
+        timer.stop()
+        look.finished.disconnect(over)
+        viewport.removeEventFilter(painted)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         print(reason, file=sys.stderr)
         return 1
     app, loop, window = open_window(specs_from_args(args))
+    import asyncio
+
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     app.setQuitOnLastWindowClosed(True)

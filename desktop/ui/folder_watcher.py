@@ -16,10 +16,9 @@ sooner, to tell when the burst is over.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -27,6 +26,9 @@ from desktop.core.folder_changes import Coalescer, Seen, changed_paths, pause
 from desktop.core.model import SourceSpec
 from desktop.sources.folder_watch import GONE, OK, TOO_LARGE, FolderListing, list_folder
 from desktop.ui.catalog_controller import CatalogController
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 @dataclass
@@ -93,6 +95,8 @@ class FolderWatcher(QObject):
             self._task.cancel()
 
     def _tick(self) -> None:
+        import asyncio
+
         if self._stopped or self.controller.closing or not self.folders:
             return
         try:
@@ -113,6 +117,8 @@ class FolderWatcher(QObject):
         self._timer.start(int(pause(waiting, self.listing_seconds) * 1000))
 
     async def _round(self) -> None:
+        import asyncio
+
         took = 0.0
         for label, folder in list(self.folders.items()):
             start = time.perf_counter()

@@ -6,12 +6,20 @@ the window only wires widgets to them. Every long step runs as a task on the loo
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QSettings,
+    Qt,
+    QTimer,
+)
 from PySide6.QtWidgets import (
     QDockWidget,
     QPlainTextEdit,
@@ -44,7 +52,7 @@ from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.skill_list_widget import SkillListWidget
 from desktop.ui.skill_table_model import SKILL_ID_ROLE, SkillTableModel
 from desktop.ui.sources_model import SourcesModel
-from desktop.ui.sources_service import SourcesService
+from desktop.ui.sources_service import SourcesService, SourcesSnapshot
 from desktop.ui.status_widget import ProgressWidget
 from desktop.ui.trust_review import TrustBar
 from desktop.ui.window_actions import WindowActions
@@ -56,6 +64,7 @@ if TYPE_CHECKING:
 
     from desktop.core.approvals import ApprovalState
     from desktop.ui.detail_widget import DetailWidget
+    from desktop.ui.first_look import FirstLook
     from desktop.ui.preview_widget import PreviewWidget
     from desktop.ui.signin_flow import SignInFlow
     from desktop.ui.skill_page_widget import SkillPageWidget
@@ -71,6 +80,9 @@ def _page_modules() -> tuple[type[DetailWidget], type[PreviewWidget], type[Skill
 
     return DetailWidget, PreviewWidget, SkillPageWidget
 
+
+# The longest the skill page waits for the list to paint before it is made (ms).
+PAGE_AFTER_PAINT_LATEST = 250
 
 # The widest the sidebar grows on its own to show its rows whole (px).
 SIDEBAR_MAX = 320
@@ -120,8 +132,8 @@ class MainWindow(WindowSurface):
         holder_layout.setContentsMargins(0, 0, 0, 0)
         self._page_soon = QTimer(self)
         self._page_soon.setSingleShot(True)
-        self._page_soon.setInterval(0)
         self._page_soon.timeout.connect(self._page_step)
+        self._paint_awaited: QWidget | None = None  # the list's viewport, until it paints
         # A local skill is read and checked once it stays selected a moment (arrowing
         # through the list reads nothing); a server's is read when asked (Read from server).
         self.auto_read = QTimer(self)
@@ -270,15 +282,38 @@ class MainWindow(WindowSurface):
             return
         if "desktop.ui.skill_page_widget" not in sys.modules:
             _page_modules()
-            self._page_soon.start()
+            self._page_soon.start(0)
             return
         self._make_page()
+
+    def _page_later(self) -> None:
+        """Make the page on the turn after the list next paints (its rows come first), or
+        soon when no paint comes; at once (on the next turn) in a window not shown."""
+        if self._page is not None or self._paint_awaited is not None:
+            return
+        if not self.isVisible():
+            self._page_soon.start(0)
+            return
+        self._paint_awaited = self.skill_list.view().viewport()
+        self._paint_awaited.installEventFilter(self)
+        self._page_soon.start(PAGE_AFTER_PAINT_LATEST)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._paint_awaited and event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            self._paint_awaited = None
+            if self._page is None:
+                self._page_soon.start(0)  # this paint is done by then
+        return super().eventFilter(watched, event)
 
     def _make_page(self) -> SkillPageWidget:
         """The skill page, made (and shown with the selected skill) on first use."""
         if self._page is not None:
             return self._page
         self._page_soon.stop()
+        if self._paint_awaited is not None:
+            self._paint_awaited.removeEventFilter(self)
+            self._paint_awaited = None
         detail_widget, preview_widget, page_widget = _page_modules()
 
         detail = detail_widget(self.controller, self)
@@ -305,17 +340,54 @@ class MainWindow(WindowSurface):
 
     # -- starting --------------------------------------------------------------
 
-    def start(self) -> None:
-        """Load the sources and read them (as tasks; returns at once)."""
-        self.controller.spawn(self.reload_sources(), "loading the sources")
+    def look_first(self) -> FirstLook:
+        """Take the first look at the sources (:mod:`desktop.ui.first_look`), before the
+        loop runs tasks: its folders' skills are shown as soon as it is over."""
+        from desktop.ui.first_look import FirstLook
+
+        look = FirstLook(self.sources, self)
+        look.finished.connect(lambda: self._show_first_look(look))
+        look.start()
+        return look
+
+    def _show_first_look(self, look: FirstLook) -> None:
+        if look.taken or look.snapshot is None:
+            return
+        look.shown = True
+        self._use_sources(look.snapshot)
+        self.controller.show_partial(
+            [status for status, _ in look.read.values()],
+            [skill for _, found in look.read.values() for skill in found],
+        )
+
+    def start(self, look: FirstLook | None = None) -> None:
+        """Load the sources and read them (as tasks; returns at once). After a first
+        look (:meth:`look_first`), its sources and folders are used as they are."""
+        self.controller.spawn(self.reload_sources(look), "loading the sources")
 
     def stop_auto_read(self) -> None:
         """Drop the pending automatic read of the selected local skill."""
         self.auto_read.stop()
 
-    async def reload_sources(self) -> None:
-        self.auto_read.stop()
-        snapshot = await self.sources.load()
+    async def reload_sources(self, look: FirstLook | None = None) -> None:
+        read = None
+        if look is not None:
+            if not look.over:
+                import asyncio
+
+                await asyncio.to_thread(look.wait)
+            look.taken = True
+            if look.snapshot is not None:
+                read = look.read
+        if look is None or not look.shown:
+            self.auto_read.stop()
+            snapshot = look.snapshot if look is not None else None
+            self._use_sources(snapshot or await self.sources.load())
+        self.controller.refresh(read)
+
+    def _use_sources(self, snapshot: SourcesSnapshot) -> None:
+        """Show the sources in use: in the sidebar and the filters, with what their
+        configuration said, and hand them to the catalog."""
         for problem in snapshot.problems:
             self.notifier.warning(problem)
         self.sources_model.set_specs(snapshot.specs, snapshot.origins, snapshot.keys)
@@ -328,13 +400,12 @@ class MainWindow(WindowSurface):
                 "no skills of your own were found, so the bundled samples are shown; they "
                 "go once you add a source, or when you remove them"
             )
-        self.controller.refresh()
 
     # -- reacting --------------------------------------------------------------
 
     def _on_catalog(self) -> None:
         if self._page is None:
-            self._page_soon.start()  # on the next turn: once these rows are painted
+            self._page_later()
         # The id the table shows as current: the new catalog may not hold that skill yet.
         index = self.table.currentIndex()
         shown = self.proxy.data(index, SKILL_ID_ROLE) if index.isValid() else None
@@ -533,7 +604,7 @@ class MainWindow(WindowSurface):
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._page is None:
-            self._page_soon.start()  # made then, with the skill current then
+            self._page_later()  # made then, with the skill current then
             return
         skill = self.skill_at(current)
         self.detail.show_skill(skill)
@@ -572,6 +643,8 @@ class MainWindow(WindowSurface):
         self.page.set_states(self._approval(skill), state)
 
     def _read_local(self) -> None:
+        import asyncio
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:

@@ -3,7 +3,6 @@ in worker threads (saving may touch the keyring for secrets)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -50,11 +49,18 @@ class SourcesService:
         return self._pinned is not None
 
     async def load(self) -> SourcesSnapshot:
+        """The sources in use, read in a worker thread."""
+        import asyncio
+
+        if self._pinned is not None:
+            return self.snapshot()
+        return await asyncio.to_thread(self.snapshot)
+
+    def snapshot(self) -> SourcesSnapshot:
+        """The sources in use, read in the calling thread (it reads files: not on the
+        window's own)."""
         if self._pinned is not None:
             return SourcesSnapshot(list(self._pinned), {s.label: "given" for s in self._pinned})
-        return await asyncio.to_thread(self._load)
-
-    def _load(self) -> SourcesSnapshot:
         cfg = config.load_config(self.config_file)
         found = config.collect_sources(config=cfg, detect=self.detect)
         return SourcesSnapshot(
@@ -84,6 +90,8 @@ class SourcesService:
         return messages
 
     async def _edit(self, change: Callable[[config.Config], T]) -> tuple[T, list[str]]:
+        import asyncio
+
         if self._pinned is not None:
             return self._edit_pinned(change), []
 

@@ -8,7 +8,6 @@ Third-party text (server ids, commands, URLs, file names) is shown as plain text
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -126,6 +125,8 @@ class TrustBar(QFrame):
 
     async def trust(self, servers: list[ProjectServer]) -> None:
         """Trust ``servers`` as they were shown, then read the sources again."""
+        import asyncio
+
         from desktop.sources.trust_store import TrustNotSaved, load_trust
 
         def work() -> None:

@@ -33,16 +33,37 @@ def _run(code: str, timeout: int = 60) -> list[str]:
 
 def _open_on(tmp_path: Path, folder: Path) -> str:
     """Code that opens the window as ``skill-catalog-window`` does, on ``folder``'s
-    parent as its only source; ``app``, ``loop`` and ``window`` are then defined."""
+    parent as its only source; ``app``, ``loop`` and ``window`` are then defined, and
+    ``paints`` holds what each paint of the list showed, from the very first: the rows,
+    whether the skill page was made, and which of ``LATER`` (module names) were loaded."""
     return textwrap.dedent(
         f"""
-        import asyncio, sys
-        from PySide6.QtCore import QSettings
+        import sys
+        from PySide6.QtCore import QEvent, QObject, QSettings
+        from PySide6.QtWidgets import QApplication
         from desktop.core.model import SourceSpec
         from desktop.ui.app import open_window
+        LATER = (
+            "asyncio", "qasync", "desktop.ui.preview_widget", "desktop.core.approvals",
+            "desktop.core.review", "desktop.ui.signin_flow",
+        )
+        paints = []
+        class Paints(QObject):
+            def eventFilter(self, obj, event):
+                if event.type() == QEvent.Type.Paint:
+                    shown = obj.window()
+                    lists = getattr(shown, "skill_list", None)
+                    if lists is not None and obj is lists.list.viewport():
+                        paints.append((shown.table_model.rowCount(), shown._page is not None,
+                                       [m for m in LATER if m in sys.modules]))
+                return False
+        app = QApplication([])
+        spy = Paints()
+        app.installEventFilter(spy)
         settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
         spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
         app, loop, window = open_window([spec], settings=settings)
+        import asyncio
         """
     )
 
@@ -73,21 +94,11 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
     tmp_path: Path,
 ) -> None:
     """The skill page (its tabs, viewers and their modules) is made on the turn after
-    the first catalog: a person sees the list's rows first, then the page with the
-    selected skill."""
+    the list first paints its rows: a person sees the rows first, then the page with
+    the selected skill."""
     folder = _skill(tmp_path / "skills", "alpha")
     code = _open_on(tmp_path, folder) + textwrap.dedent(
         """
-        from PySide6.QtCore import QEvent, QObject
-        paints = []
-        class Paints(QObject):
-            def eventFilter(self, obj, event):
-                if event.type() == QEvent.Type.Paint:
-                    paints.append((window.table_model.rowCount(), window._page is not None,
-                                   "desktop.ui.preview_widget" in sys.modules))
-                return False
-        spy = Paints()
-        window.skill_list.list.viewport().installEventFilter(spy)
         async def until_page():
             for _ in range(200):
                 if window._page is not None and window._page.title.text() == "alpha":
@@ -96,7 +107,7 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
         with loop:
             loop.run_until_complete(until_page())
         print(window.page.title.text())
-        print([p for p in paints if p[0]][:1])
+        print([p[:2] + ("desktop.ui.preview_widget" in p[2],) for p in paints if p[0]][:1])
         """
     )
     lines = _run(code)
@@ -106,20 +117,42 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
     assert first_paint_with_rows == "[(1, False, False)]"
 
 
+def test_the_first_rows_are_painted_before_asyncio_is_loaded(tmp_path: Path) -> None:
+    """A folder's skills are in the list, painted, before asyncio (with its sockets,
+    subprocesses and TLS) or the window's loop is loaded; the catalog then goes on
+    with the loop as always: the folder is watched and the skill's state is read."""
+    folder = _skill(tmp_path / "skills", "alpha")
+    code = _open_on(tmp_path, folder) + textwrap.dedent(
+        """
+        async def until_watched():
+            for _ in range(500):
+                if window.watcher.ready and window.table_model.approval:
+                    return
+                await asyncio.sleep(0.02)
+        with loop:
+            loop.run_until_complete(until_watched())
+        first = [p for p in paints if p[0]][:1]
+        loops = ("asyncio", "qasync")
+        print([(rows, [m for m in loaded if m in loops]) for rows, _, loaded in first])
+        print(sorted(window.table_model.approval.values()), window.watcher.ready)
+        print(window.controller.interim, [s.name for s in window.controller.catalog.skills])
+        """
+    )
+    first_rows, state, catalog = _run(code)[-3:]
+    assert first_rows == "[(1, [])]"
+    assert state == "['not-approved'] True"
+    assert catalog == "False ['alpha']"
+
+
 def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path: Path) -> None:
-    """Showing the list needs only the names of the approval states: the first catalog's
-    rows reach the list before the approval rules are loaded (they load when the states
-    are read, after the catalog), and the sign-in dialogs on the first sign-in. The row
-    then shows its state."""
+    """Showing the list needs only the names of the approval states: the first rows are
+    painted before the approval rules are loaded (they load when the states are read,
+    after the catalog), and the sign-in dialogs on the first sign-in. The row then
+    shows its state."""
     folder = _skill(tmp_path / "skills", "alpha")
     code = _open_on(tmp_path, folder) + textwrap.dedent(
         """
         later = ("desktop.core.approvals", "desktop.core.review", "desktop.ui.signin_flow")
-        shown = []
-        def rows_in():
-            if window.table_model.rowCount():
-                shown.append([m for m in later if m in sys.modules])
-        window.table_model.modelReset.connect(rows_in)
         async def until_states():
             for _ in range(500):
                 if window.table_model.approval:
@@ -127,7 +160,7 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
                 await asyncio.sleep(0.02)
         with loop:
             loop.run_until_complete(until_states())
-        print(shown[:1])
+        print([[m for m in loaded if m in later] for rows, _, loaded in paints if rows][:1])
         print(sorted(window.table_model.approval.values()))
         print("desktop.ui.signin_flow" in sys.modules)
         """
@@ -136,45 +169,3 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
     assert first_rows == "[[]]"
     assert states == "['not-approved']"
     assert sign_in_loaded == "False"
-
-
-def test_a_folders_skills_show_before_the_mcp_client_is_loaded(tmp_path: Path) -> None:
-    """With a folder and a server, the folder is read first: the MCP client's import
-    (which holds the interpreter most of the time) starts once the folder's skills
-    are in the list, and the server's skills follow."""
-    folder = _skill(tmp_path / "skills", "alpha")
-    served = _skill(tmp_path / "served", "beta")
-    code = textwrap.dedent(
-        f"""
-        import asyncio, sys
-        from PySide6.QtCore import QSettings
-        from desktop.core.model import SourceSpec
-        from desktop.ui.app import open_window
-        settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
-        command = ({sys.executable!r}, "-m", "desktop", "serve", {str(served.parent)!r})
-        specs = [
-            SourceSpec("local", "local", "folder", {str(folder.parent)!r}),
-            SourceSpec("server", "mcp", "stdio", " ".join(command), command=command),
-        ]
-        app, loop, window = open_window(specs, settings=settings)
-        seen = []
-        def on_catalog():
-            names = sorted(s.name for s in window.controller.catalog.skills)
-            seen.append((names, "desktop.sources.mcp" in sys.modules))
-        window.controller.catalogChanged.connect(on_catalog)
-        async def until_both():
-            for _ in range(1500):
-                if seen and seen[-1][0] == ["alpha", "beta"]:
-                    return
-                await asyncio.sleep(0.02)
-        with loop:
-            loop.run_until_complete(until_both())
-            loop.run_until_complete(window.controller.reader.close())
-        print(seen[0])
-        print(seen[-1][0])
-        """
-    )
-    lines = _run(code, timeout=90)
-    first, last = lines[-2:]
-    assert first == "(['alpha'], False)"  # the folder's skill, the MCP client not loaded
-    assert last == "['alpha', 'beta']"

@@ -34,15 +34,12 @@ from desktop.session.approval_service import ApprovalService
 from desktop.session.content_reader import ContentReader, ReadResult
 from desktop.session.mcp_loading import load_mcp_support
 from desktop.sources.folder import scan_regions
-from desktop.sources.registry import read_all, read_source
+from desktop.sources.registry import SourceRead, read_all, read_source
 
 if TYPE_CHECKING:
     import asyncio
 
     from desktop.core.approvals import ApprovalRecord, ApprovalState
-
-# A source as read: its state and its skills.
-SourceRead = tuple[SourceStatus, list[Skill]]
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 # Seconds the MCP client's import waits for the folders when the window reads its sources.
@@ -253,7 +250,7 @@ class CatalogSession:
         *,
         folders_first: float = 0.0,
         ready: Mapping[str, SourceRead] | None = None,
-    ) -> list[tuple[SourceStatus, list[Skill]]]:
+    ) -> list[SourceRead]:
         """Each of ``specs`` read once, in their order; ``on_source`` is told as each
         finishes. Folders are read while the MCP client loads (off the loop); servers
         are listed on the kept connections that reads then use. With ``folders_first``
@@ -275,7 +272,7 @@ class CatalogSession:
             read_all(others, budgets=self.budgets, on_source=on_source, ready=ready)
         )
 
-        async def servers() -> list[tuple[SourceStatus, list[Skill]]]:
+        async def servers() -> list[SourceRead]:
             if not served:
                 return []
             if folders_first > 0:
@@ -829,9 +826,7 @@ class CatalogSession:
         return out
 
 
-def _assemble(
-    before: list[Skill], results: list[tuple[SourceStatus, list[Skill]]]
-) -> tuple[Catalog, set[str]]:
+def _assemble(before: list[Skill], results: list[SourceRead]) -> tuple[Catalog, set[str]]:
     """The catalog of what the sources gave, and the ids of skills whose entry changed
     since ``before``: what was read against the old entry (a file that matched the old
     manifest) says nothing of the new one."""

@@ -15,6 +15,8 @@ from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.sources.folder import scan_folder
 from desktop.sources.launchers import discovery_timeout
 
+# A source as read: its state and its skills; and what is told of each once read.
+SourceRead = tuple[SourceStatus, list[Skill]]
 SourceDone = Callable[[SourceStatus, list[Skill]], None]
 
 
@@ -30,7 +32,7 @@ def untrusted_status(spec: SourceSpec) -> SourceStatus:
 UNTRUSTED = "untrusted"
 
 
-def read_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+def read_folder(spec: SourceSpec) -> SourceRead:
     """Read one local folder here and now, in the calling thread (it hashes files: not
     on a thread that must stay responsive); never raises."""
     try:
@@ -39,7 +41,7 @@ def read_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         return SourceStatus(spec.origin, "error", f"scan failed: {exc}"), []
 
 
-async def read_source(spec: SourceSpec, *, budgets: Any = None) -> tuple[SourceStatus, list[Skill]]:
+async def read_source(spec: SourceSpec, *, budgets: Any = None) -> SourceRead:
     """Read one source; never raises (a failure is a status). A server that is not
     trusted is neither started nor connected to (its state says why)."""
     import asyncio
@@ -64,8 +66,8 @@ async def read_all(
     budgets: Any = None,
     on_source: SourceDone | None = None,
     pool: Any = None,
-    ready: Mapping[str, tuple[SourceStatus, list[Skill]]] | None = None,
-) -> list[tuple[SourceStatus, list[Skill]]]:
+    ready: Mapping[str, SourceRead] | None = None,
+) -> list[SourceRead]:
     """Read every enabled source concurrently: each one's status and skills, in the
     order of ``specs``.
 
@@ -80,7 +82,7 @@ async def read_all(
     enabled = [s for s in specs if s.enabled]
     ready = ready or {}
 
-    async def one(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+    async def one(spec: SourceSpec) -> SourceRead:
         if spec.label in ready:
             result = ready[spec.label]
         elif pool is not None and spec.kind == "mcp" and not spec.untrusted:
@@ -108,14 +110,12 @@ async def discover(
     return build_catalog(statuses, skills)
 
 
-async def _on_pool(pool: Any, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
+async def _on_pool(pool: Any, spec: SourceSpec) -> SourceRead:
     """One server listed on the pool's kept connection; never raises."""
     try:
         b = pool.budgets
         whole = discovery_timeout(spec, b.connect_timeout, b.server_timeout)
-        found: tuple[SourceStatus, list[Skill]] = await pool.handle(spec.label).discover(
-            timeout=whole
-        )
+        found: SourceRead = await pool.handle(spec.label).discover(timeout=whole)
         return found
     except Exception as exc:  # noqa: BLE001 - one bad server must not stop the others
         return SourceStatus(spec.origin, "error", f"discovery failed: {exc}"), []

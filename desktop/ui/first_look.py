@@ -15,8 +15,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.model import Skill, SourceStatus
-from desktop.sources.registry import read_folder
+from desktop.sources.registry import SourceRead, read_folder
 from desktop.ui.sources_service import SourcesService, SourcesSnapshot
 
 
@@ -32,7 +31,7 @@ class FirstLook(QObject):
         # The sources in use, or None when they could not be read here (the session's
         # own reading then says why).
         self.snapshot: SourcesSnapshot | None = None
-        self.read: dict[str, tuple[SourceStatus, list[Skill]]] = {}  # folders, by label
+        self.read: dict[str, SourceRead] = {}  # folders, by label
         self.shown = False  # its folders' skills are in the list
         self.taken = False  # the session has taken its results over
         self._over = threading.Event()

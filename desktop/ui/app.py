@@ -208,25 +208,17 @@ def open_window(
 def _until_painted(window: MainWindow, look: FirstLook, wait: float) -> None:
     """Run Qt's own event loop, painting and leaving the user's input for later, until
     the first look's skills are painted in the list, or for ``wait`` seconds."""
-    from PySide6.QtCore import QEvent, QEventLoop, QObject
+    from PySide6.QtCore import QEventLoop
 
     if wait <= 0:
         return
     waiting = QEventLoop()
 
-    class Painted(QObject):
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if look.shown and event.type() == QEvent.Type.Paint:
-                waiting.quit()
-            return False
-
     def over() -> None:
-        if not look.shown:
+        if not look.shown or not window.table_model.rowCount():
             waiting.quit()  # nothing came of it: no rows to wait for
 
-    viewport = window.skill_list.view().viewport()
-    painted = Painted()
-    viewport.installEventFilter(painted)
+    window.rowsPainted.connect(waiting.quit)
     look.finished.connect(over)
     timer = QTimer()
     timer.setSingleShot(True)
@@ -237,7 +229,7 @@ def _until_painted(window: MainWindow, look: FirstLook, wait: float) -> None:
     finally:
         timer.stop()
         look.finished.disconnect(over)
-        viewport.removeEventFilter(painted)
+        window.rowsPainted.disconnect(waiting.quit)
 
 
 def main(argv: list[str] | None = None) -> int:

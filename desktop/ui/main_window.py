@@ -7,6 +7,7 @@ the window only wires widgets to them. Every long step runs as a task on the loo
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from PySide6.QtCore import (
     QSettings,
     Qt,
     QTimer,
+    Signal,
 )
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -89,6 +91,10 @@ SIDEBAR_MAX = 320
 
 
 class MainWindow(WindowSurface):
+    # The list painted for the first time with skills in it (once): the start-up's wait
+    # ends there, and the skill page is made on the next turn.
+    rowsPainted = Signal()
+
     def __init__(
         self,
         controller: CatalogController,
@@ -133,7 +139,10 @@ class MainWindow(WindowSurface):
         self._page_soon = QTimer(self)
         self._page_soon.setSingleShot(True)
         self._page_soon.timeout.connect(self._page_step)
-        self._paint_awaited: QWidget | None = None  # the list's viewport, until it paints
+        # When the list first painted skills (``time.monotonic()``), and the viewport
+        # watched until then.
+        self.rows_painted_at: float | None = None
+        self._rows_watched: QWidget | None = None
         # A local skill is read and checked once it stays selected a moment (arrowing
         # through the list reads nothing); a server's is read when asked (Read from server).
         self.auto_read = QTimer(self)
@@ -204,6 +213,8 @@ class MainWindow(WindowSurface):
         self.actions_._keys()
         self._wire()
         self.restore_state()
+        self._rows_watched = self.skill_list.view().viewport()  # the view restored
+        self._rows_watched.installEventFilter(self)
 
     # -- construction ----------------------------------------------------------
 
@@ -287,23 +298,28 @@ class MainWindow(WindowSurface):
         self._make_page()
 
     def _page_later(self) -> None:
-        """Make the page on the turn after the list next paints (its rows come first), or
-        soon when no paint comes; at once (on the next turn) in a window not shown."""
-        if self._page is not None or self._paint_awaited is not None:
+        """Make the page on the turn after the list first paints its skills (they come
+        first), or soon when no such paint comes; at once (on the next turn) once they
+        were painted, or in a window not shown."""
+        if self._page is not None or self._page_soon.isActive():
             return
-        if not self.isVisible():
+        if self.rows_painted_at is not None or not self.isVisible():
             self._page_soon.start(0)
-            return
-        self._paint_awaited = self.skill_list.view().viewport()
-        self._paint_awaited.installEventFilter(self)
-        self._page_soon.start(PAGE_AFTER_PAINT_LATEST)
+        else:
+            self._page_soon.start(PAGE_AFTER_PAINT_LATEST)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._paint_awaited and event.type() == QEvent.Type.Paint:
+        if (
+            watched is self._rows_watched
+            and event.type() == QEvent.Type.Paint
+            and self.table_model.rowCount()
+        ):
             watched.removeEventFilter(self)
-            self._paint_awaited = None
-            if self._page is None:
+            self._rows_watched = None
+            self.rows_painted_at = time.monotonic()
+            if self._page is None and self._page_soon.isActive():
                 self._page_soon.start(0)  # this paint is done by then
+            self.rowsPainted.emit()
         return super().eventFilter(watched, event)
 
     def _make_page(self) -> SkillPageWidget:
@@ -311,9 +327,6 @@ class MainWindow(WindowSurface):
         if self._page is not None:
             return self._page
         self._page_soon.stop()
-        if self._paint_awaited is not None:
-            self._paint_awaited.removeEventFilter(self)
-            self._paint_awaited = None
         detail_widget, preview_widget, page_widget = _page_modules()
 
         detail = detail_widget(self.controller, self)

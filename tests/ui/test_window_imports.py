@@ -35,7 +35,9 @@ def _open_on(tmp_path: Path, folder: Path) -> str:
     """Code that opens the window as ``skill-catalog-window`` does, on ``folder``'s
     parent as its only source; ``app``, ``loop`` and ``window`` are then defined, and
     ``paints`` holds what each paint of the list showed, from the very first: the rows,
-    whether the skill page was made, and which of ``LATER`` (module names) were loaded."""
+    whether the skill page was made, and which of ``LATER`` (module names) were loaded;
+    ``painted_on_open`` says whether the window had painted its skills when
+    ``open_window`` returned."""
     return textwrap.dedent(
         f"""
         import sys
@@ -63,6 +65,7 @@ def _open_on(tmp_path: Path, folder: Path) -> str:
         settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
         spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
         app, loop, window = open_window([spec], settings=settings)
+        painted_on_open = window.rows_painted_at is not None and bool(paints[-1][0])
         import asyncio
         """
     )
@@ -134,12 +137,14 @@ def test_the_first_rows_are_painted_before_asyncio_is_loaded(tmp_path: Path) -> 
         first = [p for p in paints if p[0]][:1]
         loops = ("asyncio", "qasync")
         print([(rows, [m for m in loaded if m in loops]) for rows, _, loaded in first])
+        print(painted_on_open)
         print(sorted(window.table_model.approval.values()), window.watcher.ready)
         print(window.controller.interim, [s.name for s in window.controller.catalog.skills])
         """
     )
-    first_rows, state, catalog = _run(code)[-3:]
+    first_rows, painted_on_open, state, catalog = _run(code)[-4:]
     assert first_rows == "[(1, [])]"
+    assert painted_on_open == "True"  # the window opens with its skills on screen
     assert state == "['not-approved'] True"
     assert catalog == "False ['alpha']"
 

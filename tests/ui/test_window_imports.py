@@ -31,9 +31,10 @@ def _run(code: str, timeout: int = 60) -> list[str]:
     return out.stdout.strip().splitlines()
 
 
-def _open_on(tmp_path: Path, folder: Path) -> str:
+def _open_on(tmp_path: Path, folder: Path, served: Path | None = None) -> str:
     """Code that opens the window as ``skill-catalog-window`` does, on ``folder``'s
-    parent as its only source; ``app``, ``loop`` and ``window`` are then defined, and
+    parent as its only source (and ``served``'s parent through ``skill-catalog serve``
+    over stdio, when given); ``app``, ``loop`` and ``window`` are then defined, and
     ``paints`` holds what each paint of the list showed, from the very first: the rows,
     whether the skill page was made, and which of ``LATER`` (module names) were loaded;
     ``painted_on_open`` says whether the window had painted its skills when
@@ -47,7 +48,7 @@ def _open_on(tmp_path: Path, folder: Path) -> str:
         from desktop.ui.app import open_window
         LATER = (
             "asyncio", "qasync", "desktop.ui.preview_widget", "desktop.core.approvals",
-            "desktop.core.review", "desktop.ui.signin_flow",
+            "desktop.core.review", "desktop.ui.signin_flow", "desktop.sources.mcp",
         )
         paints = []
         class Paints(QObject):
@@ -63,8 +64,12 @@ def _open_on(tmp_path: Path, folder: Path) -> str:
         spy = Paints()
         app.installEventFilter(spy)
         settings = QSettings({str(tmp_path / "w.ini")!r}, QSettings.Format.IniFormat)
-        spec = SourceSpec("local", "local", "folder", {str(folder.parent)!r})
-        app, loop, window = open_window([spec], settings=settings)
+        specs = [SourceSpec("local", "local", "folder", {str(folder.parent)!r})]
+        served = {str(served.parent) if served else None!r}
+        if served:
+            command = (sys.executable, "-m", "desktop", "serve", served)
+            specs.append(SourceSpec("server", "mcp", "stdio", " ".join(command), command=command))
+        app, loop, window = open_window(specs, settings=settings)
         painted_on_open = window.rows_painted_at is not None and bool(paints[-1][0])
         import asyncio
         """
@@ -174,3 +179,31 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
     assert first_rows == "[[]]"
     assert states == "['not-approved']"
     assert sign_in_loaded == "False"
+
+
+def test_a_folders_skills_are_painted_before_the_mcp_client_is_loaded(tmp_path: Path) -> None:
+    """With a folder and a server, the folder is read first: its skills are painted
+    before the MCP client's import (which holds the interpreter most of the time)
+    starts, and the server's skills follow."""
+    folder = _skill(tmp_path / "skills", "alpha")
+    served = _skill(tmp_path / "served", "beta")
+    code = _open_on(tmp_path, folder, served) + textwrap.dedent(
+        """
+        def names():
+            return sorted(s.name for s in window.controller.catalog.skills)
+        async def until_both():
+            for _ in range(1500):
+                if names() == ["alpha", "beta"] and not window.controller.interim:
+                    return
+                await asyncio.sleep(0.02)
+        with loop:
+            loop.run_until_complete(until_both())
+            loop.run_until_complete(window.controller.reader.close())
+        first = [p for p in paints if p[0]][:1]
+        print([(rows, "desktop.sources.mcp" in loaded) for rows, _, loaded in first])
+        print(names())
+        """
+    )
+    first, last = _run(code, timeout=90)[-2:]
+    assert first == "[(1, False)]"  # the folder's skill, the MCP client not loaded
+    assert last == "['alpha', 'beta']"

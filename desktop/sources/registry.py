@@ -15,8 +15,9 @@ from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.sources.folder import scan_folder
 from desktop.sources.launchers import discovery_timeout
 
-# A source as read: its state and its skills; and what is told of each once read.
+# A source as read: its state and its skills.
 SourceRead = tuple[SourceStatus, list[Skill]]
+# What is told of each source once it is read.
 SourceDone = Callable[[SourceStatus, list[Skill]], None]
 
 

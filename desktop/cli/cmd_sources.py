@@ -58,9 +58,12 @@ def run(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None)
     if action is None or action == "list":
         return _list(bool(getattr(args, "json", False)))
-    if action == "add":
-        return _add(args)
-    return _change(action, args.label)
+    from desktop.sources import config
+
+    with config.editing():  # the saved sources are read, changed and written whole
+        if action == "add":
+            return _add(args)
+        return _change(action, args.label)
 
 
 # -- list ----------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def test_the_bar_and_the_dialog_come_before_anything_runs(
     words = source_words(spec, statuses["writer"])
     assert words.status == "Not trusted" and ".mcp.json asks to start it" in words.detail
 
-    # The dialog lists every command, masked, and which file asks.
+    # The dialog lists every command as written, and which file asks.
     bar.review_button.click()
     dialog = bar.dialog
     assert isinstance(dialog, TrustDialog)
@@ -73,8 +73,8 @@ def test_the_bar_and_the_dialog_come_before_anything_runs(
     text = dialog.shown_text()
     assert f"command: /bin/sh -c 'id > {clone['marker']}'" in text
     assert "serve" in text and ".mcp.json" in text
-    assert "env DB_URL: postgresql://app:****@db/x" in text
-    assert "W1ndowPW" not in text
+    # The project's own text, as written: nothing of the user's is filled in.
+    assert "env DB_URL: postgresql://app:W1ndowPW@db/x" in text
     assert dialog.cancel_button.isDefault()
     dialog.grab().save(str(tmp_path / "trust-dialog.png"))
     # Don't trust: nothing changes, nothing runs.

@@ -60,10 +60,13 @@ def run(args: argparse.Namespace) -> int:
         return _list(bool(getattr(args, "json", False)))
     from desktop.sources import config
 
-    with config.editing():  # the saved sources are read, changed and written whole
-        if action == "add":
-            return _add(args)
-        return _change(action, args.label)
+    try:
+        with config.editing():  # the saved sources are read, changed and written whole
+            if action == "add":
+                return _add(args)
+            return _change(action, args.label)
+    except OSError as exc:  # the lock could not be had, or the file not written
+        raise CheckFailed(f"skill-catalog sources: {exc}") from None
 
 
 # -- list ----------------------------------------------------------------------------------

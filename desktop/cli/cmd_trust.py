@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         err(f"skill-catalog trust: {args.dir}: not a folder")
         return 2
-    project, servers, problems, _store = project_servers(cwd=folder.absolute())
+    found_in, servers, problems, _store = project_servers(cwd=folder.absolute())
+    project = cut(one_line(str(found_in)))
     for file, reason in problems:
         err(f"{one_line(file)}: {one_line(reason)}")
     if not servers:

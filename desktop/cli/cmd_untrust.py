@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from desktop.cli.output import err
+from desktop.core.visible import cut, one_line
 from desktop.core.words import count
 
 NAME = "untrust"
@@ -33,8 +34,9 @@ def run(args: argparse.Namespace) -> int:
     except (TrustNotSaved, OSError) as exc:
         err(f"skill-catalog untrust: {exc}")
         return 1
+    shown = cut(one_line(project))
     if not n:
-        print(f"{project}: nothing was trusted here.")
+        print(f"{shown}: nothing was trusted here.")
         return 0
-    print(f"{project}: trust withdrawn from {count(n, 'server')}; they are not started again.")
+    print(f"{shown}: trust withdrawn from {count(n, 'server')}; they are not started again.")
     return 0

@@ -186,10 +186,11 @@ class ProjectServer:
 
     def reason(self) -> str:
         """Why the server is not started, naming the file that asks for it."""
+        file = _cut(self.file)
         if self.state == CHANGED:
             what = "; ".join(self.changed)
-            return f"{self.file} changed this server since you trusted it ({what})"
-        return f"{self.file} asks to {self.verb} it, and this folder is not trusted"
+            return f"{file} changed this server since you trusted it ({what})"
+        return f"{file} asks to {self.verb} it, and this folder is not trusted"
 
 
 def judge(

@@ -58,9 +58,15 @@ def run(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None)
     if action is None or action == "list":
         return _list(bool(getattr(args, "json", False)))
-    if action == "add":
-        return _add(args)
-    return _change(action, args.label)
+    from desktop.sources import config
+
+    try:
+        with config.editing():  # the saved sources are read, changed and written whole
+            if action == "add":
+                return _add(args)
+            return _change(action, args.label)
+    except OSError as exc:  # the lock could not be had, or the file not written
+        raise CheckFailed(f"skill-catalog sources: {exc}") from None
 
 
 # -- list ----------------------------------------------------------------------------------

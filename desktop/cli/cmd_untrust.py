@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from desktop.cli.output import err
+from desktop.core.visible import cut, one_line
 from desktop.core.words import count
 
 NAME = "untrust"
@@ -21,22 +22,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from desktop.sources.importers import project_root
-    from desktop.sources.trust_store import TrustNotSaved, load_trust
+    from desktop.sources.trust_store import TrustNotSaved, change_trust
 
     folder = Path(args.dir).expanduser()
     if not folder.is_dir():
         err(f"skill-catalog untrust: {args.dir}: not a folder")
         return 2
-    project = str(project_root(folder))
-    store = load_trust()
-    n = store.untrust(project)
-    if not n:
-        print(f"{project}: nothing was trusted here.")
-        return 0
+    project = str(project_root(folder))  # resolved: a link to the folder is the folder
     try:
-        store.save()
+        n = change_trust(lambda store: store.untrust(project))
     except (TrustNotSaved, OSError) as exc:
         err(f"skill-catalog untrust: {exc}")
         return 1
-    print(f"{project}: trust withdrawn from {count(n, 'server')}; they are not started again.")
+    shown = cut(one_line(project))
+    if not n:
+        print(f"{shown}: nothing was trusted here.")
+        return 0
+    print(f"{shown}: trust withdrawn from {count(n, 'server')}; they are not started again.")
     return 0

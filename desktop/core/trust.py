@@ -15,16 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.model import SourceSpec
 from desktop.core.secrets import display_value, mask_endpoint, redact_command
-from desktop.core.visible import one_line
-
-# A value shown in a summary is cut to this many characters.
-SHOWN_CHARS = 300
+from desktop.core.visible import cut, one_line
 
 NEW = "new"  # never trusted
 CHANGED = "changed"  # trusted once, written otherwise since
@@ -50,43 +47,101 @@ def entry_digest(entry: Any) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _cut(text: str) -> str:
-    text = one_line(text)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+# Characters of one part of an entry (a command line, a URL, a value) shown before it
+# is cut, saying how long it was.
+SHOWN_CHARS = 300
+COMMAND_CHARS = 1000
+# Parts of one entry shown (the command or URL first, then env and headers); past it,
+# one line says how many more there are.
+ENTRY_PARTS = 24
+MORE = "not shown"
+
+
+def _cut(text: str, limit: int = SHOWN_CHARS) -> str:
+    """One visible line: every control, line break and tab written as its code, then cut
+    to ``limit`` characters, saying how long it was."""
+    return cut(one_line(text), limit)
+
+
+def _parts(spec: SourceSpec, value: Callable[[str, str], str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if spec.transport == "stdio":
+        out.append(("command", _cut(shlex.join(spec.command), COMMAND_CHARS)))
+    else:
+        out.append(("url", _cut(spec.endpoint, COMMAND_CHARS)))
+    out += [(f"env {_cut(k, 80)}", _cut(value(k, v))) for k, v in spec.env]
+    out += [(f"header {_cut(k, 80)}", _cut(value(k, v))) for k, v in spec.headers]
+    return out
 
 
 def summary(spec: SourceSpec) -> tuple[tuple[str, str], ...]:
-    """What a server entry would run or contact, secrets masked: ``(what, shown)`` pairs
-    such as ``("command", "npx -y server")``, ``("url", ...)``, ``("env API_KEY", "****")``,
-    ``("header Authorization", "Bearer ****")``."""
-    out: list[tuple[str, str]] = []
+    """What a project's server entry would run or contact, as the file writes it:
+    ``(what, shown)`` pairs such as ``("command", "npx -y server")``, ``("url", ...)``,
+    ``("env API_KEY", "${env:API_KEY}")``, the command or URL first.
+
+    Nothing is masked: every value is the repository's own text (placeholders such as
+    ``${GITHUB_TOKEN}`` stay placeholders; nothing of the user's environment or keyring
+    is filled in before trust). Every part, names included, is one visible line: a line
+    break or a control in it is written as its code, so no part can draw a line of its
+    own; each is cut at :data:`SHOWN_CHARS` (the command or URL at
+    :data:`COMMAND_CHARS`), saying how long it was."""
+    return tuple(_parts(spec, lambda _name, v: v))
+
+
+def masked_summary(spec: SourceSpec) -> tuple[tuple[str, str], ...]:
+    """:func:`summary` with the values that look secret masked: what a trust record and
+    the listing keep and show of an entry."""
+    parts = _parts(spec, display_value)
     if spec.transport == "stdio":
-        out.append(("command", _cut(shlex.join(redact_command(spec.command)))))
+        parts[0] = ("command", _cut(shlex.join(redact_command(spec.command)), COMMAND_CHARS))
     else:
-        out.append(("url", _cut(mask_endpoint("http", spec.endpoint))))
-    out += [(f"env {k}", _cut(display_value(k, v))) for k, v in spec.env]
-    out += [(f"header {k}", _cut(display_value(k, v))) for k, v in spec.headers]
-    return tuple(out)
+        parts[0] = ("url", _cut(mask_endpoint("http", spec.endpoint), COMMAND_CHARS))
+    return tuple(parts)
 
 
-def changes(
-    before: Iterable[tuple[str, str]] | Mapping[str, str], after: Iterable[tuple[str, str]]
-) -> list[str]:
-    """What changed between two summaries, one line each; masked values stay masked.
+def bounded(parts: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """At most :data:`ENTRY_PARTS` parts of an entry, the last saying how many more
+    there are (``("not shown", "40 more settings (63 in all)")``)."""
+    if len(parts) <= ENTRY_PARTS:
+        return tuple(parts)
+    left = len(parts) - (ENTRY_PARTS - 1)
+    return (*parts[: ENTRY_PARTS - 1], (MORE, f"{left} more settings ({len(parts)} in all)"))
 
-    An entry whose digest changed although every shown value is the same changed in a
-    value shown masked, or in a setting not shown: said so."""
-    old = dict(before.items() if isinstance(before, Mapping) else before)
-    new = dict(after)
+
+def _part_digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def changes(record: Mapping[str, Any], spec: SourceSpec) -> list[str]:
+    """What changed in an entry since its trust ``record`` was kept, one line each: the
+    value before as the record kept it (masked where it looked secret), the value now
+    as the file writes it.
+
+    A part is changed when its digest in the record differs (a record without digests:
+    when its masked value differs). An entry whose digest changed although no part did
+    changed in a setting not shown: said so."""
+    before = record.get("shown")
+    old: dict[str, str] = {}
+    if isinstance(before, list):
+        old = {str(p[0]): str(p[1]) for p in before if isinstance(p, list) and len(p) == 2}
+    digests = record.get("parts")
+    old_digests = digests if isinstance(digests, dict) else {}
+    now = dict(summary(spec))
+    now_masked = dict(masked_summary(spec))
     lines: list[str] = []
-    for what, value in new.items():
+    for what, value in now.items():
         if what not in old:
             lines.append(f"{what} added: {value}")
-        elif old[what] != value:
+        elif what in old_digests:
+            if old_digests[what] != _part_digest(value):
+                lines.append(f"{what}: {old[what]} → {value}")
+        elif old[what] != now_masked.get(what):
             lines.append(f"{what}: {old[what]} → {value}")
-    lines += [f"{what} removed (was {old[what]})" for what in old if what not in new]
+    lines += [f"{what} removed (was {old[what]})" for what in old if what not in now]
     if not lines:
-        lines.append("a masked value or a setting not shown changed")
+        lines.append("a setting not shown changed")
+    if len(lines) > ENTRY_PARTS:
+        lines[ENTRY_PARTS - 1 :] = [f"{len(lines) - ENTRY_PARTS + 1} more changes"]
     return lines
 
 
@@ -106,6 +161,9 @@ class ProjectServer:
     spec: SourceSpec
     state: str = NEW
     changed: tuple[str, ...] = ()
+    # Why it is not started whatever its trust (switched off, or the same server as one
+    # listed before it): it waits for no trust, and is not counted.
+    skipped: str = ""
 
     @property
     def key(self) -> str:
@@ -118,7 +176,9 @@ class ProjectServer:
 
     @property
     def shown(self) -> tuple[tuple[str, str], ...]:
-        return summary(self.spec)
+        """What the entry would run or contact, as written, for a person to review: one
+        visible line per part, the command or URL first, at most :data:`ENTRY_PARTS`."""
+        return bounded(summary(self.spec))
 
     @property
     def verb(self) -> str:
@@ -126,10 +186,11 @@ class ProjectServer:
 
     def reason(self) -> str:
         """Why the server is not started, naming the file that asks for it."""
+        file = _cut(self.file)
         if self.state == CHANGED:
             what = "; ".join(self.changed)
-            return f"{self.file} changed this server since you trusted it ({what})"
-        return f"{self.file} asks to {self.verb} it, and this folder is not trusted"
+            return f"{file} changed this server since you trusted it ({what})"
+        return f"{file} asks to {self.verb} it, and this folder is not trusted"
 
 
 def judge(
@@ -148,19 +209,27 @@ def judge(
         return server
     if kept.get("digest") == digest:
         return ProjectServer(project, file, server_id, digest, spec, TRUSTED)
-    before = kept.get("shown")
-    shown_before: dict[str, str] = {}
-    if isinstance(before, list):
-        shown_before = {str(p[0]): str(p[1]) for p in before if isinstance(p, list) and len(p) == 2}
     return ProjectServer(
-        project, file, server_id, digest, spec, CHANGED, tuple(changes(shown_before, summary(spec)))
+        project, file, server_id, digest, spec, CHANGED, tuple(changes(kept, spec))
     )
 
 
+def waiting(servers: Iterable[ProjectServer]) -> list[ProjectServer]:
+    """The servers that wait for the user's trust: not trusted as written, and started
+    once trusted (not switched off, not the same server as one listed before them).
+    The one count of untrusted servers that ``trust``, ``list`` and the window say."""
+    return [s for s in servers if not s.trusted and not s.skipped]
+
+
 def record_entry(server: ProjectServer) -> dict[str, Any]:
-    """What the trust record keeps for a trusted entry: its digest and its masked
-    summary (to say what changed later). Never a secret in clear."""
-    return {"digest": server.digest, "shown": [list(p) for p in server.shown]}
+    """What the trust record keeps for a trusted entry: its digest, its masked summary
+    (to say what changed later) and a digest of each part as written (to tell which
+    part changed). Never a secret in clear."""
+    return {
+        "digest": server.digest,
+        "shown": [list(p) for p in masked_summary(server.spec)],
+        "parts": {what: _part_digest(value) for what, value in summary(server.spec)},
+    }
 
 
 def one_line_summary(servers: Iterable[ProjectServer], how: str) -> str:

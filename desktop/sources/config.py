@@ -31,7 +31,7 @@ from typing import Any, cast
 from desktop.core.identity import LABEL_RE, SourceKind, Transport
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import find_placeholders
-from desktop.core.trust import ProjectServer
+from desktop.core.trust import ProjectServer, waiting
 from desktop.core.visible import cut_repr, json_excerpt
 from desktop.sources import importers
 from desktop.sources.config_secrets import (
@@ -45,6 +45,7 @@ from desktop.sources.config_secrets import (
 from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
 from desktop.sources.known_folders import KnownFolder, detect_known_folders
 from desktop.sources.launchers import parse_timeout
+from desktop.sources.settings_file import locked, write_json
 from desktop.sources.trust_store import TrustStore, load_trust
 from desktop.sources.user_dirs import APP_NAME, config_dir
 
@@ -60,6 +61,7 @@ __all__ = [
     "collect_sources",
     "config_path",
     "default_sources",
+    "editing",
     "first_run_config",
     "load_config",
     "load_config_file",
@@ -468,15 +470,24 @@ def save_config(
         kept.append(cfg.sources[i].to_json())
     kept += cfg.left_out  # as they were: a later version may understand them
     data = {"version": FORMAT_VERSION, "sources": kept, "switched_off": sorted(cfg.switched_off)}
-    p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = p.with_name(p.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2)
-        fh.write("\n")
-    os.replace(tmp, p)
+    with locked(p):
+        write_json(p, data)
     cfg.exists = True
     return messages
+
+
+def editing(path: Path | None = None, environ: Mapping[str, str] | None = None) -> Any:
+    """The saved sources' lock, held around a read-modify-write of the file::
+
+        with editing():
+            cfg = load_config()
+            cfg.add(spec)
+            save_config(cfg)
+
+    Another command's change made meanwhile is read, kept, and not undone. Raises
+    ``OSError`` (:class:`~desktop.sources.settings_file.SettingsBusy`) when the lock
+    cannot be had."""
+    return locked(path or config_path(environ))
 
 
 def first_run_config() -> Config:
@@ -513,8 +524,11 @@ class Sources:
     samples_shown: bool = False
     """The bundled samples are shown: nothing of the user's own was found."""
     # Servers a project folder's config files ask for that the user has not trusted
-    # (as written now): listed, never started.
+    # (as written now) and that would start once trusted: listed, never started.
     untrusted: list[ProjectServer] = field(default_factory=list)
+    # Every server the project folder's config files ask for, judged (the skipped ones
+    # say why they are not started whatever their trust).
+    project: list[ProjectServer] = field(default_factory=list)
 
     @property
     def specs(self) -> list[SourceSpec]:
@@ -625,6 +639,14 @@ def _add_detected(
     ordered = sorted(imported.servers, key=lambda s: s.project is not None)
     for server in ordered:
         if server.key in kept or any(same_server(server.spec, e.spec) for e in out.entries):
+            if server.project is not None:
+                trust = trust or _trust_for(out, env)
+                out.project.append(
+                    replace(
+                        trust.judge(project_server(server)),
+                        skipped="the same server as one listed already",
+                    )
+                )
             continue
         label = labels.take(server.label, _client_hint(server.client))
         spec = replace(
@@ -647,24 +669,30 @@ def _add_detected(
             detail += " (" + "; ".join(server.notes) + ")"
         origin = "imported"
         if server.project is not None:
-            if trust is None:
-                trust = load_trust(environ=env)
-                if trust.problem:
-                    out.problems.append((str(trust.path), f"nothing is trusted: {trust.problem}"))
+            trust = trust or _trust_for(out, env)
             judged = trust.judge(project_server(server, spec))
+            if not spec.enabled:
+                judged = replace(judged, skipped="switched off")
+            out.project.append(judged)
             if not judged.trusted:
                 spec = replace(spec, untrusted=judged.reason())
                 origin = "untrusted"
-                if spec.enabled:
-                    out.untrusted.append(judged)
         out.entries.append(SourceEntry(spec, origin, server.key, detail))
+    out.untrusted = waiting(out.project)
+
+
+def _trust_for(out: Sources, env: Mapping[str, str]) -> TrustStore:
+    trust = load_trust(environ=env)
+    if trust.problem:
+        out.problems.append((str(trust.path), f"nothing is trusted: {trust.problem}"))
+    return trust
 
 
 def project_server(server: ImportedServer, spec: SourceSpec | None = None) -> ProjectServer:
     """A project file's imported server, for judging its trust (not yet judged)."""
     return ProjectServer(
         server.project or "",
-        server.source_file,
+        str(_resolved(Path(server.source_file))),
         server.server_id,
         server.digest,
         spec or server.spec,
@@ -674,14 +702,29 @@ def project_server(server: ImportedServer, spec: SourceSpec | None = None) -> Pr
 def project_servers(
     environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
 ) -> tuple[Path, list[ProjectServer], list[tuple[str, str]], TrustStore]:
-    """The project folder of ``cwd``, every server its config files ask for (judged
-    against the trust file), the problems met reading them, and the trust file."""
+    """The project folder of ``cwd`` (resolved: a link to it is the folder itself), every
+    server its config files ask for judged against the trust file as ``list`` and the
+    window judge it (:func:`desktop.core.trust.waiting` counts them), the problems met
+    reading its files and the trust file, and the trust file."""
     env = os.environ if environ is None else environ
     here = Path(cwd) if cwd is not None else Path.cwd()
+    project = importers.project_root(here)
+    found = collect_sources(env, here)
     trust = load_trust(environ=env)
-    found = importers.import_project(env, here)
-    servers = [trust.judge(project_server(s)) for s in found.servers]
-    return importers.project_root(here), servers, found.problems, trust
+    mine = {str(trust.path)}
+    problems = [
+        (file, why)
+        for file, why in found.problems
+        if file in mine or _resolved(Path(file)).is_relative_to(project)
+    ]
+    return project, found.project, problems, trust
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
 
 
 def _client_hint(client: str) -> str:

@@ -24,9 +24,9 @@ SourceDone = Callable[[SourceStatus, list[Skill]], None]
 def untrusted_status(spec: SourceSpec) -> SourceStatus:
     """The state of a server that is not started: what it would run or contact (the
     origin's masked endpoint, and its env and headers masked here) and which file asks."""
-    from desktop.core.trust import summary
+    from desktop.core.trust import masked_summary
 
-    notes = [f"would set {what}: {shown}" for what, shown in summary(spec)[1:]]
+    notes = [f"would set {what}: {shown}" for what, shown in masked_summary(spec)[1:]]
     return SourceStatus(spec.origin, UNTRUSTED, f"not started: {spec.untrusted}", notes=notes)
 
 

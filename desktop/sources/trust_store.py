@@ -9,14 +9,16 @@ server entry the user trusted, and its masked summary (to say what changed later
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from desktop.core.trust import ProjectServer, judge, record_entry
+from desktop.sources.settings_file import locked, write_json
 from desktop.sources.user_dirs import config_dir
+
+T = TypeVar("T")
 
 TRUST_FILE = "trust.json"
 FORMAT_VERSION = 1
@@ -65,18 +67,33 @@ class TrustStore:
         return len(self.projects.pop(project, {}))
 
     def save(self) -> None:
+        """Write the records (see :func:`change_trust` for a change made whole)."""
         if self.problem is not None:
             raise TrustNotSaved(
                 f"{self.path} was not changed: {self.problem}. Mend the file or move it aside"
             )
         data = {"version": FORMAT_VERSION, "projects": self.projects}
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, self.path)
+        with locked(self.path):
+            write_json(self.path, data, ensure_ascii=False)
+
+
+def change_trust(
+    change: Callable[[TrustStore], T],
+    path: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> T:
+    """Change the trust file whole: under its lock, read it again, apply ``change`` and
+    write it when it changed, so that no other command's change is lost or undone. Returns what
+    ``change`` returns; raises :class:`TrustNotSaved` or ``OSError`` when nothing was
+    written."""
+    p = path or trust_path(environ)
+    with locked(p):
+        store = load_trust(p)
+        before = json.dumps(store.projects, sort_keys=True, default=str)
+        result = change(store)
+        if json.dumps(store.projects, sort_keys=True, default=str) != before:
+            store.save()
+    return result
 
 
 def load_trust(path: Path | None = None, environ: Mapping[str, str] | None = None) -> TrustStore:

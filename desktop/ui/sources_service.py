@@ -96,11 +96,12 @@ class SourcesService:
             return self._edit_pinned(change), []
 
         def work() -> tuple[T, list[str]]:
-            cfg = config.load_config(self.config_file)
-            if not cfg.exists:
-                cfg = config.first_run_config()
-            result = change(cfg)
-            return result, config.save_config(cfg, self.config_file, all_or_nothing=True)
+            with config.editing(self.config_file):
+                cfg = config.load_config(self.config_file)
+                if not cfg.exists:
+                    cfg = config.first_run_config()
+                result = change(cfg)
+                return result, config.save_config(cfg, self.config_file, all_or_nothing=True)
 
         return await asyncio.to_thread(work)
 

@@ -27,19 +27,19 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.trust import CHANGED, ProjectServer
-from desktop.core.visible import visible
+from desktop.core.visible import cut, one_line
 from desktop.core.words import count
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], Any]
 
 
 def _file_name(server: ProjectServer) -> str:
-    """The config file as the project names it (``.vscode/mcp.json``)."""
+    """The config file as the project names it (``.vscode/mcp.json``), one visible line."""
     path = Path(server.file)
     try:
-        return path.absolute().relative_to(Path(server.project)).as_posix()
+        return cut(one_line(path.absolute().relative_to(Path(server.project)).as_posix()))
     except ValueError:
-        return path.name
+        return cut(one_line(path.name))
 
 
 def bar_text(servers: list[ProjectServer]) -> str:
@@ -52,7 +52,7 @@ def bar_text(servers: list[ProjectServer]) -> str:
     )
     wants = "wants" if len(files) == 1 else "want"
     changed = sum(1 for s in servers if s.state == CHANGED)
-    text = f"This folder's {visible(named)} {wants} to {verb} {count(len(servers), 'server')}."
+    text = f"This folder's {one_line(named)} {wants} to {verb} {count(len(servers), 'server')}."
     if changed:
         text += f" {count(changed, 'server')} changed since you trusted it."
     return text + " Nothing has run."
@@ -121,31 +121,31 @@ class TrustBar(QFrame):
         dialog = self.dialog
         if dialog is None:
             return
-        self._spawn(self.trust(dialog.servers), "trusting the folder's servers")
+        self._spawn(self.trust(dialog.chosen()), "trusting the folder's servers")
 
     async def trust(self, servers: list[ProjectServer]) -> None:
         """Trust ``servers`` as they were shown, then read the sources again."""
         import asyncio
 
-        from desktop.sources.trust_store import TrustNotSaved, load_trust
+        from desktop.sources.trust_store import TrustNotSaved, change_trust
 
         def work() -> None:
-            store = load_trust()
-            store.trust(servers)
-            store.save()
+            change_trust(lambda store: store.trust(servers))
 
         try:
             await asyncio.to_thread(work)
         except (TrustNotSaved, OSError) as exc:
             self._warn(f"nothing was trusted: {exc}")
             return
-        self.hide()
+        if len(servers) == len(self.servers):
+            self.hide()
         await self._reload()
 
 
 class TrustDialog(QDialog):
-    """Every server the folder's files ask for: what it would run or contact, secrets
-    masked, which file asks, and what changed since it was trusted. Nothing has run."""
+    """Every server the folder's files ask for: what it would run or contact as the
+    file writes it, which file asks, and what changed since it was trusted, each with a
+    check box (all checked at first). Nothing has run."""
 
     def __init__(self, parent: QWidget | None, servers: list[ProjectServer]) -> None:
         super().__init__(parent)
@@ -158,38 +158,38 @@ class TrustDialog(QDialog):
         intro.setWordWrap(True)
         project = servers[0].project if servers else ""
         intro.setText(
-            f"Config files in {visible(project)} ask Skill Catalog to start these commands "
-            "and connect to these URLs. Nothing has run. Trust them only if you trust "
-            "this folder's authors: a command runs with your permissions, and a URL gets "
-            "the values its headers and ${...} placeholders name. Trust is kept in your "
-            "settings for the entries as written now; if a file changes one, you are "
-            "asked again."
+            f"Config files in {one_line(project)} ask Skill Catalog to start these commands "
+            "and connect to these URLs, shown as the files write them. Nothing has run. "
+            "Trust them only if you trust this folder's authors: a command runs with your "
+            "permissions, and a URL gets the values its headers and ${...} placeholders "
+            "name. Trust is kept in your settings for the entries as written now; if a "
+            "file changes one, you are asked again. Uncheck a server to leave it untrusted."
         )
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("trustList")
         self.tree.setColumnCount(2)
         self.tree.setHeaderLabels(["Server", "What it would run or contact"])
         self.tree.setAccessibleName("Servers this folder asks for")
-        self.tree.setWordWrap(True)
+        self.tree.setWordWrap(False)
         self.tree.setUniformRowHeights(False)
+        self.items: list[QTreeWidgetItem] = []
         for s in self.servers:
             state = "changed since you trusted it" if s.state == CHANGED else "not trusted"
-            top = QTreeWidgetItem(
-                [visible(s.server_id)[:80], f"{visible(_file_name(s))} — {state}"]
-            )
-            top.setToolTip(1, visible(s.file))
-            for what, shown in s.shown:
-                top.addChild(QTreeWidgetItem([what, visible(shown)]))
+            top = QTreeWidgetItem([cut(one_line(s.server_id), 80), f"{_file_name(s)} — {state}"])
+            top.setToolTip(0, "Checked: trusted and started when you press Trust")
+            top.setToolTip(1, cut(one_line(s.file)))
+            top.setFlags(top.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            top.setCheckState(0, Qt.CheckState.Checked)
+            for what, shown in s.shown:  # one visible line each, the command first
+                top.addChild(QTreeWidgetItem([what, shown]))
             for change in s.changed:
-                top.addChild(QTreeWidgetItem(["changed", visible(change)]))
+                top.addChild(QTreeWidgetItem(["changed", cut(one_line(change))]))
             self.tree.addTopLevelItem(top)
             top.setExpanded(True)
+            self.items.append(top)
         self.tree.resizeColumnToContents(0)
         buttons = QDialogButtonBox(self)
-        self.trust_button = buttons.addButton(
-            f"&Trust and start {count(len(self.servers), 'server')}",
-            QDialogButtonBox.ButtonRole.AcceptRole,
-        )
+        self.trust_button = buttons.addButton("", QDialogButtonBox.ButtonRole.AcceptRole)
         self.cancel_button = buttons.addButton(
             "Do&n't trust", QDialogButtonBox.ButtonRole.RejectRole
         )
@@ -197,10 +197,25 @@ class TrustDialog(QDialog):
         self.cancel_button.setDefault(True)  # Enter does not trust
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.tree.itemChanged.connect(lambda *_: self._update_button())
+        self._update_button()
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(self.tree, 1)
         layout.addWidget(buttons)
+
+    def chosen(self) -> list[ProjectServer]:
+        """The servers checked: what pressing Trust trusts."""
+        return [
+            s
+            for s, item in zip(self.servers, self.items, strict=True)
+            if item.checkState(0) == Qt.CheckState.Checked
+        ]
+
+    def _update_button(self) -> None:
+        n = len(self.chosen())
+        self.trust_button.setText(f"&Trust and start {count(n, 'server')}")
+        self.trust_button.setEnabled(n > 0)
 
     def shown_text(self) -> str:
         """Everything the list shows, as text (for tests and the accessible summary)."""

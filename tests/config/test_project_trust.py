@@ -208,8 +208,12 @@ def test_trust_then_list_starts_it_and_a_changed_entry_is_untrusted_again(
     proc = run_cli("trust", cwd=repo, input="n\n", env=env_with_secrets())
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "/bin/sh -c" in proc.stdout and "Nothing trusted." in proc.stdout
-    assert "hunter2hunter2" not in proc.stdout and "S3cretPW" not in proc.stdout
+    # What the repository writes is shown as written (its text, not the user's secret);
+    # what the environment would fill in is never shown.
+    assert "tool.py --password=hunter2hunter2" in proc.stdout
+    assert "env DB_URL: postgresql://admin:S3cretPW@db.internal/prod" in proc.stdout
     assert "Authorization: Bearer ${GITHUB_TOKEN}" in proc.stdout.replace("header ", "")
+    assert GITHUB_TOKEN not in proc.stdout and AWS_SECRET not in proc.stdout
     assert not clone["marker"].exists() and recorder.requests == []
 
     proc = run_cli("trust", str(repo), "--yes", cwd=repo.parent)

@@ -1,5 +1,6 @@
 """Secrets in a server's command line, URL or env are masked wherever they are shown:
-the listing, ``--json``, the trust review and messages that repeat them."""
+the listing, ``--json`` and messages that repeat them. The trust review shows a
+project's entries as its files write them (the repository's text, not the user's)."""
 
 from __future__ import annotations
 
@@ -91,8 +92,8 @@ def test_secrets_in_env_values_are_masked_whatever_the_name(value: str, secret: 
 def test_list_json_and_trust_review_mask_every_kind(
     tmp_home: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:
-    """A project's servers (never started: nothing runs) in the listing, in --json and
-    in the trust review."""
+    """A project's servers (never started: nothing runs) in the listing and in --json;
+    the trust review shows them as written."""
     servers = {
         f"s{i}": {"command": argv[0], "args": argv[1:], "env": {"DB": "mysql://u:EnvPW99@h/d"}}
         for i, (argv, _secret, _kept) in enumerate(COMMANDS)
@@ -104,9 +105,9 @@ def test_list_json_and_trust_review_mask_every_kind(
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    runs = [("list",), ("list", "--json"), ("trust",)]
+    runs = [("list",), ("list", "--json")]
     for args in runs:
-        proc = run_cli(*args, cwd=project, input="n\n")
+        proc = run_cli(*args, cwd=project)
         out = proc.stdout + proc.stderr
         assert "Traceback" not in out
         for _argv, secret, _kept in COMMANDS:
@@ -114,7 +115,14 @@ def test_list_json_and_trust_review_mask_every_kind(
         for secret in ("EnvPW99", "ghp_abcdefghijklmnop", "HeaderPW99"):
             assert secret not in out, (args, secret)
         assert "s0" in out and "web" in out
-    assert "env DB: mysql://u:****@h/d" in proc.stdout
+    assert "DB: mysql://u:****@h/d" in proc.stdout
+    # The trust review shows the repository's text as written: a value masked there
+    # could hide what a command does with it (sh -c '... $TOKEN').
+    proc = run_cli("trust", cwd=project, input="n\n")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "env DB: mysql://u:EnvPW99@h/d" in proc.stdout
+    assert "header X-Db: postgresql://a:HeaderPW99@h/d" in proc.stdout
+    assert "command: mysql -uroot -pMyS3cretPW shop" in proc.stdout
 
 
 pytestmark = pytest.mark.timeout(300)

@@ -28,7 +28,7 @@ from desktop.core.visible import visible
 from desktop.ui.review_html import diff_html, esc, script_banner
 
 # Characters of each version the side-by-side view shows (a file may be far larger).
-RAW_LIMIT = 1024 * 1024
+RAW_LIMIT = 512 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +128,11 @@ class Diffs:
         try:
             page = await asyncio.to_thread(
                 diff_page, f, old, before, data, script=script, seconds=self.seconds
+            )
+        except Exception as exc:  # noqa: BLE001 - said in place of the diff
+            page = DiffPage(
+                f"<p><code>{esc(f.uri)}</code> — changed since approval; the versions could "
+                f"not be compared ({esc(type(exc).__name__)}).</p>"
             )
         finally:
             self._pending.discard(key)

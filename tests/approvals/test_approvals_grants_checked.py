@@ -7,63 +7,24 @@ Service API (secretstorage) in this test's real keyring session."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import secretstorage
 from approval_helpers import skill_md, write_skill
 
-pytestmark = [pytest.mark.keyring, pytest.mark.timeout(180)]
+from tests.helpers.keyring_records import rewrite_record
 
-CHUNK = 1000  # characters per keyring entry, as the store writes them
+pytestmark = [pytest.mark.keyring, pytest.mark.timeout(180)]
 
 
 @pytest.fixture
 def cli(run_cli: Callable[..., Any], service_name: str, secret_service: Any) -> Any:
     env = {**os.environ, "SKILL_CATALOG_APPROVALS_SERVICE": service_name}
     return lambda *args: run_cli(*args, env=env)
-
-
-def _items(collection: Any, service: str) -> dict[str, Any]:
-    return {
-        item.get_attributes()["username"]: item
-        for item in collection.search_items({"service": service})
-    }
-
-
-def rewrite_record(service: str, edit: Callable[[dict[str, Any]], None]) -> None:
-    """Read the one approval of ``service`` straight from the Secret Service, apply
-    ``edit`` to it and write it back with its checksum recomputed, as the store would."""
-    with secretstorage.dbus_init() as connection:
-        collection = secretstorage.get_default_collection(connection)
-        items = _items(collection, service)
-        (name,) = [n for n in items if n.startswith("approval-") and "." not in n]
-        head = json.loads(items[name].get_secret())
-        if head["n"] == 0:
-            payload = head["data"]
-        else:
-            payload = "".join(
-                items[f"{name}.{i}"].get_secret().decode() for i in range(1, head["n"] + 1)
-            )
-        record = json.loads(zlib.decompress(base64.b64decode(payload)))
-        edit(record)
-        raw = json.dumps(record, separators=(",", ":")).encode()
-        payload = base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
-        digest = hashlib.sha256(payload.encode("ascii")).hexdigest()
-        attributes = items[name].get_attributes()
-        chunks = [payload[i : i + CHUNK] for i in range(0, len(payload), CHUNK)]
-        for i, chunk in enumerate(chunks, 1):
-            part = {**attributes, "username": f"{name}.{i}"}
-            collection.create_item(f"{name}.{i}", part, chunk.encode(), replace=True)
-        new_head = {"v": 1, "n": len(chunks), "sha256": digest}
-        items[name].set_secret(json.dumps(new_head).encode())
 
 
 def test_grants_rewritten_in_the_keyring_make_the_record_damaged(

@@ -14,6 +14,7 @@ from typing import Any
 from desktop.cli.output import emit_json, err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
 from desktop.core.approvals import (
+    DAMAGED_CODES,
     ApprovalError,
     ApprovalKey,
     ApprovalRecord,
@@ -143,10 +144,18 @@ def run(args: argparse.Namespace) -> int:
         print(export(audit_rows(items), args.format), end="")
         return 0
     rows = []
-    for item in items:
+    for i, item in enumerate(items):
+        current = current_state(item, catalog) if catalog is not None else None
+        if current is not None and current.get("damaged") and item.problem is None:
+            # Checked against its skill, the record grants what no reviewer could have
+            # given: shown as damaged, with none of its grants.
+            error = current["error"]
+            item = items[i] = StoredApproval(
+                item.entry, problem=ApprovalError(error["code"], error["message"])
+            )
         row = item.to_json()
-        if catalog is not None:
-            row["current"] = current_state(item, catalog)
+        if current is not None:
+            row["current"] = current
         rows.append(row)
     if args.json:
         emit_json(
@@ -169,7 +178,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"  identity:  {describe_key(item.entry.key)}")
         if item.problem is not None:
-            print(f"  PROBLEM:   {one_line(item.problem.message)} (counts as not approved)")
+            print(
+                f"  PROBLEM:   {one_line(item.problem.message)} "
+                f"({'damaged, ' if item.problem.code in DAMAGED_CODES else ''}"
+                "counts as not approved)"
+            )
         current = row.get("current")
         if current is not None:
             msg = f" ({current['message']})" if current.get("message") else ""

@@ -47,6 +47,8 @@ REJECTION_KIND = "skill-rejection"
 DECISION_KINDS = {RECORD_KIND: "approved", REJECTION_KIND: "rejected"}
 REASON_LIMIT = 2000  # characters of a rejection's reason
 STORAGE_PREFIX = "approval-"  # what every approval's keyring entry name starts with
+# Codes of a stored record that is damaged (altered, unreadable, gone): shown, never honoured.
+DAMAGED_CODES = frozenset({"tampered", "unparseable", "missing"})
 
 
 class ApprovalError(Exception):
@@ -283,6 +285,9 @@ class ApprovalRecord:
                 "the stored approval does not match its own hash (it was altered outside "
                 f"Skill Catalog): stored {record.set_hash}, its files hash to {actual}",
             )
+        problem = grants_problem(record, record.requested_tools, record_has_scripts(record))
+        if problem is not None:
+            raise problem
         return record
 
     @classmethod
@@ -345,6 +350,47 @@ class ApprovalRecord:
             despite_problems=tuple(despite),
             reason=reason,
         )
+
+
+def record_has_scripts(record: ApprovalRecord) -> bool:
+    """Whether the files ``record`` approved include a script."""
+    from desktop.core.grants import is_script
+
+    return any(is_script(f.uri) for f in record.files)
+
+
+def grants_problem(
+    record: ApprovalRecord, requested: tuple[str, ...], scripts: bool
+) -> ApprovalError | None:
+    """Why ``record`` grants more than a reviewer could have given, or ``None``.
+
+    A reviewer grants only tools the skill requests (``requested``, its
+    ``allowed-tools``) and allows scripts only for a skill that has some
+    (``scripts``); a rejection grants nothing. A record granting more was written
+    outside Skill Catalog, even when every checksum in it agrees: it is damaged,
+    shown with this problem and never honoured.
+    """
+    extra = [t for t in record.grants.tools if record.rejected or t not in requested]
+    why = []
+    if extra:
+        asked = ", ".join(requested) if requested else "no tools"
+        why.append(f"grants {', '.join(extra)}, which the skill does not request ({asked})")
+    if record.grants.scripts and (record.rejected or not scripts):
+        why.append("allows running scripts, which the skill does not have")
+    if not why:
+        return None
+    return ApprovalError(
+        "tampered",
+        f"the stored approval {' and '.join(why)}: no reviewer could have given that, so "
+        "it was altered outside Skill Catalog; it is damaged and not honoured",
+    )
+
+
+def skill_grants_problem(record: ApprovalRecord, skill: Skill) -> ApprovalError | None:
+    """:func:`grants_problem` of ``record`` against what ``skill`` requests and holds."""
+    from desktop.core.grants import has_scripts
+
+    return grants_problem(record, tuple(skill.allowed_tools()), has_scripts(skill))
 
 
 # Problems of a local scan meaning files may be missing from the manifest (A2).
@@ -600,6 +646,11 @@ class ApprovalState:
         return self.approved and self.record is not None and tool in self.record.grants.tools
 
     @property
+    def damaged(self) -> bool:
+        """Whether the stored record is damaged (altered or unreadable): not honoured."""
+        return self.problem is not None and self.problem.code in DAMAGED_CODES
+
+    @property
     def scripts_allowed(self) -> bool:
         return self.approved and self.record is not None and self.record.grants.scripts
 
@@ -630,6 +681,8 @@ class ApprovalState:
             out["reason"] = self.reason
         if self.problem is not None:
             out["error"] = self.problem.to_json()
+            if self.damaged:
+                out["damaged"] = True
         if self.record is not None:
             rec = self.record
             out["set_hash"] = rec.set_hash
@@ -698,5 +751,9 @@ def bind(
                 record=record,
                 diff=SetDiff(),
             )
+        # The very entry approved: what it requests is all a reviewer could grant.
+        damaged = skill_grants_problem(record, skill)
+        if damaged is not None:
+            return ApprovalState(NOT_APPROVED, problem=damaged)
         return ApprovalState(APPROVED, record=record)
     return ApprovalState(CHANGED, record=record, diff=diff_sets(record.files, current))

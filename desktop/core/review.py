@@ -4,13 +4,15 @@ Pure: the window's review view and the command line ask these. A skill may be
 approved once every file of its manifest was read and verified, or when the reviewer
 chooses, explicitly, to approve files not read; one with error-level problems only
 when the reviewer chooses to approve it despite them. :func:`text_diff` compares the
-bytes an approval kept with the bytes listed now, line by line, within bounds.
+bytes an approval kept with the bytes listed now, line by line, within bounds: of
+size, of lines shown and of time (:data:`DIFF_SECONDS`; past it, :class:`TooManyChanges`).
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -21,6 +23,43 @@ from desktop.core.model import Skill, SkillFile
 # two large files is quadratic in the worst case.
 DIFF_MAX_LINES = 2000
 DIFF_MAX_BYTES = 512 * 1024
+# How long a line diff may take. Two files changed on every other line take time that
+# grows with the square of their size (seconds for a few hundred KB): past this, they
+# are said to hold too many changes to show line by line, and shown side by side.
+DIFF_SECONDS = 2.0
+
+
+class TooManyChanges(Exception):
+    """A line diff that did not finish within its time: too many changes to show."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the line diff took more than {seconds:g} s")
+        self.seconds = seconds
+
+
+class _TimedMatcher(difflib.SequenceMatcher[str]):
+    """difflib's matcher, stopped when its time is up: it looks for the longest match
+    of a range once per step of its recursion, each step bounded by the range."""
+
+    def __init__(self, a: list[str], b: list[str], seconds: float) -> None:
+        self._seconds = seconds
+        self._end = time.monotonic() + seconds
+        super().__init__(None, a, b)
+
+    def find_longest_match(self, *args: int) -> difflib.Match:  # type: ignore[override]
+        if time.monotonic() > self._end:
+            raise TooManyChanges(self._seconds)
+        return super().find_longest_match(*args)
+
+
+def _hunk_range(start: int, length: int) -> str:
+    """A side of a unified diff's hunk header (``start,length``), as difflib writes it."""
+    beginning = start + 1
+    if length == 1:
+        return f"{beginning}"
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +140,15 @@ class DiffLine:
     text: str
 
 
-def text_diff(old: bytes, new: bytes, *, context: int = 3) -> list[DiffLine]:
+def text_diff(
+    old: bytes, new: bytes, *, context: int = 3, seconds: float | None = DIFF_SECONDS
+) -> list[DiffLine]:
     """The line diff of two text files (unified, ``context`` lines around each change).
 
-    Bounded: files over :data:`DIFF_MAX_BYTES` are compared on their first bytes, and
-    at most :data:`DIFF_MAX_LINES` lines are returned, each noted.
+    Bounded: files over :data:`DIFF_MAX_BYTES` are compared on their first bytes, at
+    most :data:`DIFF_MAX_LINES` lines are returned, each noted, and a diff taking more
+    than ``seconds`` raises :class:`TooManyChanges` (``None``: no time bound). It takes
+    seconds only for large files with many changes: run it off any event loop.
     """
     notes: list[DiffLine] = []
     if len(old) > DIFF_MAX_BYTES or len(new) > DIFF_MAX_BYTES:
@@ -113,16 +156,27 @@ def text_diff(old: bytes, new: bytes, *, context: int = 3) -> list[DiffLine]:
         old, new = old[:DIFF_MAX_BYTES], new[:DIFF_MAX_BYTES]
     a = old.decode("utf-8", "replace").splitlines()
     b = new.decode("utf-8", "replace").splitlines()
+    if seconds is None:
+        matcher = difflib.SequenceMatcher(None, a, b)
+    else:
+        matcher = _TimedMatcher(a, b, seconds)
     out: list[DiffLine] = []
-    for line in difflib.unified_diff(a, b, "approved", "now", n=context, lineterm=""):
-        if line.startswith(("---", "+++")) and not out:
-            continue
-        if line.startswith("@@"):
-            out.append(DiffLine("@", line))
-        else:
-            out.append(DiffLine(line[:1] or " ", line[1:]))
+    for group in matcher.get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        old_range = _hunk_range(first[1], last[2] - first[1])
+        new_range = _hunk_range(first[3], last[4] - first[3])
+        out.append(DiffLine("@", f"@@ -{old_range} +{new_range} @@"))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [DiffLine(" ", line) for line in a[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += [DiffLine("-", line) for line in a[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += [DiffLine("+", line) for line in b[j1:j2]]
         if len(out) >= DIFF_MAX_LINES:
             notes.append(DiffLine("!", f"the diff is cut at {DIFF_MAX_LINES} lines"))
+            out = out[:DIFF_MAX_LINES]
             break
     return notes + out
 

@@ -17,6 +17,12 @@ PKCE (S256), the ``resource`` parameter, refresh. What is ours:
 - :func:`connection_auth`: the hook of every HTTP connection. It sends the stored
   token, refreshes it when it expires, and when the server asks for a sign-in that
   cannot happen without a person, ends the connection with :class:`SignInRequired`.
+- :func:`refreshing`: one refresh at a time per sign-in, between this process's
+  connections and between processes (a lock file beside the keyring entry). A
+  refresh token is single-use where the server rotates them: two refreshes sent with
+  the same one would leave one of them, or (where reuse revokes the family) both,
+  signed out. Under the lock the stored tokens are read again first: when another
+  connection or process already renewed them, its tokens are used and kept.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ import ipaddress
 import json
 import logging
 import os
+import threading
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -63,6 +70,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 # one that is still good by this machine's clock is not refused on arrival: a refused
 # token is answered with a whole new sign-in, not a renewal.
 RENEW_EARLY_SECONDS = 60.0
+
+# How long a refresh waits for another one of the same sign-in (in this process or
+# another) before giving up; a refresh is one request, bounded by the HTTP timeout.
+REFRESH_WAIT_SECONDS = 60.0
 
 # Entries kept for this process when no keyring could keep them.
 _SESSION: dict[str, str] = {}
@@ -219,6 +230,13 @@ class KeyringTokenStorage:
         self.resource_metadata: dict[str, Any] | None = None
         self.provider: OAuthClientProvider | None = None
         self.account = ""  # whose account, where the server says (see _account)
+
+    async def reload(self) -> None:
+        """Read what is stored again (another connection or process may have renewed it)."""
+        self._loaded = False
+        self._tokens = None
+        self.expires_at = None
+        await self._load()
 
     async def _load(self) -> None:
         if self._loaded:
@@ -452,6 +470,76 @@ def _state_of(url: str) -> str | None:
     return values[0] if values else None
 
 
+# One lock per sign-in for this process's connections (whatever thread or event loop
+# they run on), taken without blocking an event loop.
+_REFRESH_LOCKS: dict[str, threading.Lock] = {}
+_REFRESH_LOCKS_GUARD = threading.Lock()
+
+
+def _refresh_lock_file(entry: str) -> Any:
+    """A lock file of ``entry``'s refreshes in the user's state folder (a new handle each
+    time: two handles of one file exclude each other, in one process too), or ``None``
+    where none can be made (a read-only home: this process's lock alone holds)."""
+    import filelock
+    import platformdirs
+
+    try:
+        folder = platformdirs.user_state_path("skill-catalog")
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except (OSError, ValueError):
+        return None
+    digest = hashlib.sha256(f"{SERVICE}\n{entry}".encode()).hexdigest()[:32]
+    path = folder / f"signin-{digest}.lock"
+    return filelock.FileLock(str(path), mode=0o600, thread_local=False)
+
+
+def _try_file(lock: Any) -> bool | None:
+    """Take ``lock`` if free: ``True``; ``False`` when another holds it; ``None`` when the
+    lock file cannot be opened."""
+    import filelock
+
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        return False
+    except OSError:
+        return None
+    return True
+
+
+@contextlib.asynccontextmanager
+async def refreshing(entry: str, seconds: float = REFRESH_WAIT_SECONDS) -> AsyncIterator[None]:
+    """Hold the refreshes of the sign-in ``entry``: in this process (every thread and
+    event loop) and in every other process of this user (a lock file). Waits without
+    blocking the event loop; gives up after ``seconds`` with :class:`SignInError`."""
+    with _REFRESH_LOCKS_GUARD:
+        local = _REFRESH_LOCKS.setdefault(entry, threading.Lock())
+    shared = _refresh_lock_file(entry)
+    end = time.monotonic() + seconds
+    pause = 0.005
+    while True:
+        if local.acquire(blocking=False):
+            taken = True if shared is None else _try_file(shared)
+            if taken is None:
+                shared = None  # no lock file: this process's lock alone
+                taken = True
+            if taken:
+                break
+            local.release()
+        if time.monotonic() > end:
+            raise SignInError(
+                f"another connection has been renewing this sign-in for {seconds:g} s"
+            )
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.1)
+    try:
+        yield
+    finally:
+        if shared is not None:
+            shared.release()
+        local.release()
+
+
 class _Provider(OAuthClientProvider):
     """The SDK's provider, with the stored expiry restored and each failure handed to
     ``on_stop`` (the SDK's transport only logs what escapes an auth flow)."""
@@ -506,6 +594,55 @@ class _Provider(OAuthClientProvider):
         if renewed:
             self.context.token_expiry_time = self._store.renew_at
         return renewed
+
+    async def _auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        # A token due for renewal is renewed here, one refresh at a time per sign-in;
+        # the SDK's flow then finds it valid (or, when the refresh was refused, none).
+        for flow in (self._renew(), super()._auth_flow(request)):
+            try:
+                outgoing = await flow.__anext__()
+                while True:
+                    response = yield outgoing
+                    outgoing = await flow.asend(response)
+            except StopAsyncIteration:
+                pass
+            finally:
+                await flow.aclose()
+
+    async def _renew(self) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """Renew the token when it is due, under :func:`refreshing`: first read what is
+        stored again, and when another connection or process renewed it meanwhile, use
+        its tokens instead of spending a refresh token that may be used up."""
+        async with self.context.lock:
+            if not self._initialized:
+                await self._initialize()
+            if self._store.fresh or not self._due():
+                return
+            held = self.context.current_tokens
+            async with refreshing(self._store.entry):
+                await self._store.reload()
+                stored = await self._store.get_tokens()
+                if stored is None:
+                    # Signed out meanwhile: nothing to renew; the server asks again.
+                    self.context.clear_tokens()
+                    return
+                if held is None or (stored.access_token, stored.refresh_token) != (
+                    held.access_token,
+                    held.refresh_token,
+                ):
+                    self.context.current_tokens = stored
+                    self.context.token_expiry_time = self._store.renew_at
+                if not self._due():
+                    return  # renewed by another: its tokens are ours
+                renewal = await self._refresh_token()
+                response = yield renewal
+                await self._handle_refresh_response(response)
+
+    def _due(self) -> bool:
+        """Whether the token is to be renewed now, and can be."""
+        return not self.context.is_token_valid() and self.context.can_refresh_token()
 
     def _select_authorization_server(self, advertised: list[str]) -> str:
         chosen = super()._select_authorization_server(advertised)
@@ -760,6 +897,9 @@ def connection_auth(
     def stopped(exc: Exception) -> None:
         if isinstance(exc, SignInRequired):
             on_stop(exc)
+            return
+        if isinstance(exc, SignInError):  # a keyring or a refresh that did not answer
+            on_stop(SourceError(f"could not connect: {exc}"))
             return
         if not provider.published:
             on_stop(

@@ -97,6 +97,8 @@ def approval_html(state: ApprovalState | None) -> str:
     if state is None:
         return "reading the keyring…"
     parts = [f"<b>{escape(state.state)}</b>"]
+    if state.damaged:
+        parts[0] += " — its stored record is damaged and not honoured"
     msg = state.message()
     if msg:
         parts.append(escape(msg))

@@ -72,6 +72,8 @@ def decision_html(state: ApprovalState | None) -> str:
     """What the stored decision says, and on what evidence it was taken."""
     if state is None:
         return "<p>Reading the keyring…</p>"
+    if state.damaged and state.problem is not None:
+        return f"<p><b>The stored decision is damaged</b>: {esc(state.problem.message)}</p>"
     if state.problem is not None:
         return f"<p><b>Decisions cannot be stored or read now.</b> {esc(state.problem.message)}</p>"
     rec = state.record

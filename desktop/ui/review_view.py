@@ -48,15 +48,15 @@ from desktop.core.approvals import (
 from desktop.core.freshness import listing_changes
 from desktop.core.grants import has_scripts, is_script, requested_risks
 from desktop.core.model import Skill, SkillFile
-from desktop.core.review import approve_gate, is_binary, read_count, text_diff, unread_files
+from desktop.core.review import approve_gate, is_binary, read_count, unread_files
 from desktop.core.verify import MISMATCHES
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.export_decisions import ask_path, export_to
 from desktop.ui.plain_label import PlainLabel
+from desktop.ui.review_diff import Diffs, SideBySide
 from desktop.ui.review_html import (
     binary_html,
-    diff_html,
     esc,
     file_html,
     mismatch_html,
@@ -98,6 +98,9 @@ class ReviewView(QDialog):
         self.skill: Skill | None = None
         self._reads: dict[str, _Reads] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Diffs of changed files, made off the GUI thread (see review_diff).
+        self.diffs = Diffs(self._spawn, self._diff_ready)
+        self._raw: tuple[SkillFile, SkillFile, tuple[str, str]] | None = None
         self._build()
         controller.approvalsChanged.connect(self._refresh_state)
         controller.catalogChanged.connect(self._catalog_changed)
@@ -162,6 +165,9 @@ class ReviewView(QDialog):
         self.content.setAccessibleName("The selected file, verified")
         files_layout.addLayout(left)
         files_layout.addWidget(self.content, 1)
+        # Both versions of a file with too many changes to diff, side by side.
+        self.side_by_side = SideBySide(files)
+        files_layout.addWidget(self.side_by_side, 3)
         split.addWidget(self.body)
         split.addWidget(files)
         split.setSizes([420, 680])
@@ -388,6 +394,18 @@ class ReviewView(QDialog):
         return str(item.data(URI_ROLE)) if item is not None else ""
 
     def _show_file(self) -> None:
+        self._raw = None
+        self._show_selected()
+        if self._raw is not None:
+            self.side_by_side.show_pair(*self._raw)
+        else:
+            self.side_by_side.clear_pair()
+
+    def _diff_ready(self, key: tuple[str, str, str]) -> None:
+        if self.skill is not None and self.selected_uri() == key[0]:
+            self._show_file()
+
+    def _show_selected(self) -> None:
         skill, uri = self.skill, self.selected_uri()
         if skill is None or not uri:
             self.content.clear()
@@ -425,7 +443,10 @@ class ReviewView(QDialog):
                 return no_earlier_html(f, old) + file_html(f, data, script=script, binary=binary)
             if binary or is_binary(before):
                 return binary_html(old, "Approved version") + binary_html(f, "Now")
-            return diff_html(f, old, text_diff(before, data), script=script)
+            page = self.diffs.page(f, old, before, data, script=script)
+            if page.raw is not None:
+                self._raw = (old, f, page.raw)
+            return page.html
         html = file_html(f, data, script=script, binary=binary)
         if kind == "added":
             html = "<p><b>Added since approval.</b></p>" + html
@@ -609,6 +630,7 @@ class ReviewView(QDialog):
         return await export_to(self.c, path, fmt)
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        self.diffs.closed = True
         try:
             self.c.approvalsChanged.disconnect(self._refresh_state)
             self.c.catalogChanged.disconnect(self._catalog_changed)

@@ -13,9 +13,12 @@ the client's loopback callback with the code and ``state``.
 Test controls on the authorization server (plain HTTP, loopback only):
 ``POST /test/ttl?seconds=N`` (lifetime of the access tokens issued next),
 ``POST /test/refuse-refresh`` (refresh grants answer ``invalid_grant``),
+``POST /test/refresh-delay?seconds=N`` (each renewal answers N seconds after the
+refresh token it spends is marked spent: a slow token endpoint),
 ``POST /test/revoke`` (every access token is refused from now on),
 ``GET /test/stats`` (grants and refusals so far, the access tokens issued, and what each
-authorization request asked with).
+authorization request asked with). Refresh tokens rotate and are single-use: one
+presented again (``reused`` in the stats) revokes every token of its client.
 
 Scenarios change what the servers publish, for the bad-input tests:
 ``wrong-resource`` (resource metadata names another server), ``no-pkce`` (metadata
@@ -74,7 +77,18 @@ class Provider:
         self.refresh: dict[str, RefreshToken] = {}
         self.ttl = 3600
         self.refuse_refresh = False
-        self.stats: dict[str, int] = {"code": 0, "refresh": 0, "refused": 0, "register": 0}
+        self.stats: dict[str, int] = {
+            "code": 0,
+            "refresh": 0,
+            "refused": 0,
+            "register": 0,
+            "reused": 0,
+        }
+        # Refresh tokens rotate and are single-use: each spent one is kept here, and one
+        # presented again revokes every token of its client (reuse detection, as real
+        # authorization servers do: the token may have been stolen).
+        self.spent: set[str] = set()
+        self.refresh_delay = 0.0
         self.asked: list[dict[str, Any]] = []  # each authorization request's parameters
         self.issued: list[str] = []  # every access and refresh token, in order
 
@@ -158,6 +172,13 @@ class Provider:
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
+        if refresh_token in self.spent:
+            self.stats["reused"] += 1
+            self.refresh = {
+                k: v for k, v in self.refresh.items() if v.client_id != client.client_id
+            }
+            self.access = {k: v for k, v in self.access.items() if v.client_id != client.client_id}
+            return None
         return self.refresh.get(refresh_token)
 
     async def exchange_refresh_token(
@@ -167,7 +188,9 @@ class Provider:
             self.stats["refused"] += 1
             raise TokenError("invalid_grant", "the refresh token was revoked")
         self.refresh.pop(refresh_token.token, None)
+        self.spent.add(refresh_token.token)
         self.stats["refresh"] += 1
+        await asyncio.sleep(self.refresh_delay)  # a slow token endpoint: a wide race window
         assert client.client_id is not None
         return self._issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
 
@@ -209,6 +232,10 @@ def auth_app(provider: Provider, issuer: str, scenario: str) -> Starlette:
         provider.ttl = int(request.query_params["seconds"])
         return JSONResponse({"ttl": provider.ttl})
 
+    async def refresh_delay(request: Request) -> Response:
+        provider.refresh_delay = float(request.query_params["seconds"])
+        return JSONResponse({"refresh_delay": provider.refresh_delay})
+
     async def refuse(request: Request) -> Response:
         provider.refuse_refresh = True
         return JSONResponse({"refuse_refresh": True})
@@ -225,6 +252,7 @@ def auth_app(provider: Provider, issuer: str, scenario: str) -> Starlette:
         Route("/consent/allow", allow),
         Route("/test/ttl", ttl, methods=["POST"]),
         Route("/test/refuse-refresh", refuse, methods=["POST"]),
+        Route("/test/refresh-delay", refresh_delay, methods=["POST"]),
         Route("/test/revoke", revoke, methods=["POST"]),
         Route("/test/stats", stats),
     ]

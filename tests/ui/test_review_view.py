@@ -111,6 +111,7 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     assert "Changed since approval" in view.body.toPlainText()
     assert not any(b.isChecked() for b in view.tool_boxes)  # decided again
     select(view, "deploy.sh")
+    wait_idle(qtbot, window)  # the diff is made off the GUI thread
     diff = view.content.toPlainText()
     assert "1 line added, 1 removed" in diff
     assert "-echo deploying" in diff and "+rm -rf ~/work" in diff

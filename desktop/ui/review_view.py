@@ -548,7 +548,10 @@ class ReviewView(QDialog):
 
     def _update_gate(self) -> None:
         skill, state = self.skill, self.state
-        problem = state.problem if state is not None else None
+        # A damaged record is not honoured; a new decision replaces it. Any other problem
+        # (the keyring cannot be reached) stops every decision.
+        damaged = state is not None and state.damaged
+        problem = state.problem if state is not None and not damaged else None
         if skill is None:
             for b in (self.approve_button, self.approve_next_button, self.reject_button):
                 b.setEnabled(False)
@@ -575,6 +578,8 @@ class ReviewView(QDialog):
             why = f"Decisions cannot be stored now: {problem.message}"
         elif state is None:
             why = "Reading the keyring…"
+        elif damaged and not why:
+            why = "The stored decision is damaged: a new decision replaces it."
         self.gate.setText(why)
         self.approve_button.setEnabled(allowed)
         self.approve_next_button.setEnabled(allowed)
@@ -582,7 +587,7 @@ class ReviewView(QDialog):
             unapprovable is None and problem is None and state is not None
         )
         self.revoke_button.setEnabled(
-            state is not None and state.record is not None and problem is None
+            state is not None and (state.record is not None or damaged) and problem is None
         )
         self.grants.setEnabled(unapprovable is None and problem is None)
 

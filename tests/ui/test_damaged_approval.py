@@ -59,4 +59,14 @@ def test_a_forged_grant_is_shown_damaged_and_not_honoured(
     wait_idle(qtbot, window)
     assert "The stored decision is damaged" in view.body.toPlainText()
     assert not any(b.isChecked() for b in view.tool_boxes)  # no forged grant offered as held
+    # The reviewer can decide again: a new approval replaces the damaged record.
+    assert "damaged: a new decision replaces it" in view.gate.text()
+    assert view.reject_button.isEnabled() and view.revoke_button.isEnabled()
+    assert view.approve_button.isEnabled()
+    view.tool_boxes[0].setChecked(True)
+    view.approve()
+    wait_idle(qtbot, window)
+    state = window.controller.approval_states[SKILL]
+    assert state.approved and not state.damaged
+    assert state.tool_granted("Read") and not state.tool_granted("WebFetch")
     view.close()

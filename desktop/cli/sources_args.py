@@ -1,4 +1,5 @@
-"""Source options shared by every command: ``--folder``, ``--server``, ``--config``.
+"""Source options shared by every command: ``--folder``, ``--server``, ``--config``,
+and ``--input`` for the values servers ask for.
 
 When any source option is given, only those sources are used (no saved configuration,
 no detected folders), so a run is reproducible. Without any, the saved and detected
@@ -42,6 +43,16 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         help="MCP servers from a client's config file (Claude, VS Code, Cursor, Codex)",
     )
     group.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="ID=VALUE",
+        type=_input_value,
+        help="the value of a server's ${input:ID} (VS Code's inputs), for every server that "
+        "asks for ID; kept in the OS keyring for the next run (without it, a terminal is "
+        "asked)",
+    )
+    group.add_argument(
         "--connect-timeout",
         type=_seconds,
         metavar="SECONDS",
@@ -49,6 +60,68 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         "servers started with npx, uvx, pipx run, bunx or docker run, which may first "
         "install their package)",
     )
+
+
+def _input_value(value: str) -> tuple[str, str]:
+    input_id, sep, given = value.partition("=")
+    if not sep or not input_id.strip():
+        raise argparse.ArgumentTypeError(f"expected ID=VALUE, got {value.split('=')[0]!r}")
+    return input_id.strip(), given
+
+
+def ask_inputs(args: argparse.Namespace, specs: list[SourceSpec], *, terminal: bool = True) -> None:
+    """Give every server the ``${input:ID}`` values it lacks: from ``--input``, else by
+    asking on a terminal (hidden for a password). A value given is kept in the keyring
+    for that server; a server still without one is not started and says which it needs."""
+    given = dict(getattr(args, "input", None) or [])
+    wanted = [s for s in specs if s.kind == "mcp" and s.enabled and not s.untrusted]
+    if not wanted:
+        return
+    from desktop.sources import config_inputs
+
+    for spec in wanted:
+        if not config_inputs.input_ids(spec):
+            continue
+        for request in config_inputs.input_requests(spec):
+            value = given.get(request.id)
+            if value is None:
+                if config_inputs.stored_input(spec.label, request.id) is not None:
+                    continue
+                value = _ask_terminal(request) if terminal else None
+                if value is None:
+                    continue
+            why = config_inputs.remember_input(spec.label, request.id, value)
+            if why:
+                err(f"{spec.label}: input {request.id} is used for this run only: {why}")
+
+
+def _given_all(args: argparse.Namespace, spec: SourceSpec) -> bool:
+    given = {i for i, _ in getattr(args, "input", None) or []}
+    from desktop.sources.config_inputs import input_ids
+
+    return set(input_ids(spec)) <= given
+
+
+def _ask_terminal(request: Any) -> str | None:
+    """Ask on the terminal; None without one (or when the person gives nothing)."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+    question = request.prompt() + ": "
+    try:
+        if request.password:
+            import getpass
+
+            value = getpass.getpass(question, stream=sys.stderr)
+        else:
+            sys.stderr.write(question)
+            sys.stderr.flush()
+            value = sys.stdin.readline().rstrip("\n")
+    except (EOFError, KeyboardInterrupt):
+        sys.stderr.write("\n")
+        return None
+    return value or None
 
 
 def _seconds(value: str) -> float:
@@ -97,12 +170,16 @@ def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
         )
     except options.SourceOptionError as exc:
         fail_usage(str(exc))
-    return None if specs is None else with_connect_timeout(args, specs)
+    if specs is None:
+        return None
+    ask_inputs(args, specs, terminal=False)  # the window asks in its own way
+    return with_connect_timeout(args, specs)
 
 
 def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
     specs = specs_from_args(args)
     if specs is not None:
+        ask_inputs(args, [s for s in specs if not _given_all(args, s)])
         return specs
     try:
         from desktop.sources import config
@@ -116,6 +193,7 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
 
         how = "skill-catalog trust " + shlex.quote(found.untrusted[0].project)
         err(one_line_summary(found.untrusted, how))
+    ask_inputs(args, found.specs)
     return with_connect_timeout(args, found.specs)
 
 

@@ -40,7 +40,8 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="MCP servers from a client's config file (Claude, VS Code, Cursor, Codex)",
+        help="MCP servers from a client's config file (Claude, VS Code, Cursor, Codex, Gemini "
+        "CLI; the format is told by the file's name and content)",
     )
     group.add_argument(
         "--input",

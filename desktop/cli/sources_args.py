@@ -177,6 +177,31 @@ def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
     return with_connect_timeout(args, specs)
 
 
+# What the sources in use said while they were gathered (a config file not understood,
+# a project's servers not started), each said once per run at most (see
+# say_source_notes); a command naming one skill or server says them only when it did
+# not find it, since only then may they concern it.
+_SOURCE_NOTES: list[str] = []
+_SAID: set[str] = set()
+WHOLE_CATALOG_COMMANDS = frozenset({"list", "triggers", "approvals"})
+
+
+def reads_whole_catalog(args: argparse.Namespace) -> bool:
+    """Whether the command reads every source, so what they said concerns it."""
+    command = getattr(args, "command", None)
+    return command in WHOLE_CATALOG_COMMANDS or (
+        command == "verify" and bool(getattr(args, "all", False))
+    )
+
+
+def say_source_notes() -> None:
+    """Say on stderr what the sources in use said and was not said yet in this run."""
+    for note in _SOURCE_NOTES:
+        if note not in _SAID:
+            _SAID.add(note)
+            err(note)
+
+
 def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
     specs = specs_from_args(args)
     if specs is not None:
@@ -187,13 +212,15 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
     except ImportError:
         return []
     found = config.collect_sources()
-    for file, reason in found.problems:
-        err(f"{file}: {reason}")
+    notes = [f"{file}: {reason}" for file, reason in found.problems]
     if found.untrusted:
         from desktop.core.trust import one_line_summary
 
         how = "skill-catalog trust " + shlex.quote(found.untrusted[0].project)
-        err(one_line_summary(found.untrusted, how))
+        notes.append(one_line_summary(found.untrusted, how))
+    _SOURCE_NOTES.extend(n for n in notes if n not in _SOURCE_NOTES)
+    if reads_whole_catalog(args):
+        say_source_notes()
     ask_inputs(args, found.specs)
     return with_connect_timeout(args, found.specs)
 

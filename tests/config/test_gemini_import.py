@@ -69,6 +69,15 @@ def test_the_users_gemini_settings_are_read(tmp_home: Path) -> None:
     assert file == str(settings) and "'old'" in why and SSE_UNSUPPORTED in why
 
 
+def test_servers_gemini_cli_leaves_out_are_imported_switched_off(tmp_home: Path) -> None:
+    data = gemini_settings()
+    data["mcp"] = {"excluded": ["remote"]}
+    write(tmp_home / ".gemini" / "settings.json", data)
+    by_id = {s.server_id: s for s in import_detected(cwd=tmp_home).servers}
+    assert by_id["local"].spec.enabled and not by_id["remote"].spec.enabled
+    assert any("leave it out" in n for n in by_id["remote"].notes)
+
+
 def test_a_projects_gemini_settings_need_trust(tmp_home: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)

@@ -3,15 +3,18 @@
 ``mcpServers`` entries have ``command``/``args``/``env``/``cwd`` (stdio), ``httpUrl``
 (Streamable HTTP) or ``url`` (SSE, which the catalog does not speak; a ``type`` of
 ``http`` makes it Streamable HTTP), ``headers``, ``timeout`` (milliseconds per
-request) and ``trust`` (Gemini CLI's own tool confirmations). Gemini CLI resolves
-``$VAR`` and ``${VAR}`` from the environment: both stay placeholders here (``$VAR`` is
-written ``${VAR}``), filled in at connect time.
+request) and ``trust`` (Gemini CLI's own tool confirmations). A server Gemini CLI
+leaves out (``mcp.excluded``, or not in ``mcp.allowed`` when that is given;
+``excludeMCPServers`` and ``allowMCPServers`` in older files) is imported switched off.
+Gemini CLI resolves ``$VAR`` and ``${VAR}`` from the environment: both stay placeholders
+here (``$VAR`` is written ``${VAR}``), filled in at connect time.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +60,27 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
         label_hint="gemini",
         adapt=_adapt,
     )
+    allowed, excluded = _allowed_and_excluded(data)
+    result.servers = [
+        s
+        if (allowed is None or s.server_id in allowed) and s.server_id not in excluded
+        else replace(
+            s,
+            spec=replace(s.spec, enabled=False),
+            notes=(*s.notes, "switched off: Gemini CLI's settings leave it out"),
+        )
+        for s in result.servers
+    ]
     return result
+
+
+def _allowed_and_excluded(data: Mapping[str, Any]) -> tuple[set[str] | None, set[str]]:
+    mcp = data.get("mcp") if isinstance(data.get("mcp"), Mapping) else {}
+    allowed_raw = mcp.get("allowed", data.get("allowMCPServers"))
+    excluded_raw = mcp.get("excluded", data.get("excludeMCPServers"))
+    allowed = {str(n) for n in allowed_raw} if isinstance(allowed_raw, list) else None
+    excluded = {str(n) for n in excluded_raw} if isinstance(excluded_raw, list) else set()
+    return allowed, excluded
 
 
 def _adapt(entry: Any) -> tuple[Any, list[str]]:

@@ -75,7 +75,8 @@ def import_file(path: Path, labels: LabelAllocator, cwd: Path | None = None) -> 
 
 
 def _allowed_and_excluded(data: Mapping[str, Any]) -> tuple[set[str] | None, set[str]]:
-    mcp = data.get("mcp") if isinstance(data.get("mcp"), Mapping) else {}
+    raw = data.get("mcp")
+    mcp: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     allowed_raw = mcp.get("allowed", data.get("allowMCPServers"))
     excluded_raw = mcp.get("excluded", data.get("excludeMCPServers"))
     allowed = {str(n) for n in allowed_raw} if isinstance(allowed_raw, list) else None

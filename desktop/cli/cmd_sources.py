@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop.cli.output import CheckFailed, emit_json, err, fail_usage, table
 from desktop.core.model import SourceSpec
+from desktop.core.secrets import display_value
 
 NAME = "sources"
 HELP = "list the sources in use; add, remove, enable or disable saved ones"
@@ -152,6 +153,10 @@ def _row(entry: Any) -> dict[str, Any]:
         row["imported_from"] = {"client": spec.imported_from[0], "file": spec.imported_from[1]}
     if spec.connect_timeout is not None:
         row["connect_timeout"] = spec.connect_timeout
+    # Names and what may be shown of the values: secrets redacted, keyring references kept.
+    for key, pairs in (("env", spec.env), ("headers", spec.headers)):
+        if pairs:
+            row[key] = {name: display_value(name, value) for name, value in pairs}
     return row
 
 

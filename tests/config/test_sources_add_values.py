@@ -69,6 +69,10 @@ def test_headers_of_a_url_server_are_saved_with_their_secrets_in_the_keyring(
     assert headers["X-Team"] == "blue"
     ref = headers["Authorization"]
     assert keyring.get_password(KEYRING_SERVICE, ref[len("${keyring:") : -1]) == token
+    # sources list --json names them, with the secret as its keyring reference.
+    rows = json.loads(run_cli("sources", "list", "--json").stdout)["sources"]
+    (row,) = [r for r in rows if r["label"] == "web"]
+    assert row["headers"] == {"Authorization": ref, "X-Team": "blue"}
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from desktop.cli.output import fail_usage
-from desktop.cli.sources_args import resolve_specs
+from desktop.cli.sources_args import resolve_specs, say_source_notes
 from desktop.core.model import SourceSpec
 
 
@@ -16,6 +16,9 @@ def server_spec(args: argparse.Namespace, label: str) -> SourceSpec:
         if spec.label == label:
             if spec.kind != "mcp":
                 fail_usage(f"{label!r} is a local folder, not an MCP server")
+            if spec.untrusted:
+                say_source_notes()  # how to trust it
             return spec
+    say_source_notes()  # a server not started may be the one asked for
     known = ", ".join(s.label for s in specs if s.kind == "mcp") or "none"
     fail_usage(f"no MCP server labelled {label!r} (servers: {known}); add --server {label}=...")

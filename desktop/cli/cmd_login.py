@@ -14,7 +14,7 @@ import contextlib
 import sys
 
 from desktop.cli.output import CheckFailed, fail_usage
-from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.cli.sources_args import add_source_options, resolve_specs, say_source_notes
 from desktop.core.model import SourceSpec
 from desktop.core.visible import one_line
 
@@ -49,6 +49,8 @@ def find_http_source(args: argparse.Namespace) -> SourceSpec:
     spec = found[0]
     if spec.transport != "http":
         fail_usage(f"{args.label} is not a Streamable HTTP server; only those sign in")
+    if spec.untrusted:
+        say_source_notes()  # how to trust it
     return spec
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop.cli.output import CheckFailed, emit_json, err, fail_usage, table
 from desktop.core.model import SourceSpec
+from desktop.core.secrets import display_value
 
 NAME = "sources"
 HELP = "list the sources in use; add, remove, enable or disable saved ones"
@@ -43,6 +44,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--connect-timeout",
         metavar="SECONDS",
         help="seconds the server has to start and answer (saved with it)",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an HTTP header sent to a server at a URL (repeatable); a secret (e.g. "
+        "Authorization) is kept in the OS keyring, never in the saved file",
+    )
+    p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable of a server started with a command (repeatable); "
+        "a secret (e.g. *_TOKEN, *_KEY) is kept in the OS keyring, never in the saved file",
     )
     p.add_argument("--off", action="store_true", help="save it switched off")
     for action, what in (
@@ -142,6 +159,10 @@ def _row(entry: Any) -> dict[str, Any]:
         row["imported_from"] = {"client": spec.imported_from[0], "file": spec.imported_from[1]}
     if spec.connect_timeout is not None:
         row["connect_timeout"] = spec.connect_timeout
+    # Names and what may be shown of the values: secrets redacted, keyring references kept.
+    for key, pairs in (("env", spec.env), ("headers", spec.headers)):
+        if pairs:
+            row[key] = {name: display_value(name, value) for name, value in pairs}
     return row
 
 
@@ -189,7 +210,7 @@ def _add(args: argparse.Namespace) -> int:
 
     from desktop.sources.launchers import parse_timeout
 
-    spec = _parse_source(args.source)
+    spec = _parse_source(args.source, args.env, args.header)
     if args.connect_timeout is not None:
         if spec.kind != "mcp":
             fail_usage("--connect-timeout is for servers, not folders")
@@ -207,27 +228,38 @@ def _add(args: argparse.Namespace) -> int:
         )
     added = cfg.add(spec)
     _save(cfg)
+    saved = cfg.get(added.label)
+    added = saved.spec if saved is not None else added
     kind = "folder" if added.kind == "local" else f"{added.transport} server"
     print(f"added {added.label} ({kind}: {added.shown_endpoint})")
+    pairs = [("environment value", n, v) for n, v in added.env]
+    pairs += [("header", n, v) for n, v in added.headers]
+    in_keyring = [f"{what} {name}" for what, name, v in pairs if "${keyring:" in v]
+    if in_keyring:
+        print(f"  kept in the keyring: {', '.join(in_keyring)}")
     return 0
 
 
-def _parse_source(value: str) -> SourceSpec:
+def _parse_source(value: str, env: list[str], headers: list[str]) -> SourceSpec:
     from desktop.sources import options
 
     label, rest = options.split_label(value)
     where = rest.strip()
     try:
+        pairs = {
+            "env": options.parse_pairs(env, "env"),
+            "headers": options.parse_pairs(headers, "header"),
+        }
         if where.startswith(("http://", "https://")):
-            return options.source_from_fields(label, "http", where)
+            return options.source_from_fields(label, "http", where, **pairs)
         if Path(where).expanduser().is_dir():
-            return options.source_from_fields(label, "folder", where)
+            return options.source_from_fields(label, "folder", where, **pairs)
         if not label:
             fail_usage(
                 f"{value!r} is not a folder; a server is LABEL=COMMAND or LABEL=URL "
                 "(quote the whole command)"
             )
-        return options.source_from_fields(label, "stdio", where)
+        return options.source_from_fields(label, "stdio", where, **pairs)
     except options.SourceOptionError as exc:
         fail_usage(str(exc))
 

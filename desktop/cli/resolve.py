@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli.output import CheckFailed, err
+from desktop.cli.sources_args import say_source_notes
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.identity import QUALIFIER, is_server_uri, split_label
 from desktop.core.model import Skill, SourceSpec, SourceStatus
@@ -56,6 +57,7 @@ class Picked:
         """The skill for ``command``: it says which one on stderr when the target was
         not its id; with none, :class:`CheckFailed` says why (the command exits 1)."""
         if self.skill is None:
+            say_source_notes()  # a source not read may be why it is not found
             raise CheckFailed(f"skill-catalog {command}: {self.message}")
         if self.said:
             err(f"skill-catalog {command}: {self.said}")

@@ -5,7 +5,8 @@ when a connection is made, from the environment given at that moment:
 
 - ``${VAR}`` and ``${env:VAR}``: an environment variable (``${VAR:-default}`` gives a
   default when the variable is unset or empty, as Claude Code writes it).
-- ``${input:ID}``: a value VS Code prompts for; resolved from an ``inputs`` mapping.
+- ``${input:ID}``: a value VS Code prompts for; resolved from an ``inputs`` mapping
+  (the values the user gave, which the caller keeps).
 - ``${keyring:ENTRY}``: a secret the program stored in the OS keyring; resolved by a
   ``secret_lookup`` callable passed in by the caller (this module touches no keyring).
 
@@ -46,7 +47,10 @@ def describe(p: Placeholder) -> str:
     if p.kind == "env":
         return f"environment variable {p.name}"
     if p.kind == "input":
-        return f"input {p.name} (a value VS Code asks for when it starts the server)"
+        return (
+            f"input {p.name} (a value to be given: the window asks for it, the command line "
+            f"on a terminal or with --input {p.name}=VALUE)"
+        )
     return f"keyring entry {p.name}"
 
 
@@ -81,7 +85,7 @@ def resolve(
         if p.kind == "env":
             found = _env_value(p, environ)
         elif p.kind == "input":
-            found = (inputs or {}).get(p.name)
+            found = inputs.get(p.name) if inputs is not None else None
         else:
             found = secret_lookup(p.name) if secret_lookup is not None else None
         if found is None:

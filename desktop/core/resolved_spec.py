@@ -22,6 +22,7 @@ def placeholder_values(
     spec: SourceSpec,
     environ: Mapping[str, str],
     *,
+    inputs: Mapping[str, str] | None = None,
     secret_lookup: Callable[[str], str | None] | None = None,
 ) -> list[str]:
     """What the placeholders a spec's secrets are written with stand for: every one in an
@@ -34,7 +35,7 @@ def placeholder_values(
     values: list[str] = []
     for p in found:
         try:
-            value = resolve(p.text, environ, secret_lookup=secret_lookup)
+            value = resolve(p.text, environ, inputs=inputs, secret_lookup=secret_lookup)
         except UnresolvedPlaceholder:
             continue
         if len(value) >= 4:

@@ -41,17 +41,21 @@ def resolved_spec(spec: SourceSpec, env: dict[str, str]) -> tuple[SourceSpec, li
     an error)."""
     if spec.untrusted:  # never started, no placeholder of its resolved
         raise SourceError(f"not started: {spec.untrusted}")
+    from desktop.sources.config_inputs import InputValues
+
+    inputs = InputValues(spec.label)
     try:
-        # Placeholders (${VAR}, ${env:VAR}, ${keyring:...}) in the command, URL, env and
-        # headers are resolved here, for this connection only; never stored resolved.
-        resolved = resolve_spec(spec, env, secret_lookup=_secret_lookup)
+        # Placeholders (${VAR}, ${env:VAR}, ${keyring:...}, ${input:ID}) in the command,
+        # URL, env and headers are resolved here, for this connection only; never stored
+        # resolved.
+        resolved = resolve_spec(spec, env, inputs=inputs, secret_lookup=_secret_lookup)
     except UnresolvedPlaceholder as exc:
         verb = "start the server" if spec.transport == "stdio" else "connect"
         raise SourceError(f"cannot {verb}: {exc}") from None
     secrets = [
         *spec_secrets(resolved),
         *spec_secrets(spec),
-        *placeholder_values(spec, env, secret_lookup=_secret_lookup),
+        *placeholder_values(spec, env, inputs=inputs, secret_lookup=_secret_lookup),
     ]
     return resolved, secrets
 

@@ -8,6 +8,7 @@ of its own (I1); folders whose names clash get ``-2``, ``-3``... appended.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -26,8 +27,71 @@ class SourceOptionError(ValueError):
     """A source a person named cannot be used; the message says why."""
 
 
-def source_from_fields(label: str, kind: str, where: str) -> SourceSpec:
-    """A source from a label, a kind (``folder``, ``stdio`` or ``http``) and where it is."""
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A header name is an HTTP token (RFC 9110).
+HEADER_NAME_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+MAX_PAIRS = 100
+MAX_PAIR_CHARS = 16 * 1024
+
+
+def parse_pairs(values: Iterable[str], what: str) -> tuple[tuple[str, str], ...]:
+    """``NAME=VALUE`` values (for headers ``Name: value`` too) as (name, value) pairs.
+
+    ``what`` is ``env`` or ``header``. A name given twice, a name that is not a variable
+    name or an HTTP header name, and a value with a line break or another control
+    character are refused, with why."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    noun = "an environment value" if what == "env" else "a header"
+    for raw in values:
+        if len(out) >= MAX_PAIRS:
+            raise SourceOptionError(f"more than {MAX_PAIRS} {what} values")
+        if len(raw) > MAX_PAIR_CHARS:
+            raise SourceOptionError(f"{noun} is longer than {MAX_PAIR_CHARS:,} characters")
+        cut = [i for i in (raw.find("="), raw.find(":") if what == "header" else -1) if i > 0]
+        if not cut:
+            form = "NAME=VALUE" if what == "env" else "NAME=VALUE or NAME: VALUE"
+            raise SourceOptionError(f"{noun} is written {form}, got {cut_repr(raw[:40])}")
+        at = min(cut)
+        name, value = raw[:at].strip(), raw[at + 1 :]
+        if what == "header":
+            value = value.strip()
+        rule = ENV_NAME_RE if what == "env" else HEADER_NAME_RE
+        if not rule.match(name):
+            kind = "variable" if what == "env" else "header"
+            raise SourceOptionError(f"{cut_repr(name)} is not a {kind} name")
+        if any(ord(c) < 32 and c != "\t" or ord(c) == 127 for c in value):
+            raise SourceOptionError(f"the value of {name} holds a line break or control character")
+        key = name.casefold() if what == "header" else name
+        if key in seen:
+            raise SourceOptionError(f"{name} is given twice")
+        seen.add(key)
+        out.append((name, value))
+    return tuple(out)
+
+
+def source_from_fields(
+    label: str,
+    kind: str,
+    where: str,
+    *,
+    env: Iterable[tuple[str, str]] = (),
+    headers: Iterable[tuple[str, str]] = (),
+) -> SourceSpec:
+    """A source from a label, a kind (``folder``, ``stdio`` or ``http``) and where it is,
+    with the environment values of a command's server and the headers of a URL's."""
+    env, headers = tuple(env), tuple(headers)
+    if env and kind != "stdio":
+        raise SourceOptionError(
+            "environment values are for a server started with a command, not a URL or folder"
+        )
+    if headers and kind != "http":
+        raise SourceOptionError("headers are for a server at a URL, not a command or folder")
+    spec = _source_from_fields(label, kind, where)
+    return replace(spec, env=env, headers=headers) if env or headers else spec
+
+
+def _source_from_fields(label: str, kind: str, where: str) -> SourceSpec:
     where = where.strip()
     label = label.strip()
     if not where:

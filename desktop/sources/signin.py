@@ -810,6 +810,7 @@ async def sign_in(
     success the tokens are stored (see :class:`SignedIn` for where)."""
     from desktop.core.placeholders import UnresolvedPlaceholder
     from desktop.core.resolved_spec import resolve_spec
+    from desktop.sources.config_inputs import InputValues
     from desktop.sources.config_secrets import secret_lookup
 
     if spec.transport != "http":
@@ -818,7 +819,9 @@ async def sign_in(
         raise SignInError(f"not contacted: {spec.untrusted}")
     env = dict(os.environ) if environ is None else dict(environ)
     try:
-        resolved = resolve_spec(spec, env, secret_lookup=secret_lookup)
+        resolved = resolve_spec(
+            spec, env, inputs=InputValues(spec.label), secret_lookup=secret_lookup
+        )
     except UnresolvedPlaceholder as exc:
         raise SignInError(f"cannot connect: {exc}") from None
     storage = KeyringTokenStorage(entry_name(spec, env), fresh=True)

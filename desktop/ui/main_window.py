@@ -46,6 +46,7 @@ from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.filter_bar_widget import FilterBarWidget
 from desktop.ui.folder_watcher import FolderWatcher
+from desktop.ui.input_dialog import InputAsker
 from desktop.ui.item_views import on_open
 from desktop.ui.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.notifier import Notice
@@ -222,6 +223,8 @@ class MainWindow(WindowSurface):
         c = self.controller
         c.catalogChanged.connect(self._on_catalog)
         c.sourceDone.connect(self.sources_model.set_status)
+        # A server that cannot start for want of a value it asks for: asked for here.
+        self.input_asker = InputAsker(c, self)
         c.approvalsChanged.connect(self._on_approvals)
         c.verificationChanged.connect(self._on_verification)
         c.skillsUpdated.connect(self._on_skills_updated)

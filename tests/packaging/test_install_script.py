@@ -43,6 +43,13 @@ def test_install_then_uninstall_for_the_current_user(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "is not on your PATH" in done.stderr  # ~/.local/bin is not, here
+    # It says what it is doing, step by step, and pip's own lines show the long step.
+    steps = [line for line in done.stderr.splitlines() if line.startswith("install: [")]
+    assert [line.split("]")[0] for line in steps] == [f"install: [{n}/5" for n in range(1, 6)]
+    assert "with pip (about a minute)" in steps[2]
+    pip_lines = done.stderr.split(steps[2], 1)[1].split(steps[3], 1)[0]
+    assert "Successfully installed" in pip_lines and "skill-catalog" in pip_lines
+    assert "install: installed in " in done.stderr
     bin_dir = home / ".local" / "bin"
     cli = bin_dir / "skill-catalog"
     assert cli.exists() and (bin_dir / "skill-catalog-window").exists()

@@ -145,7 +145,7 @@ def test_a_detected_folder_is_switched_off_not_edited_or_removed(
     assert sw.edit_action.isEnabled() and sw.remove_action.isEnabled()
 
 
-def test_the_edit_dialog_says_what_it_keeps(qtbot: Any) -> None:
+def test_the_edit_dialog_shows_saved_headers_as_their_references(qtbot: Any) -> None:
     from desktop.core.model import SourceSpec
 
     spec = SourceSpec(
@@ -157,8 +157,12 @@ def test_the_edit_dialog_says_what_it_keeps(qtbot: Any) -> None:
     )
     dialog = SourceDialog(None, spec)
     qtbot.addWidget(dialog)
-    assert dialog.kept.text().startswith("Kept as they are: 1 header (")
-    assert SourceDialog(None, None).kept.text() == ""
+    assert dialog.headers.toPlainText() == (
+        "Authorization: ${keyring:source/web/header/Authorization}"
+    )
+    dialog._accept()
+    assert dialog.result_spec is not None
+    assert dialog.result_spec.headers == spec.headers  # kept as they were
 
 
 def test_a_source_that_cannot_be_saved_comes_back_as_typed(

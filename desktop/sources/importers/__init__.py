@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from desktop.sources.importers import claude_code, claude_desktop, codex, cursor, vscode
+from desktop.sources.importers import claude_code, claude_desktop, codex, cursor, gemini, vscode
 from desktop.sources.importers.base import ImportedServer, ImportResult
 from desktop.sources.importers.common import ConfigError, LabelAllocator, parse_json, read_text
 from desktop.sources.known_folders import home_dir, project_folders, repo_root
@@ -41,6 +41,7 @@ FORMATS: dict[str, tuple[str, Importer]] = {
     "vscode": (vscode.CLIENT, vscode.import_file),
     "cursor": (cursor.CLIENT, cursor.import_file),
     "codex": (codex.CLIENT, codex.import_file),
+    "gemini": (gemini.CLIENT, gemini.import_file),
 }
 
 
@@ -59,6 +60,8 @@ def detect_format(path: Path) -> str:
         return "vscode"
     if name == "mcp.json" and parent == ".cursor":
         return "cursor"
+    if name == gemini.FILE_NAME and parent == gemini.FOLDER:
+        return "gemini"
     if path.suffix == ".toml":
         return "codex"
     text = read_text(path)
@@ -71,6 +74,11 @@ def detect_format(path: Path) -> str:
     if isinstance(data, dict):
         if "servers" in data and "mcpServers" not in data:
             return "vscode"
+        named = name == gemini.FILE_NAME and parent != ".claude"
+        if gemini.looks_like(data) or (named and "mcpServers" in data):
+            # A settings.json holding servers is Gemini CLI's (Claude Code keeps its
+            # servers elsewhere), and so are entries with keys only Gemini CLI writes.
+            return "gemini"
         if "mcpServers" in data or "projects" in data:
             # Claude Code's shape is a superset of Claude Desktop's and Cursor's.
             return "claude-code"
@@ -133,6 +141,7 @@ def scoped_config_files(
     user += [("vscode", p) for p in vscode.user_paths(env, home)]
     user += [("cursor", home / ".cursor" / "mcp.json")]
     user += [("codex", p) for p in codex.user_paths(env, home)]
+    user += [("gemini", p) for p in gemini.user_paths(home)]
     user_real = {_real(p) for _, p in user if p.is_file()}
     candidates: list[tuple[str, Path, Path | None]] = []
     project: Path | None = None
@@ -143,6 +152,7 @@ def scoped_config_files(
             ("claude-code", folder / ".mcp.json", project),
             ("vscode", folder / ".vscode" / "mcp.json", project),
             ("cursor", folder / ".cursor" / "mcp.json", project),
+            ("gemini", folder / gemini.FOLDER / gemini.FILE_NAME, project),
         ]
     candidates += [(fmt, p, None) for fmt, p in user]
     out: list[tuple[str, Path, Path | None]] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -309,9 +309,13 @@ def import_server_map(
     labels: LabelAllocator,
     label_hint: str,
     where: str = "mcpServers",
+    adapt: Callable[[Any], tuple[Any, list[str]]] | None = None,
     **entry_kwargs: Any,
 ) -> None:
-    """Import every ``id: entry`` of a server map into ``result``; bad entries become problems."""
+    """Import every ``id: entry`` of a server map into ``result``; bad entries become problems.
+
+    ``adapt`` turns a client's own entry into the shape :func:`spec_from_entry` reads
+    (with notes); trust stays bound to the entry as written."""
     if servers is None:
         return
     if not isinstance(servers, Mapping):
@@ -321,7 +325,9 @@ def import_server_map(
         sid = str(server_id)
         label = labels.take(proposed_label(sid, label_hint), label_hint)
         try:
-            spec, notes = spec_from_entry(label, entry, **entry_kwargs)
+            adapted, adapt_notes = adapt(entry) if adapt is not None else (entry, [])
+            spec, notes = spec_from_entry(label, adapted, **entry_kwargs)
+            notes = [*notes, *adapt_notes]
             digest = entry_digest(entry)
         except (ConfigError, EntryTooDeep) as exc:
             result.problems.append((str(file), f"server {cut_repr(sid)} in '{where}': {exc}"))

@@ -1,8 +1,10 @@
 """VS Code: ``.vscode/mcp.json`` and the user's ``mcp.json`` (JSON with comments).
 
 ``servers`` maps ids to entries with ``type`` stdio/http/sse; ``inputs`` declares
-values VS Code prompts for, referenced as ``${input:ID}``: those stay placeholders
-(resolved at connect time from values the user gives, never stored resolved).
+values VS Code prompts for, referenced as ``${input:ID}``: those stay placeholders,
+filled in at connect time with the value the user gave (kept in the OS keyring,
+:mod:`desktop.sources.config_inputs`); :func:`input_declarations` reads what the file
+says of each (its description, whether it is a password).
 ``${userHome}``, ``${workspaceFolder}`` and ``${workspaceFolderBasename}`` are VS Code's
 own variables and are filled in on import.
 """
@@ -10,18 +12,48 @@ own variables and are filled in on import.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from desktop.core.placeholders import find_placeholders
 from desktop.sources.importers.base import ImportedServer, ImportResult
 from desktop.sources.importers.common import (
+    ConfigError,
     LabelAllocator,
     app_config_paths,
     import_server_map,
+    load_json_file,
     load_json_object,
 )
 
 CLIENT = "VS Code"
+
+
+@dataclass(frozen=True, slots=True)
+class InputDeclaration:
+    """One entry of a VS Code file's ``inputs``: what to ask the user for."""
+
+    id: str
+    description: str = ""
+    password: bool = False
+
+
+def input_declarations(path: Path) -> dict[str, InputDeclaration]:
+    """The ``inputs`` a VS Code ``mcp.json`` declares, by id; none when it cannot be read."""
+    try:
+        data = load_json_file(path)
+    except ConfigError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        key: InputDeclaration(
+            key,
+            desc if isinstance(desc := raw.get("description"), str) else "",
+            raw.get("password") is True,
+        )
+        for key, raw in _inputs(data.get("inputs")).items()
+    }
 
 
 def user_paths(environ: Mapping[str, str], home: Path) -> list[Path]:
@@ -74,6 +106,4 @@ def _note_inputs(server: ImportedServer, inputs: dict[str, dict[str, object]]) -
         secret = " (secret)" if inputs.get(name, {}).get("password") else ""
         what = f": {desc}" if isinstance(desc, str) and desc else ""
         notes.append(f"asks for input {name}{secret}{what}; it is asked for at connect time")
-    from dataclasses import replace
-
     return replace(server, notes=tuple(notes))

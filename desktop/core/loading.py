@@ -4,8 +4,9 @@ The values come from the ``metadata.nimblebrain`` mapping, or written as text un
 ``metadata`` keys ``nimblebrain.loading-strategy``, ``nimblebrain.priority``,
 ``nimblebrain.triggers`` and ``nimblebrain.tool-affinity`` (lists separated by commas),
 which strict clients accept. The same rules hold for local and server skills, so
-identical frontmatter gives identical behaviour. A missing or malformed block never rejects a skill: values that
-are not recognised are dropped (with an ``info`` problem saying so) and defaults apply.
+identical frontmatter gives identical behaviour. A missing or malformed block never
+rejects a skill: values that are not recognised are dropped (with an ``info`` problem
+saying so) and defaults apply.
 """
 
 from __future__ import annotations

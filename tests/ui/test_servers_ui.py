@@ -34,8 +34,8 @@ def serve_spec(folder: Path, label: str = "srv", *options: str) -> SourceSpec:
         "desktop",
         "serve",
         str(folder),
-        "--publish-nonconforming",
         *options,
+        "--publish-nonconforming",
     )
     return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
 

@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
     server = build_server(folder, options)
     count = len(publication.skills)
     plural = "" if count == 1 else "s"
+    left_out = f"; {publication.left_out} left out (see above)" if publication.left_out else ""
 
     if address is None and (sys.stdin is None or sys.__stdout__ is None):
         fail_usage(
@@ -152,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
         if address is None:
             _stop_on_interrupt()  # before "serving" is said: a Ctrl+C right after it stops
             print(
-                f"serving {count} skill{plural} from {root} over stdio", file=sys.stderr, flush=True
+                f"serving {count} skill{plural} from {root} over stdio{left_out}",
+                file=sys.stderr,
+                flush=True,
             )
             try:
                 anyio.run(serve_stdio, server)
@@ -170,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
         def announce() -> None:
             print(
-                f"serving {count} skill{plural} from {root} at {url} (Ctrl+C to stop)",
+                f"serving {count} skill{plural} from {root} at {url}{left_out} (Ctrl+C to stop)",
                 file=sys.stderr,
                 flush=True,
             )

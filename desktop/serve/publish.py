@@ -86,6 +86,7 @@ class Publication:
     root: Path
     skills: list[PublishedSkill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    left_out: int = 0  # skills found but not published (each with its warning)
     _by_uri: dict[str, PublishedSkill] = field(default_factory=dict)
     _files: dict[str, PublishedFile] = field(default_factory=dict)
     _directories: dict[str, list[dict[str, Any]]] | None = None
@@ -159,6 +160,7 @@ def publish(root: Path, skills: list[Skill], *, nonconforming: bool = False) -> 
         reason = _unpublishable(skill, skill_path)
         if reason is not None:
             pub.warnings.append(f"skipped {skill.uri}: {reason}")
+            pub.left_out += 1
             continue
         published = _published_skill(root, skill, skill_path)
         breaches = entry_breaches(published.entry)
@@ -167,6 +169,7 @@ def publish(root: Path, skills: list[Skill], *, nonconforming: bool = False) -> 
                 f"left out {published.uri}: {refusal_summary(breaches)}. "
                 "--publish-nonconforming serves it anyway"
             )
+            pub.left_out += 1
             continue
         if breaches:
             pub.warnings.append(
@@ -175,6 +178,7 @@ def publish(root: Path, skills: list[Skill], *, nonconforming: bool = False) -> 
             )
         if published.uri in pub._by_uri:
             pub.warnings.append(f"skipped {skill.uri}: its URI {published.uri} is already served")
+            pub.left_out += 1
             continue
         pub._by_uri[published.uri] = published
         pub.skills.append(published)

@@ -104,7 +104,7 @@ def test_a_bad_entry_is_left_out_and_the_rest_arrive(ts_client: Path, tmp_path: 
     for line in warned:
         assert line.startswith("warning: left out skill://")
         assert "TypeScript SDK client refuses" in line and "--publish-nonconforming" in line
-    assert "serving 2 skills" in got["stderr"]
+    assert "serving 2 skills" in got["stderr"] and "; 3 left out (see above)" in got["stderr"]
 
 
 def test_publishing_nonconforming_skills_is_refused_whole_as_warned(

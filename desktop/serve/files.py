@@ -59,8 +59,10 @@ def _walk_dirs(top_fd: int, parts: list[str]) -> int:
             try:
                 nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise Outside(part) from None  # a link (or no folder) in the way
+                if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
+                    raise Outside(part) from None  # a link in the way: never entered
+                if exc.errno == errno.ENOTDIR:
+                    raise FileNotFoundError(errno.ENOENT, "no such folder", part) from None
                 raise
             os.close(fd)
             fd = nxt
@@ -68,6 +70,13 @@ def _walk_dirs(top_fd: int, parts: list[str]) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def open_within(root: str, base: str, path: str) -> int:

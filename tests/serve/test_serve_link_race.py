@@ -110,3 +110,23 @@ async def test_links_to_files_inside_the_skill_are_still_served(tmp_path: Path) 
                 content = result.contents[0]
                 assert isinstance(content, types.TextResourceContents), name
                 assert content.text.encode("utf-8") == INSIDE, name
+
+
+async def test_a_folder_on_the_way_swapped_for_a_link_out_is_refused(tmp_path: Path) -> None:
+    """Not only the file's own name: a folder on its path replaced by a link to a folder
+    outside holding a file of the same name and size is not entered."""
+    root = tmp_path / "served"
+    skill = write_skill(root, "deep", files={"docs/ref.md": INSIDE})
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "ref.md").write_bytes(OUTSIDE)
+    with serve_http(root) as server:
+        async with Client(server.url, mode="legacy", extensions=[advertise(EXTENSION)]) as client:
+            first = await client.read_resource("skill://deep/docs/ref.md")
+            assert isinstance(first.contents[0], types.TextResourceContents)
+            os.rename(skill / "docs", tmp_path / "docs-aside")
+            os.symlink(outside, skill / "docs")
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource("skill://deep/docs/ref.md")
+            assert caught.value.error.code == -32602
+            assert "SECRET" not in caught.value.error.message

@@ -89,5 +89,5 @@ def run(args: argparse.Namespace) -> int:
     if rows:
         print(table(rows, ["NAME", "WHAT"], [60, 40]))
     if extra:
-        print("What is not in the skill is never read as one of its files (D10).")
+        print("What is not in the skill is never read as one of its files.")
     return 0

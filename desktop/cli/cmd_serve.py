@@ -23,7 +23,12 @@ so you can see your folder as a host will. Serves stdio by default (stdout is th
 protocol; messages go to stderr) or Streamable HTTP at /mcp with --http HOST:PORT
 (port 0 picks a free port; the URL is printed as the first line of stdout).
 Both protocol eras are answered. Skills without a usable name or description are
-left out with a warning. Changes to the folder are picked up on the next listing."""
+left out with a warning. So is, by default, a skill that breaks a rule strict clients
+hold listings to (the official MCP TypeScript SDK client refuses a whole listing for
+one such skill): a name that is not lowercase letters, digits and hyphens or differs
+from its folder, a description over 1,024 characters, a compatibility over 500,
+metadata values that are not text. Changes to the folder are picked up on the next
+listing."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +62,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         metavar="MS",
         help="freshness hint sent with listings, in milliseconds (default: 0)",
+    )
+    parser.add_argument(
+        "--publish-nonconforming",
+        action="store_true",
+        help="also serve skills that break the rules strict clients check (each is warned "
+        "of: such clients then refuse the whole listing)",
     )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--instructions", metavar="TEXT", help="server instructions to send")
@@ -124,13 +135,14 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             fail_usage(f"--http: {exc}")
 
-    folder = PublishedFolder(root.resolve())
+    folder = PublishedFolder(root.resolve(), nonconforming=args.publish_nonconforming)
     folder.on_warning = _warn
     _, publication = folder.current()
     options = ServeOptions(page_size=args.page_size, ttl_ms=args.ttl_ms, instructions=instructions)
     server = build_server(folder, options)
     count = len(publication.skills)
     plural = "" if count == 1 else "s"
+    left_out = f"; {publication.left_out} left out (see above)" if publication.left_out else ""
 
     if address is None and (sys.stdin is None or sys.__stdout__ is None):
         fail_usage(
@@ -141,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
         if address is None:
             _stop_on_interrupt()  # before "serving" is said: a Ctrl+C right after it stops
             print(
-                f"serving {count} skill{plural} from {root} over stdio", file=sys.stderr, flush=True
+                f"serving {count} skill{plural} from {root} over stdio{left_out}",
+                file=sys.stderr,
+                flush=True,
             )
             try:
                 anyio.run(serve_stdio, server)
@@ -159,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
         def announce() -> None:
             print(
-                f"serving {count} skill{plural} from {root} at {url} (Ctrl+C to stop)",
+                f"serving {count} skill{plural} from {root} at {url}{left_out} (Ctrl+C to stop)",
                 file=sys.stderr,
                 flush=True,
             )

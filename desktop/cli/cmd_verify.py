@@ -2,7 +2,7 @@
 
 Exit 0 only when every named skill verified. ``--json`` prints
 ``{"results": [{"id", "state", "message", "files": [...]}]}``. A match means the bytes
-agree with the manifest; it is not a safety verdict (V7).
+agree with the manifest; it is not a safety verdict.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
 from desktop.core.verify import READ_ERROR, VERIFIED, SkillVerification
 from desktop.core.visible import one_line
+from desktop.core.words import count
 
 NAME = "verify"
 COMMAND_DEADLINE = 600.0
@@ -100,6 +101,20 @@ async def _verify(args: argparse.Namespace) -> tuple[list[SkillVerification], Ca
     return out, catalog
 
 
+def summary_line(results: list[SkillVerification], unread_sources: int = 0) -> str:
+    """The last line of ``verify --all``: how many verified, and how many did not."""
+    verified = sum(1 for r in results if r.state == VERIFIED)
+    line = f"{count(len(results), 'skill')} checked: {verified} verified"
+    others: dict[str, int] = {}
+    for r in results:
+        if r.state != VERIFIED:
+            others[r.state] = others.get(r.state, 0) + 1
+    line += "".join(f", {n} {state}" for state, n in sorted(others.items()))
+    if unread_sources:
+        line += f"; {count(unread_sources, 'source')} could not be read"
+    return line
+
+
 def run(args: argparse.Namespace) -> int:
     if not args.ids and not args.all:
         fail_usage("name skills to verify (an id, a name or a folder; see list) or pass --all")
@@ -127,5 +142,7 @@ def run(args: argparse.Namespace) -> int:
             print(one_line(f"{s.origin.label}: not read: {s.message}"), file=sys.stderr)
         if not results:
             print("no skills to verify", file=sys.stderr)
+        elif args.all:
+            print(summary_line(results, len(unread)))
     passed = results and not unread and all(r.state == VERIFIED for r in results)
     return 0 if passed else 1

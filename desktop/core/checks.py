@@ -155,11 +155,12 @@ def _metadata_not_text(metadata: dict[str, Any]) -> list[Problem]:
     odd = [(k, v) for k, v in metadata.items() if not isinstance(v, str)]
     problems = []
     for key, value in odd[:MAX_METADATA_REPORTED]:
-        fix = (
-            "keep it only for hosts that read it"
-            if isinstance(value, dict | list)
-            else "put it in quotes"
-        )
+        if key == "nimblebrain" and isinstance(value, dict):
+            fix = 'write each loading value as text instead (nimblebrain.triggers: "a, b")'
+        elif isinstance(value, dict | list):
+            fix = "keep it only for hosts that read it"
+        else:
+            fix = "put it in quotes"
         problems.append(
             Problem(
                 "metadata-not-text",

@@ -1,8 +1,12 @@
-"""Loading configuration from ``metadata.nimblebrain``, read leniently (L1-L6).
+"""Loading configuration from ``metadata.nimblebrain``, read leniently.
 
-The same rules hold for local and server skills, so identical frontmatter gives
-identical behaviour. A missing or malformed block never rejects a skill: values that
-are not recognised are dropped (with an ``info`` problem saying so) and defaults apply.
+The values come from the ``metadata.nimblebrain`` mapping, or written as text under
+``metadata`` keys ``nimblebrain.loading-strategy``, ``nimblebrain.priority``,
+``nimblebrain.triggers`` and ``nimblebrain.tool-affinity`` (lists separated by commas),
+which strict clients accept. The same rules hold for local and server skills, so
+identical frontmatter gives identical behaviour. A missing or malformed block never
+rejects a skill: values that are not recognised are dropped (with an ``info`` problem
+saying so) and defaults apply.
 """
 
 from __future__ import annotations
@@ -20,24 +24,61 @@ DEFAULT_STRATEGY = "dynamic"
 TOOL_SEPARATOR = "__"
 
 
+# The same values written as text, one metadata key each (``nimblebrain.triggers:
+# "incident, outage"``): metadata that maps text to text is what strict clients accept.
+FLAT_PREFIX = "nimblebrain."
+# Fields that hold several values: written as text, they are separated by commas.
+LIST_FIELDS = ("triggers", "tool-affinity")
+
+
 def _block(frontmatter: dict[str, Any] | None) -> tuple[dict[str, Any], list[Problem]]:
+    """The loading values: the ``metadata.nimblebrain`` mapping's, and for a field it
+    does not hold, the text value of ``metadata["nimblebrain.<field>"]``."""
     metadata = (frontmatter or {}).get("metadata")
     if metadata is None:
         return {}, []
     if not isinstance(metadata, dict):
-        return {}, []  # reported by the F3 checks as metadata-type
+        return {}, []  # reported by the Agent Skills checks as metadata-type
+    flat = _flat(metadata)
     block = metadata.get("nimblebrain")
     if block is None:
-        return {}, []
+        return flat, []
     if not isinstance(block, dict):
-        return {}, [
+        return flat, [
             Problem(
                 "loading-block-type",
                 "metadata.nimblebrain is not a mapping; loading defaults apply",
                 "info",
             )
         ]
-    return block, []
+    return {**flat, **block}, []
+
+
+def _flat(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The loading values written as ``nimblebrain.<field>`` keys of the metadata."""
+    out: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not key.startswith(FLAT_PREFIX):
+            continue
+        field = key[len(FLAT_PREFIX) :]
+        if isinstance(value, str) and field in LIST_FIELDS:
+            out[field] = value.split(",")
+        elif isinstance(value, str) and field == "priority":
+            out[field] = _number(value)
+        else:
+            out[field] = value
+    return out
+
+
+def _number(text: str) -> float | int | str:
+    """A priority written as text, as the number it spells (the text if none)."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return text
+    if not math.isfinite(value):
+        return text
+    return int(value) if value.is_integer() else value
 
 
 def _dropped(field: str, value: Any, why: str) -> Problem:

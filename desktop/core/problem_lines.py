@@ -104,8 +104,11 @@ def problem_paths(problem: Problem) -> list[list[str]]:
     if code == "loading-block-type":
         return [["metadata", "nimblebrain"]]
     field = code.removesuffix("-dropped")
+    if field == "trigger":
+        field = "triggers"
     if code.endswith("-dropped") and field in _LOADING_FIELDS:
-        return [["metadata", "nimblebrain", field]]
+        # in the mapping, or written as text (``nimblebrain.<field>``)
+        return [["metadata", "nimblebrain", field], ["metadata", f"nimblebrain.{field}"]]
     if code == "frontmatter-duplicate-key":
         return [[key] for key in _quoted_values(message)[:1]]
     if code == "frontmatter-yaml-versions":
@@ -119,6 +122,11 @@ def problem_paths(problem: Problem) -> list[list[str]]:
     return []
 
 
+def _found(lines: list[str], path: list[str]) -> bool:
+    """Whether the field at ``path`` itself is there (not only a parent of it)."""
+    return any(_is_key(lines[i], path[-1]) for i in key_lines(lines, path))
+
+
 def problem_lines(text: str, problems: Iterable[Problem]) -> list[tuple[int, Problem]]:
     """``(line, problem)`` for each problem placed on a line of ``text`` (1-based,
     counting the opening ``---`` as line 1), in order of line."""
@@ -130,7 +138,11 @@ def problem_lines(text: str, problems: Iterable[Problem]) -> list[tuple[int, Pro
             if match:
                 placed.append((int(match.group(1)) + 1, problem))
             continue
-        for path in problem_paths(problem):
+        paths = problem_paths(problem)
+        if problem.code.endswith("-dropped") and len(paths) > 1:
+            # A loading value lies in the mapping or is written as text: where it is.
+            paths = [next((p for p in paths if _found(lines, p)), paths[0])]
+        for path in paths:
             hits = key_lines(lines, path)
             if problem.code == "frontmatter-duplicate-key":
                 hits = hits[1:]  # the repeats, past the first

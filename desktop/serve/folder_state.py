@@ -67,8 +67,15 @@ def tree_signature(root: Path) -> bytes:
 class PublishedFolder:
     """The current publication of a folder, plus a few recent generations."""
 
-    def __init__(self, root: Path, scanner: Scanner = scan_with_folder_scanner) -> None:
+    def __init__(
+        self,
+        root: Path,
+        scanner: Scanner = scan_with_folder_scanner,
+        *,
+        nonconforming: bool = False,
+    ) -> None:
         self.root = root
+        self._nonconforming = nonconforming
         self._scanner = scanner
         self._lock = threading.Lock()
         self._generations: OrderedDict[int, Publication] = OrderedDict()
@@ -108,7 +115,9 @@ class PublishedFolder:
         return self._generations.get(generation)
 
     def _rescan(self, signature: bytes) -> tuple[int, Publication]:
-        publication = publish(self.root, self._scanner(self.root))
+        publication = publish(
+            self.root, self._scanner(self.root), nonconforming=self._nonconforming
+        )
         self.scans += 1
         self._signature = signature
         generation = self.generation + 1

@@ -21,12 +21,14 @@ from urllib.parse import quote, unquote
 from desktop.core.approvals import MANIFEST_GAPS
 from desktop.core.checks import check_name
 from desktop.core.model import Skill
+from desktop.core.strict_clients import CHECK_CODES, entry_breaches, refusal_summary
 from desktop.core.visible import visible
 from desktop.serve.content import DIRECTORY, MARKDOWN, mime_type
 
 SCHEME = "skill://"
 # Problems of a published skill that other hosts read or refuse differently.
-INTEROPERABILITY_CODES = frozenset({"frontmatter-yaml-versions", "metadata-not-text"})
+# (Metadata that is not text is said with the rules strict clients refuse a listing for.)
+INTEROPERABILITY_CODES = frozenset({"frontmatter-yaml-versions"})
 SKILL_MD = "SKILL.md"
 # RFC 3986 pchar minus '%': segment characters kept as they are.
 _SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
@@ -84,6 +86,7 @@ class Publication:
     root: Path
     skills: list[PublishedSkill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    left_out: int = 0  # skills found but not published (each with its warning)
     _by_uri: dict[str, PublishedSkill] = field(default_factory=dict)
     _files: dict[str, PublishedFile] = field(default_factory=dict)
     _directories: dict[str, list[dict[str, Any]]] | None = None
@@ -143,8 +146,13 @@ def _root_is_skill(skills: list[Skill]) -> bool:
     return any(s.uri.rpartition("/")[0] in ("", ".") for s in skills)
 
 
-def publish(root: Path, skills: list[Skill]) -> Publication:
-    """Build the publication for ``skills`` scanned from ``root``."""
+def publish(root: Path, skills: list[Skill], *, nonconforming: bool = False) -> Publication:
+    """Build the publication for ``skills`` scanned from ``root``.
+
+    An entry that breaks a rule strict clients hold entries to (they refuse the whole
+    listing for it) is left out with a warning, or with ``nonconforming`` published
+    with a warning that those clients will refuse the listing.
+    """
     pub = Publication(root=root)
     at_root = _root_is_skill(skills)
     for skill in sorted(skills, key=lambda s: s.uri):
@@ -152,10 +160,25 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
         reason = _unpublishable(skill, skill_path)
         if reason is not None:
             pub.warnings.append(f"skipped {skill.uri}: {reason}")
+            pub.left_out += 1
             continue
         published = _published_skill(root, skill, skill_path)
+        breaches = entry_breaches(published.entry)
+        if breaches and not nonconforming:
+            pub.warnings.append(
+                f"left out {published.uri}: {refusal_summary(breaches)}. "
+                "--publish-nonconforming serves it anyway"
+            )
+            pub.left_out += 1
+            continue
+        if breaches:
+            pub.warnings.append(
+                f"published {published.uri} as asked, and strict clients will refuse the whole "
+                f"listing: {refusal_summary(breaches)}"
+            )
         if published.uri in pub._by_uri:
             pub.warnings.append(f"skipped {skill.uri}: its URI {published.uri} is already served")
+            pub.left_out += 1
             continue
         pub._by_uri[published.uri] = published
         pub.skills.append(published)
@@ -165,7 +188,11 @@ def publish(root: Path, skills: list[Skill]) -> Publication:
             known = pub._files.get(f.uri)
             if known is None or len(f.base) > len(known.base):
                 pub._files[f.uri] = f
-        errors = [p.message for p in skill.problems if p.severity == "error"]
+        errors = [
+            p.message
+            for p in skill.problems
+            if p.severity == "error" and not (breaches and p.code in CHECK_CODES)
+        ]
         if errors:
             pub.warnings.append(
                 f"published {published.uri}, which strict hosts may refuse: {'; '.join(errors)}"

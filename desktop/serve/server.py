@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
-import stat
+import errno
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
@@ -27,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from desktop import __version__
 from desktop.core.manifest import MAX_BYTES
 from desktop.serve.content import resource_contents
+from desktop.serve.files import Outside, open_within
 from desktop.serve.folder_state import PublishedFolder
 from desktop.serve.publish import Publication, PublishedFile, resource_entry
 
@@ -218,30 +218,26 @@ class SkillsHandlers:
                 f"{published.uri} is {published.size:,} bytes, over the {MAX_BYTES:,}-byte "
                 "limit of a skill: not served"
             )
-        # The rule of the scan that listed it: no link out of the skill's own folder.
-        base = os.path.realpath(published.base or self.folder.root)
-        real = os.path.realpath(published.path)
-        if os.path.commonpath([base, real]) != base:
-            raise invalid_params(f"{published.uri} now points outside its skill's folder")
+        # The rule of the scan that listed it: no link out of the skill's own folder,
+        # held by how the file is opened (component by component, no link followed out
+        # of it), not by a check of its path made before the open.
+        root = str(self.folder.root)
         try:
-            # Non-blocking open, then only a regular file is read: a listed file swapped
-            # for a FIFO would otherwise hold the read (and the server's exit) for ever.
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd = open_within(root, published.base or root, published.path)
             with open(fd, "rb") as handle:
-                mode = os.fstat(fd).st_mode
-                if stat.S_ISDIR(mode):
-                    raise invalid_params(f"{published.uri} is now a directory")
-                if not stat.S_ISREG(mode):
-                    raise invalid_params(f"{published.uri} is no longer a regular file")
                 data = handle.read(published.size + 1)
                 if len(data) != published.size:
                     raise _Resized(published.uri)
                 return data
+        except Outside:
+            raise invalid_params(f"{published.uri} now points outside its skill's folder") from None
         except FileNotFoundError:
             raise invalid_params(f"{published.uri} no longer exists in the served folder") from None
         except IsADirectoryError:
             raise invalid_params(f"{published.uri} is now a directory") from None
         except OSError as exc:
+            if exc.errno == errno.EINVAL:
+                raise invalid_params(f"{published.uri} is no longer a regular file") from None
             raise MCPError(
                 code=types.INTERNAL_ERROR, message=f"cannot read {published.uri}: {exc.strerror}"
             ) from None

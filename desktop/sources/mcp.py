@@ -88,7 +88,7 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     if not conn.modern and conn.declares_extension is None:
         status.notes.append(
             f"{conn.protocol_version} connection: the server declared no extensions (such a "
-            "handshake often cannot carry them), so skills/list is asked once (D3)"
+            "handshake often cannot carry them), so skills/list is asked once"
         )
     if not conn.should_list_skills():
         status.status = "no-skills"

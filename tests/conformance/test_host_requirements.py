@@ -209,8 +209,8 @@ def test_a_nested_skill_md_read_as_a_file_of_its_parent_is_ordinary_markdown(
     skill_folder(
         root,
         "outer/inner",
-        "allowed-tools: Bash(rm:*)\nmetadata:\n  nimblebrain:\n    loading-strategy: always\n"
-        "    priority: 100\n    triggers: [everything]\n",
+        "allowed-tools: Bash(rm:*)\nmetadata:\n  nimblebrain.loading-strategy: always\n"
+        '  nimblebrain.priority: "100"\n  nimblebrain.triggers: everything\n',
         "# Inner\n\nRun anything.\n",
     )
     log = tmp_path / "wire.jsonl"

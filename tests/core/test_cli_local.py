@@ -343,14 +343,14 @@ def test_lint_watch_checks_again_after_a_change_until_ctrl_c(tmp_path: Path) -> 
     )
     try:
         out, errs = _lines_of(proc.stdout), _lines_of(proc.stderr)
-        first = _until(out, "OK: ")
-        assert first[0].startswith("notes  (") and first[-1] == "OK: 1 skill checked, 0 warnings\n"
+        first = _until(out, "checked: ")
+        assert first == ["1 skill checked: no errors or warnings\n"]
         _until(errs, "watching")
         for i in range(10):  # a burst of saves: one more result
             skill_md.write_text(f"---\nname: other\ndescription: Takes notes {i}.\n---\n")
             time.sleep(0.01)
-        second = _until(out, "FAILED: ")
-        assert second[-1] == "FAILED: 1 of 1 skill checked, 0 warnings; errors in: other\n"
+        second = _until(out, "checked: ")
+        assert second[-1] == ("1 skill checked: 1 with errors, 0 with warnings; errors in: other\n")
         assert any("name-mismatch" in line or "other" in line for line in second[:-1])
         assert "1 change" in "".join(_until(errs, "checking again"))
         time.sleep(0.8)

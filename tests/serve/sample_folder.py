@@ -47,7 +47,7 @@ def build_skills_folder(root: Path) -> Path:
             "empty.txt": b"",
         },
     )
-    write_skill(root, "gamma", extra_frontmatter="license: Apache-2.0\nmetadata:\n  a: 1\n")
+    write_skill(root, "gamma", extra_frontmatter='license: Apache-2.0\nmetadata:\n  a: "1"\n')
     write_skill(root, "gamma/inner", description="A skill nested in gamma.")
     write_skill(root, "acme/billing/refunds", description="Refunds, under a prefix.")
     write_skill(root, "delta")

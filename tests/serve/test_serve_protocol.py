@@ -116,7 +116,7 @@ async def check_lists_every_skill_in_pages(client: Client, mode: str, folder: Pa
         "name": "gamma",
         "description": "A skill written for a test.",
         "license": "Apache-2.0",
-        "metadata": {"a": 1},
+        "metadata": {"a": "1"},
     }
     # Nested files belong to the enclosing skill's manifest too.
     assert "skill://gamma/inner/SKILL.md" in {r["uri"] for r in gamma["resources"]}

@@ -27,7 +27,16 @@ HOSTILE = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.
 
 
 def serve_spec(folder: Path, label: str = "srv", *options: str) -> SourceSpec:
-    argv = (sys.executable, "-m", "desktop", "serve", str(folder), *options)
+    # the fixture keeps loading values in a mapping, which strict clients refuse
+    argv = (
+        sys.executable,
+        "-m",
+        "desktop",
+        "serve",
+        str(folder),
+        *options,
+        "--publish-nonconforming",
+    )
     return SourceSpec(label, "mcp", "stdio", shlex.join(argv), command=argv)
 
 

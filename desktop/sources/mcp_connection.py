@@ -135,6 +135,9 @@ class McpConnection:
         self._resumes = 0
         self._resumes_since = 0.0
         self._resumes_refused = False
+        # Set once the server answered a skills method with an error that means it
+        # publishes no skills (see desktop.sources.mcp_skills).
+        self.answered_no_skills = False
 
     # -- opening -----------------------------------------------------------------------
 
@@ -233,6 +236,20 @@ class McpConnection:
             space = tail.find(" ")
             tail = "…" + (tail[space + 1 :] if 0 <= space < 40 else tail)
         return tail
+
+    def masked(self, text: str) -> str:
+        """``text`` with every secret this connection sent or holds masked."""
+        return scrub(text, self._secrets)
+
+    def no_skills_answer(self) -> None:
+        """The server answered a skills method with an error meaning it has none."""
+        self.answered_no_skills = True
+        self.answer_taken()
+
+    def answer_taken(self) -> None:
+        """An error answer was taken as what it says (no skills, no tools): the HTTP
+        status it came with is not a failure of the source."""
+        self._http_status = None
 
     def explain(self, exc: BaseException, timeout: float | None = None) -> str:
         if self._fault is not None:

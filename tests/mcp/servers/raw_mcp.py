@@ -8,6 +8,10 @@ stdio, or a plain ``http.server`` on 127.0.0.1 answering each POST with one JSON
 
 Scenarios:
   ok             a correct server
+  answers CODE   declares no extension and answers skills/list, skills/get and
+                 tools/list with the JSON-RPC error CODE (-32602 as the Python SDK 1.x
+                 answers an unknown method); over HTTP with status 400 (404 for -32601)
+  declared CODE  the same answer from a server that declares the extension
   bad-notes N    N notifications/message with a log level no client knows, sent
                  before the answer to skills/list (over stdio)
   bad-notes-after N
@@ -70,7 +74,20 @@ class Raw:
         settings: dict[str, Any] = {}
         if self.scenario.startswith("dir-"):
             settings["directoryRead"] = True
+        if self.scenario == "answers":
+            return {"resources": {}, "tools": {}}
         return {"resources": {}, "tools": {}, "extensions": {EXT: settings}}
+
+    def refusal(self, method: str) -> dict[str, Any] | None:
+        """The error of the ``answers``/``declared`` scenarios, for the methods they refuse."""
+        if self.scenario in ("answers", "declared") and method in (
+            "skills/list",
+            "skills/get",
+            "tools/list",
+        ):
+            code = int(self.arg or "-32602")
+            return {"code": code, "message": f"Unknown method: {method}"}
+        return None
 
     def entry(self) -> dict[str, Any]:
         return {
@@ -96,6 +113,8 @@ class Raw:
             }, None
         if method == "ping":
             return {}, None
+        if (refused := self.refusal(method)) is not None:
+            return None, refused
         if method == "skills/list":
             return {"skills": [self.entry()]}, None
         if method == "tools/list":
@@ -266,6 +285,10 @@ def serve_http(raw: Raw, port: int) -> None:
             else:
                 reply["result"] = result
             body = json.dumps(reply).encode()
+            if error is not None and raw.refusal(method) is not None:
+                # As the Python SDK's servers answer: the error at an HTTP status.
+                self._body(404 if error["code"] == -32601 else 400, body, headers)
+                return
             if raw.scenario == "sse-retry0" and method not in ("initialize", "server/discover"):
                 # An event stream that names a resumable event, asks for reconnects at
                 # once and ends before its answer.

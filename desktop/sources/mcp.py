@@ -80,6 +80,14 @@ async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
     finally:
         # Anything the server sent that was not JSON-RPC, noted once it is all known.
         status.notes.extend(conn.notes)
+        mask_status(status, conn)
+
+
+def mask_status(status: SourceStatus, conn: McpConnection) -> None:
+    """Every secret the connection sent or holds masked in what the status says: a
+    server may quote a header (a sign-in's token) in its error, in any words."""
+    status.message = conn.masked(status.message)
+    status.notes[:] = [conn.masked(note) for note in status.notes]
 
 
 async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
@@ -201,6 +209,7 @@ async def discover_server(
     except Exception as exc:  # noqa: BLE001 - a broken server must not break discovery
         status.status = "error"
         status.message = describe_error(exc)
+    mask_status(status, conn)
     if status.status == "pending":
         status.status = "error"
         status.message = status.message or "discovery ended without a result"
@@ -401,6 +410,7 @@ class ServerHandle:
                     self.status.notes.append(
                         f"{time.strftime('%H:%M:%S')} connection lost: {conn.fault}"
                     )
+                    mask_status(self.status, conn)
                     if self.on_connection is not None:
                         self.on_connection(self.status)
         except BaseException as exc:

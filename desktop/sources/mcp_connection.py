@@ -128,6 +128,8 @@ class McpConnection:
         # session ended): the kept connection is then replaced before the next request.
         self.lost = False
         self._secrets: list[str] = []
+        # Tokens the connection's sign-in sent (each kept once seen, for its masking).
+        self._tokens: list[str] = []
         # Why the server's sign-in stopped the connection (see desktop.sources.signin).
         self._auth_stop: SourceError | None = None
         self._auth: Any = None
@@ -230,16 +232,27 @@ class McpConnection:
         lines = [ln for ln in text.splitlines() if ln.strip()]
         # Masked whole, then cut (a secret cut in two would escape the mask), at a
         # word's start and saying so, rather than mid-word.
-        tail = scrub(" | ".join(lines[-4:]), self._secrets)
+        tail = scrub(" | ".join(lines[-4:]), self.secrets)
         if len(tail) > STDERR_TAIL:
             tail = tail[-STDERR_TAIL:]
             space = tail.find(" ")
             tail = "…" + (tail[space + 1 :] if 0 <= space < 40 else tail)
         return tail
 
+    @property
+    def secrets(self) -> list[str]:
+        """Every secret this connection sent or holds: its resolved headers, variables
+        and arguments, and the tokens of its sign-in (a refreshed one included)."""
+        tokens = getattr(getattr(self._auth, "context", None), "current_tokens", None)
+        for name in ("access_token", "refresh_token"):
+            value = getattr(tokens, name, None)
+            if isinstance(value, str) and value and value not in self._tokens:
+                self._tokens.append(value)
+        return [*self._secrets, *self._tokens]
+
     def masked(self, text: str) -> str:
         """``text`` with every secret this connection sent or holds masked."""
-        return scrub(text, self._secrets)
+        return scrub(text, self.secrets)
 
     def no_skills_answer(self) -> None:
         """The server answered a skills method with an error meaning it has none."""
@@ -260,7 +273,7 @@ class McpConnection:
         tail = "" if answered(exc) else self.stderr_tail()
         if tail:
             message += f" — server stderr: {tail}"
-        message = scrub(message, self._secrets)
+        message = self.masked(message)
         if self._http_status:
             message += f" (the server answered {self._http_status})"
         return message

@@ -312,6 +312,8 @@ class ServerHandle:
         self._listed: tuple[str, str] | None = None
         # Why the last opening failed (a sign-in asked for travels with it).
         self._start_error: SourceError | None = None
+        # The last connection opened (or tried): what its server wrote on stderr.
+        self._output: McpConnection | None = None
 
     @property
     def connected(self) -> bool:
@@ -381,7 +383,8 @@ class ServerHandle:
     ) -> None:
         running: set[asyncio.Task[Any]] = set()
         try:
-            async with McpConnection(self.spec, self.budgets, mode=self.mode) as conn:
+            self._output = McpConnection(self.spec, self.budgets, mode=self.mode)
+            async with self._output as conn:
                 ready.set_result(conn)
                 # A connection given up (a flooding server) is closed now, not when the
                 # next request finds it lost: until then its server keeps the loop busy.
@@ -468,6 +471,13 @@ class ServerHandle:
     async def __aenter__(self) -> Self:
         await self.start()
         return self
+
+    def server_output(self) -> str | None:
+        """What the server wrote on stderr since its last start here (bounded, secrets
+        masked); ``None`` for a server over HTTP, ``""`` when it wrote nothing."""
+        if self.spec.transport != "stdio":
+            return None
+        return self._output.server_output() if self._output is not None else ""
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()

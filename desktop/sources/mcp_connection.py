@@ -36,6 +36,7 @@ from pydantic import ConfigDict, TypeAdapter
 from desktop import __version__
 from desktop.core.model import SourceSpec
 from desktop.core.secrets import scrub
+from desktop.core.server_output import bounded_log, cause_lines, stderr_summary
 from desktop.sources.budgets import (
     ANSWER_REFUSED,
     DEFAULT_BUDGETS,
@@ -215,29 +216,47 @@ class McpConnection:
             self._http_status = status + HTTP_HINTS.get(response.status_code, "")
 
     def stderr_tail(self) -> str:
-        """The server's last lines on stderr, in one line for a message."""
+        """What the server wrote on stderr, in one line for a message: its first lines
+        that read like an error, then its last lines (see desktop.core.server_output)."""
+        causes: list[str] = []
         if self._errtail is not None:
             text = self._errtail.text()[-4 * STDERR_TAIL :]
+            causes = self._errtail.causes
         elif self._errlog is None or self._errlog.closed:
             return ""
         else:
             try:
                 self._errlog.flush()
+                self._errlog.seek(0)
+                head = self._errlog.read(16384)
                 self._errlog.seek(0, os.SEEK_END)
                 end = self._errlog.tell()
                 self._errlog.seek(max(0, end - 4 * STDERR_TAIL))
                 text = self._errlog.read()
             except (OSError, ValueError):
                 return ""
+            causes = cause_lines(head.splitlines())
         lines = [ln for ln in text.splitlines() if ln.strip()]
-        # Masked whole, then cut (a secret cut in two would escape the mask), at a
-        # word's start and saying so, rather than mid-word.
-        tail = scrub(" | ".join(lines[-4:]), self.secrets)
-        if len(tail) > STDERR_TAIL:
-            tail = tail[-STDERR_TAIL:]
-            space = tail.find(" ")
-            tail = "…" + (tail[space + 1 :] if 0 <= space < 40 else tail)
-        return tail
+        # Masked whole, then cut (a secret cut in two would escape the mask).
+        masked = [self.masked(ln) for ln in lines[-4:]]
+        shown = cause_lines([self.masked(c) for c in causes])
+        return stderr_summary(shown, masked, STDERR_TAIL)
+
+    def server_output(self) -> str | None:
+        """What the server wrote on stderr on this connection, bounded and masked, for a
+        person to read; ``None`` for a server not started here (over HTTP)."""
+        if self.spec.transport != "stdio":
+            return None
+        if self._errtail is not None:
+            return self.masked(self._errtail.log())
+        if self._errlog is None or self._errlog.closed:
+            return ""
+        try:
+            self._errlog.flush()
+            self._errlog.seek(0)
+            return self.masked(bounded_log(self._errlog.read(1 << 20), "", 0))
+        except (OSError, ValueError):
+            return ""
 
     @property
     def secrets(self) -> list[str]:

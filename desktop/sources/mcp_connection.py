@@ -41,7 +41,6 @@ from desktop.sources.budgets import (
     ANSWER_REFUSED,
     DEFAULT_BUDGETS,
     RESUME_LIMIT,
-    UNASKED_LIMIT,
     UNASKED_WINDOW,
     Budgets,
 )
@@ -60,6 +59,7 @@ from desktop.sources.mcp_errors import (
     shown_seconds,
 )
 from desktop.sources.mcp_log_filters import COUNT_UNASKED
+from desktop.sources.mcp_notifications import NotificationBudget
 from desktop.sources.mcp_transport import (
     close_quietly,
     close_seconds,
@@ -112,9 +112,11 @@ class McpConnection:
         # Messages from the server that were not JSON-RPC: how many, and the first.
         self._stray = 0
         self._stray_first = ""
-        # Messages the server sent unasked in the current window, and when it began.
-        self._unasked = 0
-        self._unasked_since = 0.0
+        # What the server sends unasked, within its budget (see mcp_notifications).
+        self._budget = NotificationBudget(
+            self.budgets.notification_limit, self.budgets.notification_window, self._give_up
+        )
+        self._budget_in_transport = False
         # Set once the server floods its channel: every pending request ends with it.
         self._fault: str | None = None
         # Called once the connection is given up (its owner then closes it).
@@ -156,6 +158,7 @@ class McpConnection:
                 )
                 return stdio_client(params, errlog=self._errlog)
             self._errtail = StderrTail()
+            self._budget_in_transport = True
             return stdio_transport(
                 params,
                 self._errtail,
@@ -164,6 +167,7 @@ class McpConnection:
                 on_exit=self._server_exited,
                 starting_graces=stop_graces(self.spec),
                 pending=PendingAnswers(self.budgets.answer_limit, refused_answer),
+                budget=self._budget,
             )
         if spec.transport == "http":
             transport, self._auth = http_transport(
@@ -175,7 +179,9 @@ class McpConnection:
                 on_request=self._count_resumes,
                 on_status=self._note_http_status,
                 on_fault=self._give_up,
+                budget=self._budget,
             )
+            self._budget_in_transport = True
             return transport
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
 
@@ -304,11 +310,13 @@ class McpConnection:
 
     async def _on_message(self, message: Any) -> None:
         """The SDK hands transport faults and what the server sent unasked here: count
-        what was not JSON-RPC, and how fast the rest comes."""
+        what was not JSON-RPC (what was sent unasked is counted by the transports, which
+        drop what is past the budget before it is parsed)."""
         if self._fault is not None:
             return
         if not isinstance(message, Exception):
-            self.count_unasked()
+            if not self._budget_in_transport:
+                self._budget.allow()  # counted here, too late to be dropped
             return
         self._stray += 1
         if self._stray == 1:
@@ -321,20 +329,10 @@ class McpConnection:
                 f"({self._stray:,} messages, the first: {self._stray_first})"
             )
 
-    def count_unasked(self) -> None:
-        """One more message the server sent unasked (read or not): past the flood limit
-        within its window, the connection is given up."""
-        if self._fault is not None:
-            return
-        now = time.monotonic()
-        if now - self._unasked_since > UNASKED_WINDOW:
-            self._unasked, self._unasked_since = 0, now
-        self._unasked += 1
-        if self._unasked > UNASKED_LIMIT:
-            self._give_up(
-                f"the server sent over {UNASKED_LIMIT:,} notifications or requests "
-                f"unasked within {UNASKED_WINDOW:g} s"
-            )
+    def unreadable_notification(self, why: str) -> None:
+        """A notification the SDK could not read (a log level no one knows, params of
+        the wrong shape) was dropped: counted, and said once in a note."""
+        self._budget.unreadable_one(why)
 
     def _answer_unreadable(self, excerpt: str) -> None:
         """The server answered something that is not JSON-RPC. With one request waiting
@@ -401,14 +399,17 @@ class McpConnection:
     @property
     def notes(self) -> list[str]:
         """What the source's notes should say about this connection."""
-        if not self._stray or self._fault is not None:
+        if self._fault is not None:
             return []
+        notes = self._budget.notes()
+        if not self._stray:
+            return notes
         note = (
             f"the server wrote {self._stray} message(s) that are not JSON-RPC on its "
             f"{self._channel()}, ignored (the first: {self._stray_first}); a server "
             "should send only protocol messages there"
         )
-        return [note]
+        return [note, *notes]
 
     @contextlib.asynccontextmanager
     async def _deadline(self, seconds: float) -> Any:
@@ -441,7 +442,7 @@ class McpConnection:
             launching = self.spec.transport == "stdio"
             slot = launch_slot() if launching else contextlib.nullcontext()
             connect_seconds = connect_timeout(self.spec, self.budgets.connect_timeout)
-            opening = COUNT_UNASKED.set(self.count_unasked)
+            opening = COUNT_UNASKED.set(self.unreadable_notification)
             try:
                 async with slot, self._deadline(connect_seconds):
                     await stack.enter_async_context(client)

@@ -32,6 +32,9 @@ from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
 from desktop.core.server_output import CAUSE_LINES, bounded_log, is_error_line
+from desktop.sources.mcp_notifications import NotificationBudget
+
+UNASKED = (mcp_types.JSONRPCNotification, mcp_types.JSONRPCRequest)
 
 EXIT_GRACE = 2.0  # seconds for the server to exit once its stdin is closed
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to its process group
@@ -206,6 +209,7 @@ async def stdio_transport(
     on_exit: Callable[[int | None], None] | None = None,
     starting_graces: tuple[float, float] | None = None,
     pending: PendingAnswers | None = None,
+    budget: NotificationBudget | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the server and yield the session's (read, write) streams.
 
@@ -217,6 +221,8 @@ async def stdio_transport(
     stopped before it wrote anything: a package runner may still be installing, and
     is given time to finish rather than be ended with a half-written install.
     ``pending`` drops, unparsed, an answer over the byte limit of the request it answers.
+    ``budget`` counts the notifications and requests the server sends: past it, they are
+    dropped (a line without an ``"id"`` unparsed) and answers still read.
     """
     process = await anyio.open_process(
         [params.command, *params.args],
@@ -256,9 +262,19 @@ async def stdio_transport(
                         if refused is not None:
                             await to_session.send(refused)
                             continue
+                        if budget is not None and budget.over and b'"id"' not in line:
+                            budget.allow()  # past the budget: dropped unparsed
+                            continue
                         parsed = parse_line(line)
                         if pending is not None and isinstance(parsed, SessionMessage):
                             pending.answered(parsed.message)
+                        if (
+                            budget is not None
+                            and isinstance(parsed, SessionMessage)
+                            and isinstance(parsed.message, UNASKED)
+                            and not budget.allow()
+                        ):
+                            continue
                         await to_session.send(parsed)
                 if not closing and on_exit is not None:
                     # The server ended its output on its own: it exited (or is about

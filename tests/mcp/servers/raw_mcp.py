@@ -16,6 +16,11 @@ Scenarios:
                  before the answer to skills/list (over stdio)
   bad-notes-after N
                  the same N after the answer to skills/list, then one each 10 ms
+  log-flood N    N valid notifications/message sent before the answer to skills/list
+                 (over HTTP: in the answer's event stream)
+  sse-bad-notes N
+                 (HTTP) answers skills/list with an event stream of N events that are
+                 not JSON-RPC (invalid JSON, and JSON that is not JSON-RPC), then the answer
   big-tools MB   tools/list answers with one page of about MB megabytes of tools
   dir-flood N    declares directoryRead; resources/directory/read answers pages of
                  5,000 entries each, N entries in all, each page with a next cursor
@@ -163,6 +168,18 @@ def bad_note() -> bytes:
     )
 
 
+def log_note(i: int) -> bytes:
+    return (
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+        b'"logger":"raw","data":"working on step %d"}}\n' % i
+    )
+
+
+def malformed_event(i: int) -> bytes:
+    data = b"{not json %d" % i if i % 2 == 0 else b'{"jsonrpc":"1.0","surprise":%d}' % i
+    return b"event: message\ndata: " + data + b"\n\n"
+
+
 def serve_stdio(raw: Raw) -> None:
     out = sys.stdout.buffer
 
@@ -192,6 +209,10 @@ def serve_stdio(raw: Raw) -> None:
         if method == "skills/list" and raw.scenario == "bad-notes":
             with raw.write_lock:
                 out.write(bad_note() * int(raw.arg or "1"))
+                out.flush()
+        if method == "skills/list" and raw.scenario == "log-flood":
+            with raw.write_lock:
+                out.write(b"".join(log_note(i) for i in range(int(raw.arg or "1"))))
                 out.flush()
         result, error = raw.answer(method, message.get("params") or {})
         if result is ...:
@@ -285,6 +306,17 @@ def serve_http(raw: Raw, port: int) -> None:
             else:
                 reply["result"] = result
             body = json.dumps(reply).encode()
+            if method == "skills/list" and raw.scenario in ("log-flood", "sse-bad-notes"):
+                count = int(raw.arg or "1")
+                if raw.scenario == "log-flood":
+                    first = b"".join(
+                        b"event: message\ndata: " + log_note(i) + b"\n" for i in range(count)
+                    )
+                else:
+                    first = b"".join(malformed_event(i) for i in range(count))
+                stream = first + b"event: message\ndata: " + body + b"\n\n"
+                self._body(200, stream, {"Content-Type": "text/event-stream"})
+                return
             if error is not None and raw.refusal(method) is not None:
                 # As the Python SDK's servers answer: the error at an HTTP status.
                 self._body(404 if error["code"] == -32601 else 400, body, headers)

@@ -168,7 +168,5 @@ class EventFilter:
 
 
 def _first_event_end(buf: bytes | bytearray, start: int) -> int | None:
-    ends = [
-        at + len(mark) for mark in (b"\n\n", b"\r\n\r\n") if (at := buf.find(mark, start)) >= 0
-    ]
+    ends = [at + len(mark) for mark in (b"\n\n", b"\r\n\r\n") if (at := buf.find(mark, start)) >= 0]
     return min(ends) if ends else None

@@ -199,9 +199,7 @@ def _no_skills(conn: McpConnection, exc: MCPError) -> bool:
 def _no_skills_error(conn: McpConnection, method: str, exc: MCPError) -> NoSkillsMethod:
     conn.no_skills_answer()
     return NoSkillsMethod(
-        conn.masked(
-            f"the server answered {method} with {error_code(exc)}: it publishes no skills"
-        )
+        conn.masked(f"the server answered {method} with {error_code(exc)}: it publishes no skills")
     )
 
 

@@ -7,7 +7,6 @@ HTTP on 127.0.0.1); the command line runs under an address-space and CPU ceiling
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 import sys
 import time

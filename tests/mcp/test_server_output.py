@@ -114,6 +114,8 @@ def test_the_summary_quotes_the_cause_before_the_tail() -> None:
     lines = ["starting", "  File 'x', line 3", "ValueError: bad port", "}", "Node.js v20"]
     causes = cause_lines(lines)
     assert causes == ["ValueError: bad port"]
-    assert stderr_summary(causes, lines[-2:]) == "ValueError: bad port … last lines: } | Node.js v20"
+    assert (
+        stderr_summary(causes, lines[-2:]) == "ValueError: bad port … last lines: } | Node.js v20"
+    )
     assert stderr_summary([], ["a", "b"]) == "a | b"
     assert cause_lines(['    throw new Error("x")', "    raise ValueError(x)"]) == []

@@ -608,9 +608,12 @@ async def _settle(
         raise
     except BaseException as exc:  # noqa: BLE001
         if not fut.done():
-            fut.set_exception(
-                exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
-            )
+            error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
+            # A server's words (an error quoting a header) never carry a secret out.
+            said = str(error)
+            if conn.masked(said) != said:
+                error.args = (conn.masked(said), *error.args[1:])
+            fut.set_exception(error)
         return
     if not fut.done():
         fut.set_result(result)

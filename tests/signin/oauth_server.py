@@ -25,7 +25,8 @@ naming another issuer), ``http-issuer`` (resource metadata naming a plain-HTTP
 authorization server that is not on this computer), ``other-redirect`` (registration
 answering with a redirect address that is not the client's loopback one),
 ``echo-authorization`` (the MCP server answers ``skills/list`` and ``tools/list`` with an
-error quoting the request's ``Authorization`` header, as a careless server might).
+error quoting the request's ``Authorization`` header, and ``skills/get`` with a -32602
+quoting it, as a careless server might).
 """
 
 from __future__ import annotations
@@ -301,8 +302,8 @@ class _Rewrite:
 
 
 class _EchoAuthorization:
-    """Answers ``skills/list`` and ``tools/list`` with an error quoting the request's
-    ``Authorization`` header (in its own words, and its token alone in the data)."""
+    """Answers ``skills/list``, ``tools/list`` and ``skills/get`` with an error quoting
+    the request's ``Authorization`` header (in its own words, and its token alone)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -321,10 +322,11 @@ class _EchoAuthorization:
         headers = dict(scope["headers"])
         authorization = headers.get(b"authorization", b"").decode()
         method = request.get("method") if isinstance(request, dict) else None
-        if method in ("skills/list", "tools/list") and authorization:
+        if method in ("skills/list", "tools/list", "skills/get") and authorization:
             token = authorization.split(" ", 1)[-1]
             error = {
-                "code": -32603,
+                # skills/get: "no such skill", in the server's own words
+                "code": -32602 if method == "skills/get" else -32603,
                 "message": f"refused: header 'Authorization: {authorization}' (token={token})",
             }
             out = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()

@@ -31,6 +31,11 @@ def test_a_token_the_server_quotes_in_its_error_is_masked(
     (source,) = json.loads(as_json.stdout)["sources"]
     assert source["status"] == "error"
     assert "token=****" in source["message"], source["message"]
-    for output in (human.stdout, human.stderr, as_json.stdout, as_json.stderr):
+    # Asked by URI: "no such skill", the server's words quoted with the token masked.
+    got = cli("get", "vault", "skill://alpha/SKILL.md", "--server", server.option)
+    assert got.returncode == 1
+    assert "refused: header 'Authorization: Bearer ****" in got.stderr, got.stderr
+    outputs = (human.stdout, human.stderr, as_json.stdout, as_json.stderr, got.stdout, got.stderr)
+    for output in outputs:
         for token in tokens:
             assert token not in output, output

@@ -63,9 +63,24 @@ class _CountBadNotifications(logging.Filter):
             return True
         count_unasked = COUNT_UNASKED.get()
         if count_unasked is not None:
-            why = str(record.args[0]) if isinstance(record.args, tuple) and record.args else ""
-            count_unasked(quoted(why.splitlines()[0] if why else "", 120))
+            count_unasked(_why(record))
         return False
+
+
+def _why(record: logging.LogRecord) -> str:
+    """The notification's method, and what was wrong with it (its first field)."""
+    method = str(record.args[0]) if isinstance(record.args, tuple) and record.args else ""
+    exc = record.exc_info[1] if record.exc_info else None
+    errors = getattr(exc, "errors", None)
+    detail = ""
+    if callable(errors):
+        try:
+            first = errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            detail = f" ({where}: {first.get('msg', 'invalid')})" if where else ""
+        except (IndexError, TypeError, ValueError, AttributeError):
+            detail = ""
+    return quoted(method + detail, 160)
 
 
 # The SDK's client session logs as "client".

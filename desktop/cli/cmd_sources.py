@@ -69,12 +69,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         p = sub.add_parser(action, help=what)
         p.add_argument("label", metavar="LABEL", help="the source's label (see sources list)")
+    p = sub.add_parser(
+        "log",
+        help="start a server and print what it writes on its stderr",
+        description="Start the server LABEL, list it as `list` would, and print what it "
+        "wrote on its stderr meanwhile: its beginning and its end, bounded, with every "
+        "secret the catalog sent it masked.",
+    )
+    p.add_argument("label", metavar="LABEL", help="the server's label (see sources list)")
+    from desktop.cli.sources_args import add_source_options
+
+    add_source_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None)
     if action is None or action == "list":
         return _list(bool(getattr(args, "json", False)))
+    if action == "log":
+        from desktop.cli import sources_log
+
+        return sources_log.run(args)
     from desktop.sources import config
 
     try:

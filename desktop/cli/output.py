@@ -81,6 +81,8 @@ def _cell(c: str) -> int:
 def cells(text: str) -> int:
     """Terminal columns a string takes (East Asian wide characters take two, combining
     and zero-width characters none)."""
+    if text.isascii():  # every ASCII character takes one column (measured: 10,000 rows
+        return len(text)  # of `list` spent 0.3 s here, character by character)
     return sum(map(_cell, text))
 
 

@@ -638,6 +638,11 @@ class CatalogSession:
         as it connected (its instructions among them), or the error."""
         return await self.reader.connect(label)
 
+    def server_output(self, label: str) -> str | None:
+        """What the server ``label`` wrote on its stderr since it was last started here
+        (bounded, secrets masked); ``None`` for a server over HTTP."""
+        return self.reader.server_output(label)
+
     # -- verified reads ------------------------------------------------------
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:

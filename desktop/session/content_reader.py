@@ -131,6 +131,15 @@ class ContentReader:
         pool = self._pool
         return pool is not None and label in pool.specs and pool.handle(label).connected
 
+    def server_output(self, label: str) -> str | None:
+        """What the server ``label`` wrote on its stderr since it was last started here
+        (bounded, secrets masked): ``None`` for a server over HTTP, ``""`` for one that
+        wrote nothing or was not started."""
+        pool = self._pool
+        if pool is None or label not in pool.specs:
+            return ""
+        return pool.handle(label).server_output()
+
     async def connect(self, label: str) -> SourceStatus:
         """The server ``label`` connected (if it is not): its status, or the error."""
         return await self.pool.handle(label).start()

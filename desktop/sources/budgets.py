@@ -49,6 +49,11 @@ class Budgets:
     """Seconds one skill's verification (all its reads) may take."""
     max_concurrent_reads: int = 4
     """Reads of one skill's files sent to a server at once."""
+    notification_limit: int = 5000
+    """Messages a server may send unasked (notifications, requests to the client,
+    events of an event stream) within :attr:`notification_window` seconds; past it the
+    rest of the window's are dropped unread (see ``desktop.sources.mcp_notifications``)."""
+    notification_window: float = 10.0
 
     def answer_limit(self, method: str) -> int:
         """Bytes the answer to a request for ``method`` may take (before parsing)."""
@@ -61,12 +66,8 @@ class Budgets:
 
 DEFAULT_BUDGETS = Budgets()
 
-UNASKED_LIMIT = 5000
-"""Messages a server may send unasked (notifications, requests to the client, events
-of an event stream) within :data:`UNASKED_WINDOW` seconds. Past it, the server is
-flooding: each costs the client's loop (the window's own thread) time for as long as
-the connection is kept, so the connection is given up."""
 UNASKED_WINDOW = 10.0
+"""The window in which event streams resumed are counted (see :data:`RESUME_LIMIT`)."""
 
 RESUME_LIMIT = 10
 """Times an event stream that ended without its answer is resumed (a GET with

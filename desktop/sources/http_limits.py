@@ -8,6 +8,10 @@ arrive and counted after decompression, which happens here, a bounded piece at a
 instead of in httpx: a JSON body, or one event of an event stream, over the limit ends
 the read with :class:`ResponseRefused` after ``on_fault`` has been told why.
 
+An event stream's events are judged one by one before the SDK sees them
+(:mod:`~desktop.sources.mcp_notifications`): what is not JSON-RPC is dropped and
+counted, notifications past the connection's budget are dropped, answers always pass.
+
 A request with a smaller limit of its own (a ``tools/list`` page: parsing one of 45 MB
 took 3.4 GB) has its answer held until it is whole, within that limit; past it the
 answer is dropped unread and an error in its place ends that request alone.
@@ -16,7 +20,6 @@ answer is dropped unread and an error in its place ends that request alone.
 from __future__ import annotations
 
 import json
-import time
 import zlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -24,7 +27,9 @@ from typing import Any
 import httpx2
 import orjson
 
-from desktop.sources.budgets import ANSWER_REFUSED, UNASKED_LIMIT, UNASKED_WINDOW
+from desktop.core.visible import cut_repr
+from desktop.sources.budgets import ANSWER_REFUSED
+from desktop.sources.mcp_notifications import EventFilter, NotificationBudget, judge_event
 
 # What the catalog asks for and can decompress within the limit.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -69,8 +74,10 @@ class CappedStream(httpx2.AsyncByteStream):
         on_fault: Callable[[str], None],
         encoding: str = "",
         refusal: tuple[Any, str] | None = None,
+        budget: NotificationBudget | None = None,
     ) -> None:
         self._inner = inner
+        self._budget = budget
         self._limit = limit
         self._events = events
         self._on_fault = on_fault
@@ -94,13 +101,24 @@ class CappedStream(httpx2.AsyncByteStream):
         return None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        if self._refusal is not None:
-            async for chunk in self._held(*self._refusal):
+        body = self._held(*self._refusal) if self._refusal is not None else self._capped()
+        budget = self._budget
+        if not self._events or budget is None:
+            async for chunk in body:
                 yield chunk
             return
+        events = EventFilter(lambda event: judge_event(event, budget, _excerpt))
+        async for chunk in body:
+            kept = events.feed(chunk)
+            if kept:
+                yield kept
+        rest = events.rest()
+        if rest:
+            yield rest
+
+    async def _capped(self) -> AsyncIterator[bytes]:
         inflater = self._inflater()
-        size = events = 0
-        since = time.monotonic()
+        size = 0
         async for raw in self._inner:
             chunk = raw
             if inflater is not None:
@@ -119,17 +137,6 @@ class CappedStream(httpx2.AsyncByteStream):
                 end = _last_event_end(chunk)
                 if end is not None:
                     size = len(chunk) - end
-                    # Events without end (keep-alive comments included) keep the loop
-                    # busy as long as the stream is open: count them too.
-                    now = time.monotonic()
-                    if now - since > UNASKED_WINDOW:
-                        since, events = now, 0
-                    events += chunk.count(b"\n\n") + chunk.count(b"\r\n\r\n")
-                    if events > UNASKED_LIMIT:
-                        raise self._refuse(
-                            f"the server sent over {UNASKED_LIMIT:,} events within "
-                            f"{UNASKED_WINDOW:g} s on one event stream"
-                        )
             if size > self._limit:
                 raise self._too_large()
             if chunk:
@@ -188,6 +195,10 @@ def _last_event_end(chunk: bytes | bytearray, start: int = 0) -> int | None:
     return max(ends) if ends else None
 
 
+def _excerpt(data: bytes) -> str:
+    return cut_repr(data.decode("utf-8", "replace"), 80)
+
+
 def request_headers(headers: dict[str, str]) -> dict[str, str]:
     """``headers`` asking only for encodings :class:`CappedStream` decompresses (unless
     the source's configuration names an ``Accept-Encoding`` itself)."""
@@ -201,13 +212,15 @@ def cap_responses(
     on_fault: Callable[[str], None],
     answer_limit: Callable[[str], int] | None = None,
     refused: Callable[[str, int | None, int], str] | None = None,
+    budget: NotificationBudget | None = None,
 ) -> Callable[[Any], Any]:
     """An httpx response hook putting every body under ``limit`` bytes per message.
 
     The body is decompressed by :class:`CappedStream`, so the response's
     ``Content-Encoding`` is removed before httpx would decompress it again, unbounded.
     ``answer_limit`` gives the smaller limit of a request's own answer (by its method),
-    ``refused`` the words for an answer dropped past it.
+    ``refused`` the words for an answer dropped past it. ``budget`` judges each event
+    of an event stream (see :class:`~desktop.sources.mcp_notifications.EventFilter`).
     """
 
     async def hook(response: httpx2.Response) -> None:
@@ -229,6 +242,7 @@ def cap_responses(
             on_fault=on_fault,
             encoding=encoding,
             refusal=refusal,
+            budget=budget,
         )
 
     return hook

@@ -80,6 +80,14 @@ async def discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
     finally:
         # Anything the server sent that was not JSON-RPC, noted once it is all known.
         status.notes.extend(conn.notes)
+        mask_status(status, conn)
+
+
+def mask_status(status: SourceStatus, conn: McpConnection) -> None:
+    """Every secret the connection sent or holds masked in what the status says: a
+    server may quote a header (a sign-in's token) in its error, in any words."""
+    status.message = conn.masked(status.message)
+    status.notes[:] = [conn.masked(note) for note in status.notes]
 
 
 async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]:
@@ -201,6 +209,7 @@ async def discover_server(
     except Exception as exc:  # noqa: BLE001 - a broken server must not break discovery
         status.status = "error"
         status.message = describe_error(exc)
+    mask_status(status, conn)
     if status.status == "pending":
         status.status = "error"
         status.message = status.message or "discovery ended without a result"
@@ -303,6 +312,8 @@ class ServerHandle:
         self._listed: tuple[str, str] | None = None
         # Why the last opening failed (a sign-in asked for travels with it).
         self._start_error: SourceError | None = None
+        # The last connection opened (or tried): what its server wrote on stderr.
+        self._output: McpConnection | None = None
 
     @property
     def connected(self) -> bool:
@@ -372,7 +383,8 @@ class ServerHandle:
     ) -> None:
         running: set[asyncio.Task[Any]] = set()
         try:
-            async with McpConnection(self.spec, self.budgets, mode=self.mode) as conn:
+            self._output = McpConnection(self.spec, self.budgets, mode=self.mode)
+            async with self._output as conn:
                 ready.set_result(conn)
                 # A connection given up (a flooding server) is closed now, not when the
                 # next request finds it lost: until then its server keeps the loop busy.
@@ -401,6 +413,7 @@ class ServerHandle:
                     self.status.notes.append(
                         f"{time.strftime('%H:%M:%S')} connection lost: {conn.fault}"
                     )
+                    mask_status(self.status, conn)
                     if self.on_connection is not None:
                         self.on_connection(self.status)
         except BaseException as exc:
@@ -458,6 +471,13 @@ class ServerHandle:
     async def __aenter__(self) -> Self:
         await self.start()
         return self
+
+    def server_output(self) -> str | None:
+        """What the server wrote on stderr since its last start here (bounded, secrets
+        masked); ``None`` for a server over HTTP, ``""`` when it wrote nothing."""
+        if self.spec.transport != "stdio":
+            return None
+        return self._output.server_output() if self._output is not None else ""
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
@@ -588,9 +608,12 @@ async def _settle(
         raise
     except BaseException as exc:  # noqa: BLE001
         if not fut.done():
-            fut.set_exception(
-                exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
-            )
+            error = exc if isinstance(exc, SourceError) else SourceError(describe_error(exc))
+            # A server's words (an error quoting a header) never carry a secret out.
+            said = str(error)
+            if conn.masked(said) != said:
+                error.args = (conn.masked(said), *error.args[1:])
+            fut.set_exception(error)
         return
     if not fut.done():
         fut.set_result(result)

@@ -36,11 +36,11 @@ from pydantic import ConfigDict, TypeAdapter
 from desktop import __version__
 from desktop.core.model import SourceSpec
 from desktop.core.secrets import scrub
+from desktop.core.server_output import bounded_log, cause_lines, stderr_summary
 from desktop.sources.budgets import (
     ANSWER_REFUSED,
     DEFAULT_BUDGETS,
     RESUME_LIMIT,
-    UNASKED_LIMIT,
     UNASKED_WINDOW,
     Budgets,
 )
@@ -59,6 +59,7 @@ from desktop.sources.mcp_errors import (
     shown_seconds,
 )
 from desktop.sources.mcp_log_filters import COUNT_UNASKED
+from desktop.sources.mcp_notifications import NotificationBudget
 from desktop.sources.mcp_transport import (
     close_quietly,
     close_seconds,
@@ -111,9 +112,11 @@ class McpConnection:
         # Messages from the server that were not JSON-RPC: how many, and the first.
         self._stray = 0
         self._stray_first = ""
-        # Messages the server sent unasked in the current window, and when it began.
-        self._unasked = 0
-        self._unasked_since = 0.0
+        # What the server sends unasked, within its budget (see mcp_notifications).
+        self._budget = NotificationBudget(
+            self.budgets.notification_limit, self.budgets.notification_window, self._give_up
+        )
+        self._budget_in_transport = False
         # Set once the server floods its channel: every pending request ends with it.
         self._fault: str | None = None
         # Called once the connection is given up (its owner then closes it).
@@ -128,6 +131,8 @@ class McpConnection:
         # session ended): the kept connection is then replaced before the next request.
         self.lost = False
         self._secrets: list[str] = []
+        # Tokens the connection's sign-in sent (each kept once seen, for its masking).
+        self._tokens: list[str] = []
         # Why the server's sign-in stopped the connection (see desktop.sources.signin).
         self._auth_stop: SourceError | None = None
         self._auth: Any = None
@@ -135,6 +140,9 @@ class McpConnection:
         self._resumes = 0
         self._resumes_since = 0.0
         self._resumes_refused = False
+        # Set once the server answered a skills method with an error that means it
+        # publishes no skills (see desktop.sources.mcp_skills).
+        self.answered_no_skills = False
 
     # -- opening -----------------------------------------------------------------------
 
@@ -150,6 +158,7 @@ class McpConnection:
                 )
                 return stdio_client(params, errlog=self._errlog)
             self._errtail = StderrTail()
+            self._budget_in_transport = True
             return stdio_transport(
                 params,
                 self._errtail,
@@ -158,6 +167,7 @@ class McpConnection:
                 on_exit=self._server_exited,
                 starting_graces=stop_graces(self.spec),
                 pending=PendingAnswers(self.budgets.answer_limit, refused_answer),
+                budget=self._budget,
             )
         if spec.transport == "http":
             transport, self._auth = http_transport(
@@ -169,7 +179,9 @@ class McpConnection:
                 on_request=self._count_resumes,
                 on_status=self._note_http_status,
                 on_fault=self._give_up,
+                budget=self._budget,
             )
+            self._budget_in_transport = True
             return transport
         raise SourceError(f"not an MCP transport: {self.spec.transport}")
 
@@ -210,29 +222,72 @@ class McpConnection:
             self._http_status = status + HTTP_HINTS.get(response.status_code, "")
 
     def stderr_tail(self) -> str:
-        """The server's last lines on stderr, in one line for a message."""
+        """What the server wrote on stderr, in one line for a message: its first lines
+        that read like an error, then its last lines (see desktop.core.server_output)."""
+        causes: list[str] = []
         if self._errtail is not None:
             text = self._errtail.text()[-4 * STDERR_TAIL :]
+            causes = self._errtail.causes
         elif self._errlog is None or self._errlog.closed:
             return ""
         else:
             try:
                 self._errlog.flush()
+                self._errlog.seek(0)
+                head = self._errlog.read(16384)
                 self._errlog.seek(0, os.SEEK_END)
                 end = self._errlog.tell()
                 self._errlog.seek(max(0, end - 4 * STDERR_TAIL))
                 text = self._errlog.read()
             except (OSError, ValueError):
                 return ""
+            causes = cause_lines(head.splitlines())
         lines = [ln for ln in text.splitlines() if ln.strip()]
-        # Masked whole, then cut (a secret cut in two would escape the mask), at a
-        # word's start and saying so, rather than mid-word.
-        tail = scrub(" | ".join(lines[-4:]), self._secrets)
-        if len(tail) > STDERR_TAIL:
-            tail = tail[-STDERR_TAIL:]
-            space = tail.find(" ")
-            tail = "…" + (tail[space + 1 :] if 0 <= space < 40 else tail)
-        return tail
+        # Masked whole, then cut (a secret cut in two would escape the mask).
+        masked = [self.masked(ln) for ln in lines[-4:]]
+        shown = cause_lines([self.masked(c) for c in causes])
+        return stderr_summary(shown, masked, STDERR_TAIL)
+
+    def server_output(self) -> str | None:
+        """What the server wrote on stderr on this connection, bounded and masked, for a
+        person to read; ``None`` for a server not started here (over HTTP)."""
+        if self.spec.transport != "stdio":
+            return None
+        if self._errtail is not None:
+            return self.masked(self._errtail.log())
+        if self._errlog is None or self._errlog.closed:
+            return ""
+        try:
+            self._errlog.flush()
+            self._errlog.seek(0)
+            return self.masked(bounded_log(self._errlog.read(1 << 20), "", 0))
+        except (OSError, ValueError):
+            return ""
+
+    @property
+    def secrets(self) -> list[str]:
+        """Every secret this connection sent or holds: its resolved headers, variables
+        and arguments, and the tokens of its sign-in (a refreshed one included)."""
+        tokens = getattr(getattr(self._auth, "context", None), "current_tokens", None)
+        for name in ("access_token", "refresh_token"):
+            value = getattr(tokens, name, None)
+            if isinstance(value, str) and value and value not in self._tokens:
+                self._tokens.append(value)
+        return [*self._secrets, *self._tokens]
+
+    def masked(self, text: str) -> str:
+        """``text`` with every secret this connection sent or holds masked."""
+        return scrub(text, self.secrets)
+
+    def no_skills_answer(self) -> None:
+        """The server answered a skills method with an error meaning it has none."""
+        self.answered_no_skills = True
+        self.answer_taken()
+
+    def answer_taken(self) -> None:
+        """An error answer was taken as what it says (no skills, no tools): the HTTP
+        status it came with is not a failure of the source."""
+        self._http_status = None
 
     def explain(self, exc: BaseException, timeout: float | None = None) -> str:
         if self._fault is not None:
@@ -243,7 +298,7 @@ class McpConnection:
         tail = "" if answered(exc) else self.stderr_tail()
         if tail:
             message += f" — server stderr: {tail}"
-        message = scrub(message, self._secrets)
+        message = self.masked(message)
         if self._http_status:
             message += f" (the server answered {self._http_status})"
         return message
@@ -255,11 +310,13 @@ class McpConnection:
 
     async def _on_message(self, message: Any) -> None:
         """The SDK hands transport faults and what the server sent unasked here: count
-        what was not JSON-RPC, and how fast the rest comes."""
+        what was not JSON-RPC (what was sent unasked is counted by the transports, which
+        drop what is past the budget before it is parsed)."""
         if self._fault is not None:
             return
         if not isinstance(message, Exception):
-            self.count_unasked()
+            if not self._budget_in_transport:
+                self._budget.allow()  # counted here, too late to be dropped
             return
         self._stray += 1
         if self._stray == 1:
@@ -272,20 +329,10 @@ class McpConnection:
                 f"({self._stray:,} messages, the first: {self._stray_first})"
             )
 
-    def count_unasked(self) -> None:
-        """One more message the server sent unasked (read or not): past the flood limit
-        within its window, the connection is given up."""
-        if self._fault is not None:
-            return
-        now = time.monotonic()
-        if now - self._unasked_since > UNASKED_WINDOW:
-            self._unasked, self._unasked_since = 0, now
-        self._unasked += 1
-        if self._unasked > UNASKED_LIMIT:
-            self._give_up(
-                f"the server sent over {UNASKED_LIMIT:,} notifications or requests "
-                f"unasked within {UNASKED_WINDOW:g} s"
-            )
+    def unreadable_notification(self, why: str) -> None:
+        """A notification the SDK could not read (a log level no one knows, params of
+        the wrong shape) was dropped: counted, and said once in a note."""
+        self._budget.unreadable_one(why)
 
     def _answer_unreadable(self, excerpt: str) -> None:
         """The server answered something that is not JSON-RPC. With one request waiting
@@ -352,14 +399,17 @@ class McpConnection:
     @property
     def notes(self) -> list[str]:
         """What the source's notes should say about this connection."""
-        if not self._stray or self._fault is not None:
+        if self._fault is not None:
             return []
+        notes = self._budget.notes()
+        if not self._stray:
+            return notes
         note = (
             f"the server wrote {self._stray} message(s) that are not JSON-RPC on its "
             f"{self._channel()}, ignored (the first: {self._stray_first}); a server "
             "should send only protocol messages there"
         )
-        return [note]
+        return [note, *notes]
 
     @contextlib.asynccontextmanager
     async def _deadline(self, seconds: float) -> Any:
@@ -392,7 +442,7 @@ class McpConnection:
             launching = self.spec.transport == "stdio"
             slot = launch_slot() if launching else contextlib.nullcontext()
             connect_seconds = connect_timeout(self.spec, self.budgets.connect_timeout)
-            opening = COUNT_UNASKED.set(self.count_unasked)
+            opening = COUNT_UNASKED.set(self.unreadable_notification)
             try:
                 async with slot, self._deadline(connect_seconds):
                     await stack.enter_async_context(client)

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from mcp import MCPError
-from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from pydantic import ValidationError
 
 from desktop.core.visible import cut_repr, json_excerpt, quoted
@@ -28,7 +28,34 @@ class ResumeRefused(Exception):
 
 
 class NoSkillsMethod(SourceError):
-    """The server answered -32601 to a skills method: it has no skills (D3)."""
+    """The server answered a skills method with an error where it publishes no skills:
+    -32601, or (not having declared the extension) any error it answered with (D3)."""
+
+
+def server_answered(exc: BaseException) -> bool:
+    """Whether ``exc`` is a JSON-RPC error the server itself answered with, over stdio
+    or in an HTTP body (at any status), and not one the client put in place of an
+    answer: a timeout, a lost connection or ended session, an answer that could not be
+    read or was refused unread, an HTTP status that carried no JSON-RPC error."""
+    if not isinstance(exc, MCPError) or not answered(exc):
+        return False
+    from desktop.sources.budgets import ANSWER_REFUSED
+
+    code, message = exc.code, exc.message if isinstance(exc.message, str) else ""
+    if code == ANSWER_REFUSED or session_ended(exc):
+        return False
+    if code == PARSE_ERROR and message.startswith("Failed to parse"):
+        return False
+    if code == INTERNAL_ERROR and message == "Server returned an error response":
+        return False
+    return not (code == INVALID_REQUEST and message.startswith("Unexpected content type"))
+
+
+def error_code(exc: MCPError) -> str:
+    """The code of an error answer and its message, for a note: ``-32602 ("Unknown
+    method")``."""
+    text = quoted(exc.message, 80) if isinstance(exc.message, str) else ""
+    return f'{exc.code} ("{text}")' if text else str(exc.code)
 
 
 # What an HTTP status most likely means for a person who typed the URL or the headers.

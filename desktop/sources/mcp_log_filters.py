@@ -11,6 +11,8 @@ import contextvars
 import logging
 from collections.abc import Callable
 
+from desktop.core.visible import quoted
+
 
 class _QuietParseFailures(logging.Filter):
     """Drop the SDK's traceback for each message that is not JSON-RPC, and its log lines
@@ -44,7 +46,7 @@ for _name in ("mcp.client.stdio", "mcp.client.streamable_http"):
 # How the connection whose session is running counts a message sent unasked: the SDK's
 # tasks for a connection inherit it from the task that opened it, so what the SDK logs
 # can be counted against that connection.
-COUNT_UNASKED: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+COUNT_UNASKED: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "skill_catalog_connection", default=None
 )
 
@@ -53,16 +55,32 @@ class _CountBadNotifications(logging.Filter):
     """A notification the SDK cannot read (a log level no one knows, params of the wrong
     shape) is dropped with a traceback on stderr and never reaches the connection's
     message handler: 20,000 of them printed 9,276 tracebacks (11 MB) and took the time
-    the listing needed. Here each is counted by the flood limit of the connection it
-    came on, as a notification sent unasked, and dropped without a word."""
+    the listing needed. Here each is counted by the connection it came on, dropped
+    without a traceback, and said once in the source's notes."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.msg != "Failed to validate notification: %s":
             return True
         count_unasked = COUNT_UNASKED.get()
         if count_unasked is not None:
-            count_unasked()
+            count_unasked(_why(record))
         return False
+
+
+def _why(record: logging.LogRecord) -> str:
+    """The notification's method, and what was wrong with it (its first field)."""
+    method = str(record.args[0]) if isinstance(record.args, tuple) and record.args else ""
+    exc = record.exc_info[1] if record.exc_info else None
+    errors = getattr(exc, "errors", None)
+    detail = ""
+    if callable(errors):
+        try:
+            first = errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            detail = f" ({where}: {first.get('msg', 'invalid')})" if where else ""
+        except (IndexError, TypeError, ValueError, AttributeError):
+            detail = ""
+    return quoted(method + detail, 160)
 
 
 # The SDK's client session logs as "client".

@@ -13,14 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp import MCPError
-from mcp_types import METHOD_NOT_FOUND
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
 
 from desktop.core.collector import collector_paused
 from desktop.core.visible import cut_repr, json_excerpt, quoted
 from desktop.sources.budgets import json_size
 from desktop.sources.errors import SourceError
 from desktop.sources.mcp_connection import SKILLS_EXTENSION, McpConnection
-from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill, first_leaf
+from desktop.sources.mcp_errors import (
+    NoSkillsMethod,
+    NoSuchSkill,
+    error_code,
+    first_leaf,
+    server_answered,
+)
 
 
 @dataclass(slots=True)
@@ -74,10 +80,8 @@ async def _walk_skills(conn: McpConnection, on_page: Callable[[list[Any]], None]
             try:
                 page = await pending
             except MCPError as exc:
-                if exc.code == METHOD_NOT_FOUND and out.pages == 0:
-                    raise NoSkillsMethod(
-                        "the server answered skills/list with -32601: it has no skills"
-                    ) from None
+                if out.pages == 0 and _no_skills(conn, exc):
+                    raise _no_skills_error(conn, "skills/list", exc) from None
                 out.error = f"skills/list page {out.pages + 1} failed: {conn.explain(exc)}"
                 break
             except Exception as exc:  # noqa: BLE001 - any failure ends the walk with a reason
@@ -166,11 +170,12 @@ async def get_skill(conn: McpConnection, uri: str) -> Any:
     try:
         result = await conn.request("skills/get", {"uri": uri})
     except MCPError as exc:
-        if exc.code == METHOD_NOT_FOUND:
-            raise NoSkillsMethod(
-                "the server answered skills/get with -32601: it has no skills"
-            ) from None
-        if exc.code == -32602:
+        # -32602 is the answer for a URI it does not serve (D7), unless the server,
+        # not having declared the extension, already said it publishes no skills.
+        unserved = exc.code == INVALID_PARAMS and not conn.answered_no_skills
+        if _no_skills(conn, exc) and not unserved:
+            raise _no_skills_error(conn, "skills/get", exc) from None
+        if exc.code == INVALID_PARAMS:
             raise NoSuchSkill(
                 f"the server serves no skill at {uri} ({quoted(exc.message)})"
             ) from None
@@ -178,6 +183,24 @@ async def get_skill(conn: McpConnection, uri: str) -> Any:
     if "skill" not in result:
         raise SourceError("skills/get answered without a 'skill' entry")
     return result["skill"]
+
+
+def _no_skills(conn: McpConnection, exc: MCPError) -> bool:
+    """Whether an error answer to a skills method means the server publishes no skills:
+    -32601 always; on a 2025-era connection to a server that did not declare the
+    extension, any error it answered with (servers on the Python SDK 1.x and FastMCP 3.x
+    answer an unknown method with -32602, over HTTP with status 400). A server that
+    declared the extension and fails has failed."""
+    if not server_answered(exc):
+        return False
+    return exc.code == METHOD_NOT_FOUND or conn.declares_extension is None
+
+
+def _no_skills_error(conn: McpConnection, method: str, exc: MCPError) -> NoSkillsMethod:
+    conn.no_skills_answer()
+    return NoSkillsMethod(
+        conn.masked(f"the server answered {method} with {error_code(exc)}: it publishes no skills")
+    )
 
 
 def _cacheable_lapses(page: dict[str, Any], *, ttl_ok: bool) -> list[str]:

@@ -4,9 +4,9 @@ budgets, for the tool-affinity checks of its skills."""
 from __future__ import annotations
 
 from mcp import MCPError
-from mcp_types import METHOD_NOT_FOUND
 
 from desktop.sources.mcp_connection import McpConnection
+from desktop.sources.mcp_errors import error_code, server_answered
 
 
 async def list_tools(conn: McpConnection) -> tuple[list[str] | None, list[str]]:
@@ -24,8 +24,12 @@ async def list_tools(conn: McpConnection) -> tuple[list[str] | None, list[str]]:
                 "tools/list", conn.client.list_tools(cursor=cursor, cache_mode="bypass")
             )
         except MCPError as exc:
-            if exc.code == METHOD_NOT_FOUND:
-                return [], ["the server answered tools/list with -32601: it has no tools"]
+            if server_answered(exc) and not names:
+                # -32601, or -32602 as servers on the Python SDK 1.x answer an unknown
+                # method: any error it answered with means it lists no tools.
+                conn.answer_taken()
+                said = conn.masked(f"the server answered tools/list with {error_code(exc)}")
+                return [], [f"{said}: it lists no tools"]
             notes.append(f"tools/list failed: {conn.explain(exc)}")
             return (names or None), notes
         except Exception as exc:  # noqa: BLE001 - reported as a note

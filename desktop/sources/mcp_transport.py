@@ -80,12 +80,14 @@ def http_transport(
     on_request: Callable[[Any], Awaitable[None]],
     on_status: Callable[[Any], Awaitable[None]],
     on_fault: Callable[[str], None],
+    budget: Any = None,
 ) -> tuple[HttpTransport, Any]:
     """Streamable HTTP to ``spec``'s endpoint (resolved; ``configured`` as the user wrote
     it), and the sign-in that authorizes its requests.
 
     ``on_request`` and ``on_status`` see every request and response; ``on_fault`` is
-    called for a message over the budget.
+    called for a message over the budget; ``budget`` (a ``NotificationBudget``) judges
+    what the server sends unasked.
     """
     headers = dict(spec.headers)
     import httpx2
@@ -110,6 +112,7 @@ def http_transport(
                     on_fault,
                     budgets.answer_limit,
                     refused_answer,
+                    budget,
                 ),
             ],
         },

@@ -31,6 +31,11 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
+from desktop.core.server_output import CAUSE_LINES, bounded_log, is_error_line
+from desktop.sources.mcp_notifications import NotificationBudget
+
+UNASKED = (mcp_types.JSONRPCNotification, mcp_types.JSONRPCRequest)
+
 EXIT_GRACE = 2.0  # seconds for the server to exit once its stdin is closed
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to its process group
 FLUSH_GRACE = 0.5  # seconds for messages already accepted to be written at close
@@ -46,25 +51,58 @@ _PIPE_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndO
 
 
 class StderrTail:
-    """The last bytes a server wrote to its stderr: what an error message quotes.
+    """What a server wrote to its stderr: its beginning, its tail, and its first lines
+    that read like an error (what a message quotes, see ``desktop.core.server_output``).
 
-    A server's stderr is read through a pipe and only its tail is kept, so one that
-    logs all day in a window left open costs a few KiB, not a file growing on disk.
+    A server's stderr is read through a pipe and only these are kept, so one that logs
+    all day in a window left open costs a few dozen KiB, not a file growing on disk.
     """
 
-    def __init__(self, keep: int = 8192) -> None:
+    def __init__(self, keep: int = 8192, head: int = 16384) -> None:
         self._keep = keep
+        self._head_size = head
+        self._head = bytearray()
         self._data = bytearray()
         self.seen = 0  # bytes read in all
+        self.causes: list[str] = []  # the first error-like lines
+        self._line = bytearray()  # the line being scanned for causes (its start)
 
     def feed(self, chunk: bytes) -> None:
         self.seen += len(chunk)
+        if len(self.causes) < CAUSE_LINES:
+            self._scan(chunk)
+        room = self._head_size - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
         self._data += chunk
         if len(self._data) > 2 * self._keep:
             del self._data[: -self._keep]
 
+    def _scan(self, chunk: bytes) -> None:
+        *done, rest = chunk.split(b"\n")
+        for piece in done:
+            self._line += piece[: 4096 - len(self._line)]
+            line = self._line.decode("utf-8", "replace")
+            self._line.clear()
+            if is_error_line(line) and line not in self.causes:
+                self.causes.append(line)  # whole: masked before it is cut
+                if len(self.causes) >= CAUSE_LINES:
+                    return
+        self._line += rest[: max(0, 4096 - len(self._line))]
+
     def text(self) -> str:
-        return bytes(self._data[-self._keep :]).decode("utf-8", "replace")
+        """The last bytes (up to ``keep``), from the head when the stream was short."""
+        whole = bytes(self._head[-self._keep :] + self._data)
+        return whole[-self._keep :].decode("utf-8", "replace")
+
+    def log(self) -> str:
+        """All that was kept, for a person: the beginning and the end, saying what was
+        left out between them (see ``desktop.core.server_output.bounded_log``)."""
+        tail = bytes(self._data[-self._keep :])
+        skipped = self.seen - len(self._head) - len(tail)
+        head = bytes(self._head).decode("utf-8", "replace")
+        return bounded_log(head, tail.decode("utf-8", "replace"), skipped)
 
 
 def refused_answer(request_id: Any, message: str) -> SessionMessage:
@@ -171,6 +209,7 @@ async def stdio_transport(
     on_exit: Callable[[int | None], None] | None = None,
     starting_graces: tuple[float, float] | None = None,
     pending: PendingAnswers | None = None,
+    budget: NotificationBudget | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the server and yield the session's (read, write) streams.
 
@@ -182,6 +221,8 @@ async def stdio_transport(
     stopped before it wrote anything: a package runner may still be installing, and
     is given time to finish rather than be ended with a half-written install.
     ``pending`` drops, unparsed, an answer over the byte limit of the request it answers.
+    ``budget`` counts the notifications and requests the server sends: past it, they are
+    dropped (a line without an ``"id"`` unparsed) and answers still read.
     """
     process = await anyio.open_process(
         [params.command, *params.args],
@@ -221,9 +262,19 @@ async def stdio_transport(
                         if refused is not None:
                             await to_session.send(refused)
                             continue
+                        if budget is not None and budget.over and b'"id"' not in line:
+                            budget.allow()  # past the budget: dropped unparsed
+                            continue
                         parsed = parse_line(line)
                         if pending is not None and isinstance(parsed, SessionMessage):
                             pending.answered(parsed.message)
+                        if (
+                            budget is not None
+                            and isinstance(parsed, SessionMessage)
+                            and isinstance(parsed.message, UNASKED)
+                            and not budget.allow()
+                        ):
+                            continue
                         await to_session.send(parsed)
                 if not closing and on_exit is not None:
                     # The server ended its output on its own: it exited (or is about

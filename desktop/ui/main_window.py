@@ -245,6 +245,7 @@ class MainWindow(WindowSurface):
         sb.toggleRequested.connect(self.actions_.toggle_source)
         sb.retryRequested.connect(lambda _label: self.actions_.refresh())
         sb.instructionsRequested.connect(self.actions_.show_instructions)
+        sb.serverOutputRequested.connect(self.actions_.show_server_output)
         sb.openFolderRequested.connect(self.actions_.open_folder)
         sb.sourceChosen.connect(self._filter_source)
         sb.viewChosen.connect(self.filter_bar.set_view)

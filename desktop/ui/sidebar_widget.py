@@ -71,6 +71,7 @@ class SidebarWidget(QWidget):
     toggleRequested = Signal(str)
     retryRequested = Signal(str)
     instructionsRequested = Signal(str)
+    serverOutputRequested = Signal(str)
     openFolderRequested = Signal(str)
     signInRequested = Signal(str)
     signOutRequested = Signal(str)
@@ -126,6 +127,7 @@ class SidebarWidget(QWidget):
         self.remove_action = self._action("&Remove…", self.removeRequested)
         self.retry_action = self._action("Re&try", self.retryRequested)
         self.instructions_action = self._action("Server &instructions…", self.instructionsRequested)
+        self.server_output_action = self._action("Server &output…", self.serverOutputRequested)
         self.open_folder_action = self._action("Open &folder", self.openFolderRequested)
         self.sign_in_action = self._action("&Sign in…", self.signInRequested)
         self.sign_out_action = self._action("Sign o&ut", self.signOutRequested)
@@ -341,6 +343,13 @@ class SidebarWidget(QWidget):
             spec is not None and spec.kind == "mcp" and spec.enabled and connected
         )
         self.open_folder_action.setEnabled(spec is not None and spec.kind == "local")
+        stdio = spec is not None and spec.transport == "stdio"
+        self.server_output_action.setEnabled(stdio)
+        self.server_output_action.setToolTip(
+            "What the server wrote on its error output since it was started"
+            if stdio
+            else "A server over HTTP runs elsewhere: its output is not seen here"
+        )
         asks = status is not None and status.sign_in in ("required", "again")
         self.sign_in_button.setVisible(bool(asks and spec is not None and spec.enabled))
         again = asks and status is not None and status.sign_in == "again"
@@ -367,7 +376,7 @@ class SidebarWidget(QWidget):
         spec = self.current_spec()
         actions = [self.edit_action, self.toggle_action, self.remove_action, self.retry_action]
         if spec is not None and spec.kind == "mcp":
-            actions.append(self.instructions_action)
+            actions += [self.instructions_action, self.server_output_action]
         if spec is not None and spec.kind == "local":
             actions.append(self.open_folder_action)
         if spec is not None and spec.transport == "http":

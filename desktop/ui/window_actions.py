@@ -302,6 +302,15 @@ class WindowActions:
         dialog.skillOpened.connect(self.w.select_skill)
         self._show(dialog)
 
+    def show_server_output(self, label: str) -> None:
+        from desktop.ui.server_output_dialog import ServerOutputDialog
+
+        spec = self.w.sources_model.spec(label)
+        if spec is None or spec.kind != "mcp":
+            self.w.notifier.info("select a server to read what it wrote")
+            return
+        self._show(ServerOutputDialog(spec, self.w.controller, self.w))
+
     def open_folder(self, label: str) -> None:
         from PySide6.QtCore import QUrl
         from PySide6.QtGui import QDesktopServices

@@ -7,7 +7,6 @@ HTTP on 127.0.0.1); the command line runs under an address-space and CPU ceiling
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 import sys
 import time
@@ -85,35 +84,40 @@ def test_a_malformed_notification_is_dropped_without_a_traceback(tmp_home: Path)
     assert result.stderr == ""
 
 
-def test_20000_malformed_notifications_are_a_flood_said_as_one(tmp_home: Path) -> None:
+def test_20000_malformed_notifications_are_dropped_and_the_answer_read(tmp_home: Path) -> None:
     """They printed 9,276 tracebacks (11 MB) and made the listing time out although the
-    server had answered."""
+    server had answered; then they failed the source as a flood. A sloppy server is not
+    a failed source: past the budget they are dropped unread, said once, and the answer
+    is read."""
     result = run_bounded("list", "--server", raw_server("bad-notes", "20000"), seconds=60)
     assert not result.timed_out, result.summary()
+    assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr) < 2000, result.stderr[:2000]
-    assert "sent over 5,000 notifications or requests unasked within 10 s" in result.stdout
+    assert "r:demo  listed" in result.stdout
+    assert "15,000 past that were dropped unread" in result.stdout
+    assert "5,000 notification(s) from the server could not be read" in result.stdout
     assert "no answer to skills/list" not in result.stdout
 
 
-def test_malformed_notifications_on_a_kept_connection_count_as_a_flood() -> None:
+def test_malformed_notifications_on_a_kept_connection_leave_it_answering() -> None:
     """Once listed, the server sends 20,000 notifications that cannot be read, then one
-    each 10 ms. The kept connection (the window's) spent seconds of CPU on them every
-    10 s while the source stayed "ok"; it is given up, the source says why."""
+    each 10 ms. Past the budget they are dropped before they are parsed: the kept
+    connection (the window's) stays, and what is asked of it is answered."""
 
     async def scenario() -> tuple[str, str, float]:
         async with ServerHandle(raw_spec("bad-notes-after", "20000"), TEST_BUDGETS, None) as h:
-            status, _skills = await h.discover()
+            status, (skill,) = await h.discover()
             assert status.status == "ok", status.message
             cpu = time.process_time()
-            for _ in range(200):
-                if h.status.status == "error":
-                    break
-                await asyncio.sleep(0.1)
-            return h.status.status, h.status.message, time.process_time() - cpu
+            for _ in range(10):  # while the burst and the trickle arrive
+                read = await h.read_skill_md(skill)
+                assert read.verification.state == "verified", read.verification.message
+            again, _skills = await h.discover()
+            return h.status.status, " ".join(again.notes), time.process_time() - cpu
 
-    state, message, _cpu = run(scenario())
-    assert state == "error", message
-    assert "sent over 5,000 notifications or requests unasked within 10 s" in message
+    state, notes, _cpu = run(scenario())
+    assert state == "ok"
+    assert "past that were dropped unread" in notes, notes
 
 
 def test_ten_files_that_never_answer_end_well_within_two_minutes(tmp_home: Path) -> None:

@@ -26,7 +26,10 @@ without S256), ``no-access-token`` (a token answer lacking ``access_token``),
 ``deny`` (consent answers ``error=access_denied``), ``foreign-issuer`` (metadata
 naming another issuer), ``http-issuer`` (resource metadata naming a plain-HTTP
 authorization server that is not on this computer), ``other-redirect`` (registration
-answering with a redirect address that is not the client's loopback one).
+answering with a redirect address that is not the client's loopback one),
+``echo-authorization`` (the MCP server answers ``skills/list`` and ``tools/list`` with an
+error quoting the request's ``Authorization`` header, and ``skills/get`` with a -32602
+quoting it, as a careless server might).
 """
 
 from __future__ import annotations
@@ -326,6 +329,59 @@ class _Rewrite:
         await self.app(scope, receive, capture)
 
 
+class _EchoAuthorization:
+    """Answers ``skills/list``, ``tools/list`` and ``skills/get`` with an error quoting
+    the request's ``Authorization`` header (in its own words, and its token alone)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            body.extend(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        request = json.loads(bytes(body) or b"null")
+        headers = dict(scope["headers"])
+        authorization = headers.get(b"authorization", b"").decode()
+        method = request.get("method") if isinstance(request, dict) else None
+        if method in ("skills/list", "tools/list", "skills/get") and authorization:
+            token = authorization.split(" ", 1)[-1]
+            error = {
+                # skills/get: "no such skill", in the server's own words
+                "code": -32602 if method == "skills/get" else -32603,
+                "message": f"refused: header 'Authorization: {authorization}' (token={token})",
+            }
+            out = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(out)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": out})
+            return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
 def mcp_app(folder: Path, provider: Provider, issuer: str, resource: str, scenario: str) -> Any:
     from desktop.serve.folder_state import PublishedFolder
     from desktop.serve.server import build_server
@@ -347,6 +403,8 @@ def mcp_app(folder: Path, provider: Provider, issuer: str, resource: str, scenar
         auth=settings,
         token_verifier=ProviderTokenVerifier(provider),  # type: ignore[arg-type]
     )
+    if scenario == "echo-authorization":
+        return _EchoAuthorization(app)
     return _Rewrite(app, scenario) if scenario == "wrong-resource" else app
 
 

@@ -8,10 +8,19 @@ stdio, or a plain ``http.server`` on 127.0.0.1 answering each POST with one JSON
 
 Scenarios:
   ok             a correct server
+  answers CODE   declares no extension and answers skills/list, skills/get and
+                 tools/list with the JSON-RPC error CODE (-32602 as the Python SDK 1.x
+                 answers an unknown method); over HTTP with status 400 (404 for -32601)
+  declared CODE  the same answer from a server that declares the extension
   bad-notes N    N notifications/message with a log level no client knows, sent
                  before the answer to skills/list (over stdio)
   bad-notes-after N
                  the same N after the answer to skills/list, then one each 10 ms
+  log-flood N    N valid notifications/message sent before the answer to skills/list
+                 (over HTTP: in the answer's event stream)
+  sse-bad-notes N
+                 (HTTP) answers skills/list with an event stream of N events that are
+                 not JSON-RPC (invalid JSON, and JSON that is not JSON-RPC), then the answer
   big-tools MB   tools/list answers with one page of about MB megabytes of tools
   dir-flood N    declares directoryRead; resources/directory/read answers pages of
                  5,000 entries each, N entries in all, each page with a next cursor
@@ -70,7 +79,20 @@ class Raw:
         settings: dict[str, Any] = {}
         if self.scenario.startswith("dir-"):
             settings["directoryRead"] = True
+        if self.scenario == "answers":
+            return {"resources": {}, "tools": {}}
         return {"resources": {}, "tools": {}, "extensions": {EXT: settings}}
+
+    def refusal(self, method: str) -> dict[str, Any] | None:
+        """The error of the ``answers``/``declared`` scenarios, for the methods they refuse."""
+        if self.scenario in ("answers", "declared") and method in (
+            "skills/list",
+            "skills/get",
+            "tools/list",
+        ):
+            code = int(self.arg or "-32602")
+            return {"code": code, "message": f"Unknown method: {method}"}
+        return None
 
     def entry(self) -> dict[str, Any]:
         return {
@@ -96,6 +118,8 @@ class Raw:
             }, None
         if method == "ping":
             return {}, None
+        if (refused := self.refusal(method)) is not None:
+            return None, refused
         if method == "skills/list":
             return {"skills": [self.entry()]}, None
         if method == "tools/list":
@@ -144,6 +168,18 @@ def bad_note() -> bytes:
     )
 
 
+def log_note(i: int) -> bytes:
+    return (
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+        b'"logger":"raw","data":"working on step %d"}}\n' % i
+    )
+
+
+def malformed_event(i: int) -> bytes:
+    data = b"{not json %d" % i if i % 2 == 0 else b'{"jsonrpc":"1.0","surprise":%d}' % i
+    return b"event: message\ndata: " + data + b"\n\n"
+
+
 def serve_stdio(raw: Raw) -> None:
     out = sys.stdout.buffer
 
@@ -173,6 +209,10 @@ def serve_stdio(raw: Raw) -> None:
         if method == "skills/list" and raw.scenario == "bad-notes":
             with raw.write_lock:
                 out.write(bad_note() * int(raw.arg or "1"))
+                out.flush()
+        if method == "skills/list" and raw.scenario == "log-flood":
+            with raw.write_lock:
+                out.write(b"".join(log_note(i) for i in range(int(raw.arg or "1"))))
                 out.flush()
         result, error = raw.answer(method, message.get("params") or {})
         if result is ...:
@@ -266,6 +306,21 @@ def serve_http(raw: Raw, port: int) -> None:
             else:
                 reply["result"] = result
             body = json.dumps(reply).encode()
+            if method == "skills/list" and raw.scenario in ("log-flood", "sse-bad-notes"):
+                count = int(raw.arg or "1")
+                if raw.scenario == "log-flood":
+                    first = b"".join(
+                        b"event: message\ndata: " + log_note(i) + b"\n" for i in range(count)
+                    )
+                else:
+                    first = b"".join(malformed_event(i) for i in range(count))
+                stream = first + b"event: message\ndata: " + body + b"\n\n"
+                self._body(200, stream, {"Content-Type": "text/event-stream"})
+                return
+            if error is not None and raw.refusal(method) is not None:
+                # As the Python SDK's servers answer: the error at an HTTP status.
+                self._body(404 if error["code"] == -32601 else 400, body, headers)
+                return
             if raw.scenario == "sse-retry0" and method not in ("initialize", "server/discover"):
                 # An event stream that names a resumable event, asks for reconnects at
                 # once and ends before its answer.

@@ -285,9 +285,12 @@ class ApprovalRecord:
                 "the stored approval does not match its own hash (it was altered outside "
                 f"Skill Catalog): stored {record.set_hash}, its files hash to {actual}",
             )
-        problem = grants_problem(record, record.requested_tools, record_has_scripts(record))
-        if problem is not None:
-            raise problem
+        # A record made before the requested tools were kept cannot be checked on its own;
+        # its grants are still checked against the skill when it is bound (bind).
+        if "requested_tools" in data:
+            problem = grants_problem(record, record.requested_tools, record_has_scripts(record))
+            if problem is not None:
+                raise problem
         return record
 
     @classmethod

@@ -199,7 +199,7 @@ def test_a_record_nested_too_deep_or_unpacking_huge_is_a_problem_not_a_crash(
         assert "it unpacks to more than 67,108,864 bytes" in state["message"]
     shown = cli("approvals")
     assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
-    assert "PROBLEM:" in shown.stdout and "(counts as not approved)" in shown.stdout
+    assert "PROBLEM:" in shown.stdout and "(damaged, counts as not approved)" in shown.stdout
     (kept,) = stored(cli)  # still listed, with its problem: nothing was deleted
     assert kept["storage_name"] == name and kept["error"]["code"] == "unparseable"
 

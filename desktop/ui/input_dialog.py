@@ -9,7 +9,6 @@ its message saying which input it needs.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, Signal
@@ -104,6 +103,8 @@ class InputAsker(QObject):
         self.controller.spawn(self._check(spec), f"looking up the values {label} asks for")
 
     async def _check(self, spec: SourceSpec) -> None:
+        import asyncio  # not at the top: the window paints its list before asyncio loads
+
         missing = await asyncio.to_thread(missing_inputs, spec)
         if missing:
             self._queue.append((missing[0].label, missing))
@@ -128,6 +129,8 @@ class InputAsker(QObject):
         self._next()
 
     async def _keep(self, label: str, values: dict[str, str]) -> None:
+        import asyncio
+
         for input_id, value in values.items():
             why = await asyncio.to_thread(remember_input, label, input_id, value)
             if why:

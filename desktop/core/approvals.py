@@ -41,7 +41,7 @@ from desktop.core.approval_states import CHANGED as CHANGED
 from desktop.core.approval_states import NOT_APPROVED as NOT_APPROVED
 from desktop.core.approval_states import REJECTED as REJECTED
 from desktop.core.approval_states import UNAPPROVABLE as UNAPPROVABLE
-from desktop.core.identity import QUALIFIER, SkillIdentity, skill_id
+from desktop.core.identity import QUALIFIER, SkillIdentity, server_key, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
 
 FORMAT_VERSION = 1
@@ -120,14 +120,16 @@ class ApprovalKey:
         return cls("mcp", identity.label, identity.source.legacy_endpoint(environ), identity.uri)
 
     def moved_to(self, key: ApprovalKey) -> bool:
-        """Whether this (older) key's record may be moved under ``key``: the same label,
-        URI and endpoint as the older versions took it, for a skill of the same
-        transport (the record says which: ``transport``)."""
-        return not self.transport and (self.kind, self.label, self.uri) == (
-            key.kind,
-            key.label,
-            key.uri,
-        )
+        """Whether this key, written by a version before the server key (no transport),
+        names what ``key`` names: the same label and URI, and its endpoint (placeholders
+        already filled in then) is ``key``'s once normalized by ``key``'s transport. The
+        record it names must say that transport too (older keys could not tell)."""
+        if self.transport or self.kind != "mcp" or not key.transport:
+            return False
+        if (self.kind, self.label, self.uri) != (key.kind, key.label, key.uri):
+            return False
+        server = server_key("mcp", key.transport, self.endpoint, {})  # type: ignore[arg-type]
+        return server == (key.transport, key.endpoint)
 
     @property
     def storage_name(self) -> str:

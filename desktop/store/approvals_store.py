@@ -461,7 +461,11 @@ class ApprovalStore:
             with _writing(self.service, self.timeout):
                 entries = self._index_for_writing(blobs)
                 blobs.write(entry.name, record.to_json())
-                others = [e for e in entries if e.name != entry.name]
+                # An older version's record of the same skill is replaced by this one.
+                legacy = self._legacy_entries(blobs, entries, record.key)
+                self._drop_legacy(blobs, legacy)
+                gone = {entry.name, *(e.name for e in legacy)}
+                others = [e for e in entries if e.name not in gone]
                 self._write_index(blobs, [*others, entry])
             return record
 
@@ -494,6 +498,8 @@ class ApprovalStore:
                 # With a key (the sources were given) only that approval goes: the same
                 # label and URI approved at another endpoint is another approval.
                 gone = [e for e in entries if (e.key == key if key else e.matches(target))]
+                if key is not None:  # and what an older version stored for it
+                    gone += self._legacy_entries(blobs, entries, key)
                 if not gone and key is None:
                     gone = [e for e in entries if e.named(target)]
                     skills = sorted({e.skill_id for e in gone})
@@ -576,6 +582,28 @@ class ApprovalStore:
         with _writing(self.service, self.timeout):
             if self._read_index(blobs) is None:
                 self._write_index(blobs, healed)
+
+    def _legacy_entries(
+        self, blobs: KeyringBlobs, entries: list[IndexEntry], key: ApprovalKey
+    ) -> list[IndexEntry]:
+        """The entries an older version stored for what ``key`` names (see
+        :meth:`~desktop.core.approvals.ApprovalKey.moved_to`) whose record is of
+        ``key``'s transport (or cannot be read to say): replaced or revoked with it."""
+        out = []
+        for e in entries:
+            if e.key.moved_to(key):
+                record, _ = self._try_read(blobs, e.key)
+                if record is None or record.transport == key.transport:
+                    out.append(e)
+        return out
+
+    def _drop_legacy(self, blobs: KeyringBlobs, gone: list[IndexEntry]) -> None:
+        """Remove the records of older versions' entries ``gone`` and their kept copies."""
+        cache = self.cache or SkillCache()
+        for e in gone:
+            blobs.delete(e.name)
+            with contextlib.suppress(OSError, ValueError):
+                cache.release_approved(e.name)
 
     def _move_legacy(
         self, blobs: KeyringBlobs, skill: Skill, key: ApprovalKey

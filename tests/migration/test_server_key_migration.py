@@ -202,3 +202,27 @@ def test_one_keyring_policy_refuses_a_backend_that_is_no_os_keyring_for_every_se
         store.backend()
     assert words in str(caught.value) and "counts as not approved" in str(caught.value)
     assert os.environ.get("PYTHON_KEYRING_BACKEND") is None
+
+
+def test_a_revoke_or_a_new_decision_takes_the_approval_of_3f4c5c9_with_it(
+    old_state: tuple[str, SkillCache], secret_service: Any
+) -> None:
+    """Revoked (or decided again) before it was ever moved, an older version's approval
+    goes too: it never comes back under the new key on the next listing."""
+    service, cache = old_state
+    store = ApprovalStore(service, timeout=30, cache=cache)
+    docs, web = skills()
+    gone = store.revoke(docs.id, key=ApprovalKey.for_skill(docs))
+    for entry in gone:  # as `revoke` and the window do with what went
+        cache.keep_decision(entry.name, None)
+    assert [e.name for e in gone] == [
+        ApprovalKey.legacy_for_identity(docs.full_identity).storage_name
+    ]  # type: ignore[union-attr]
+    store.reject(web, reason="not needed")
+    assert store.state(docs).state == NOT_APPROVED
+    assert store.state(web).state == "rejected"
+    stored = names(secret_service, service)
+    assert not stored & set(LEGACY_APPROVALS)
+    assert stored == {"index", ApprovalKey.for_skill(web).storage_name}
+    for name in LEGACY_APPROVALS:
+        assert not cache.approved_dir(name).exists()

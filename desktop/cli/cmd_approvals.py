@@ -97,7 +97,10 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
     key = item.entry.key
     for skill in catalog.skills:
         try:
-            if ApprovalKey.for_skill(skill) != key:
+            # An approval stored by an older version under its key of then is the
+            # skill's too (the next listing moves it under the server key).
+            legacy = ApprovalKey.legacy_for_identity(skill.full_identity)
+            if key not in (ApprovalKey.for_skill(skill), legacy):
                 continue
         except ApprovalError:
             continue
@@ -108,8 +111,14 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
     if key.kind == "mcp":
         status = catalog.source(key.label)
         origin = status.origin if status is not None else None
-        # The endpoint as a key holds it: the server the source reaches.
-        now = origin.server()[1] if origin is not None else None
+        # The endpoint as a key holds it: the server the source reaches (as an older
+        # version took it, for a key it wrote).
+        now = None
+        if origin is not None:
+            server = origin.server()
+            now = server.endpoint if key.transport else origin.legacy_endpoint()
+            if key.transport and server.transport != key.transport:
+                now = str(server)
         if origin is not None and origin.kind == "mcp" and now != key.endpoint:
             shown_now = mask_endpoint(origin.transport, now or "")
             if shown_now == key.shown_endpoint:

@@ -4,10 +4,13 @@ Pure: no keyring, no filesystem, no clock. The store (``desktop.store.approvals`
 keeps records in the OS keyring; this module decides what a record means.
 
 - :class:`ApprovalKey` names what an approval belongs to, derived from the skill's
-  :class:`~desktop.core.identity.SkillIdentity`. A server skill is (label, endpoint,
-  uri): the endpoint of the server it reaches (command line or URL, placeholders
-  filled in) is part of it so an approval never moves to another server that takes
-  over a label (I1). A local skill is its resolved skill folder path.
+  :class:`~desktop.core.identity.SkillIdentity`. A server skill is (label, server
+  key, uri): the server it reaches (:func:`~desktop.core.identity.server_key`: its
+  transport and its normalized endpoint) is part of it so an approval never moves to
+  another server that takes over a label (I1). A local skill is its resolved skill
+  folder path. :meth:`ApprovalKey.legacy_for_identity` is the key versions before the
+  server key wrote (no transport, endpoint not normalized), by which the store finds
+  and moves their records.
 - :func:`file_set_hash` hashes the canonical sorted (uri, digest) set (A2).
 - :func:`bind` compares a skill with its record: ``not-approved``, ``approved``,
   ``changed`` (with a :class:`SetDiff`) or ``unapprovable`` (A5, V5).
@@ -38,7 +41,7 @@ from desktop.core.approval_states import CHANGED as CHANGED
 from desktop.core.approval_states import NOT_APPROVED as NOT_APPROVED
 from desktop.core.approval_states import REJECTED as REJECTED
 from desktop.core.approval_states import UNAPPROVABLE as UNAPPROVABLE
-from desktop.core.identity import QUALIFIER, SkillIdentity, skill_id
+from desktop.core.identity import QUALIFIER, SkillIdentity, server_key, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
 
 FORMAT_VERSION = 1
@@ -67,15 +70,19 @@ class ApprovalError(Exception):
 class ApprovalKey:
     """What an approval belongs to.
 
-    ``kind`` ``mcp``: (label, endpoint, uri) of a server skill. ``kind`` ``local``:
-    ``uri`` holds the resolved skill folder path; label and endpoint stay empty, so
-    the same folder keeps its approval whatever label the folder source has.
+    ``kind`` ``mcp``: (label, endpoint, uri) of a server skill, with ``transport``:
+    the label and the server key (transport and endpoint). ``kind`` ``local``: ``uri``
+    holds the resolved skill folder path; label and endpoint stay empty, so the same
+    folder keeps its approval whatever label the folder source has. A key with no
+    ``transport`` is one written before the server key (see
+    :meth:`legacy_for_identity`).
     """
 
     kind: Literal["local", "mcp"]
     label: str
     endpoint: str
     uri: str
+    transport: str = ""
 
     @classmethod
     def for_skill(cls, skill: Skill, environ: Mapping[str, str] | None = None) -> ApprovalKey:
@@ -90,21 +97,47 @@ class ApprovalKey:
         environ: Mapping[str, str] | None = None,
     ) -> ApprovalKey:
         """The key of the skill ``identity`` names. A server skill's is its label, the
-        endpoint of the server its source reaches (placeholders filled in from
-        ``environ``, the process's by default: ``serve ${DIR}`` is another server when
-        DIR changes, I1) and its URI; the transport is left out, as a URL and a command
-        line are never equal. A local skill's is its resolved ``folder`` alone."""
+        server key of its source (:func:`~desktop.core.identity.server_key`:
+        transport, endpoint with placeholders filled in from ``environ``, the process's
+        by default, normalized; ``serve ${DIR}`` is another server when DIR changes, I1)
+        and its URI. A local skill's is its resolved ``folder`` alone."""
         if identity.source.kind == "local":
             if not folder:
                 raise ApprovalError("no-path", f"{identity}: a local skill without a folder path")
             return cls("local", "", "", folder)
-        _, endpoint = identity.source.server(environ)
-        return cls("mcp", identity.label, endpoint, identity.uri)
+        server = identity.source.server(environ)
+        return cls("mcp", identity.label, server.endpoint, identity.uri, server.transport)
+
+    @classmethod
+    def legacy_for_identity(
+        cls, identity: SkillIdentity, environ: Mapping[str, str] | None = None
+    ) -> ApprovalKey | None:
+        """The key versions before the server key (up to 3f4c5c9) stored a server skill's
+        approval under: label, endpoint with placeholders filled in (not normalized),
+        URI, no transport. ``None`` for a local skill, whose key did not change."""
+        if identity.source.kind == "local":
+            return None
+        return cls("mcp", identity.label, identity.source.legacy_endpoint(environ), identity.uri)
+
+    def moved_to(self, key: ApprovalKey) -> bool:
+        """Whether this key, written by a version before the server key (no transport),
+        names what ``key`` names: the same label and URI, and its endpoint (placeholders
+        already filled in then) is ``key``'s once normalized by ``key``'s transport. The
+        record it names must say that transport too (older keys could not tell)."""
+        if self.transport or self.kind != "mcp" or not key.transport:
+            return False
+        if (self.kind, self.label, self.uri) != (key.kind, key.label, key.uri):
+            return False
+        server = server_key("mcp", key.transport, self.endpoint, {})  # type: ignore[arg-type]
+        return server == (key.transport, key.endpoint)
 
     @property
     def storage_name(self) -> str:
         """The keyring entry name: a digest of the key (any length, any characters)."""
-        raw = json.dumps([self.kind, self.label, self.endpoint, self.uri], ensure_ascii=False)
+        fields = [self.kind, self.label, self.endpoint, self.uri]
+        if self.transport:
+            fields.insert(2, self.transport)
+        raw = json.dumps(fields, ensure_ascii=False)
         return STORAGE_PREFIX + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
 
     @property
@@ -130,11 +163,14 @@ class ApprovalKey:
         """The endpoint as shown to people: secrets in a command or URL masked."""
         from desktop.core.secrets import mask_endpoint
 
-        return mask_endpoint(None, self.endpoint)
+        return mask_endpoint(self.transport or None, self.endpoint)
 
     def to_json(self) -> dict[str, str]:
         """The key as stored (the endpoint whole: it is what approvals are found by)."""
-        return {"kind": self.kind, "label": self.label, "endpoint": self.endpoint, "uri": self.uri}
+        out = {"kind": self.kind, "label": self.label, "endpoint": self.endpoint, "uri": self.uri}
+        if self.transport:
+            out["transport"] = self.transport
+        return out
 
     def shown_json(self) -> dict[str, str]:
         """The key as output shows it: secrets in the endpoint masked."""
@@ -148,9 +184,10 @@ class ApprovalKey:
         if kind not in ("local", "mcp"):
             raise ValueError(f"unknown identity kind {kind!r}")
         parts = [data.get(k) for k in ("label", "endpoint", "uri")]
-        if not all(isinstance(p, str) for p in parts) or not parts[2]:
+        transport = data.get("transport", "")
+        if not all(isinstance(p, str) for p in (*parts, transport)) or not parts[2]:
             raise ValueError("identity fields must be strings")
-        return cls(kind, parts[0], parts[1], parts[2])  # type: ignore[arg-type]
+        return cls(kind, parts[0], parts[1], parts[2], transport)  # type: ignore[arg-type]
 
 
 def canonical_set(files: tuple[SkillFile, ...] | list[SkillFile]) -> list[tuple[str, str]]:

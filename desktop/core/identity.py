@@ -9,14 +9,37 @@
   is known by. Approval keys (:mod:`desktop.core.approvals`) and the cache's folders
   (:mod:`desktop.store.cache`) are derived from it.
 
-**The same server.** Two sources reach the same server when they have the same
-transport and the same endpoint once environment placeholders are filled in
-(``${VAR}``, ``${env:VAR}``, ``${VAR:-default}``, from the environment the connection
-is made in); keyring and input references stay as written, as they name one secret
-whatever it holds. ``serve ${ROOT}`` is another server when ``ROOT`` changes. A folder
-source's endpoint is its path, taken as it is. This is :meth:`SourceIdentity.server`;
-a skill belongs to its label *and* its server, so a server that takes over a label
-never inherits what was approved or cached for the one before.
+**The same server.** A server is identified by how it is reached: its transport and its
+endpoint, composed by :func:`server_key` into a :class:`ServerKey`. That one key names
+the server in approval keys (:mod:`desktop.core.approvals`), in the cache's folder
+names (:mod:`desktop.store.cache`) and in sign-in entries (:mod:`desktop.sources.signin`),
+so the three never disagree on whether two sources reach the same server. Why these:
+
+- The transport is part of it: a command line and a URL never name one server, and a
+  text that reads as both (a path) must not make an ``http`` source inherit what a
+  ``stdio`` one was granted.
+- The endpoint is taken with environment placeholders filled in (``${VAR}``,
+  ``${env:VAR}``, ``${VAR:-default}``, from the environment the connection is made in):
+  ``serve ${ROOT}`` is another server when ``ROOT`` changes. Keyring and input
+  references stay as written: they name one secret whatever it holds, and a secret's
+  value never becomes part of a key.
+- An HTTP endpoint is the URL as a client sends it: scheme and host in lower case, the
+  scheme's default port left out, an empty path written ``/``, the fragment (never sent)
+  dropped; the path and query are kept as written, as a server may tell them apart.
+- A stdio endpoint is the command line split as a shell splits it and joined again, so
+  spacing and quoting that run the same program the same way are one server.
+- A folder's endpoint is its resolved path (resolved when the source is read; here
+  only normalized, as this module does no I/O).
+
+A skill belongs to its label *and* its server, so a server that takes over a label never
+inherits what was approved or cached for the one before; the label is added by each
+key that uses the server key, not by the server key itself. :meth:`SourceIdentity.server`
+is a source's server key; :meth:`SourceIdentity.same_server` compares two.
+
+Versions before the server key (up to 3f4c5c9) composed it three ways: approval keys
+without the transport, cache folders with it, sign-in entries from the label and the
+endpoint, none of them normalized. :func:`legacy_endpoint` is what they all took as
+the endpoint; each store finds its older entries by it and moves them under the new key.
 
 Pure: no I/O; the environment is read only when none is given.
 """
@@ -25,9 +48,11 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
 
 from desktop.core.placeholders import expand_env
 
@@ -122,17 +147,87 @@ class SourceIdentity:
     transport: Transport
     endpoint: str
 
-    def server(self, environ: Mapping[str, str] | None = None) -> tuple[str, str]:
-        """What the source reaches: (transport, endpoint with environment placeholders
-        filled in from ``environ``, the process's by default). Two sources reach the
-        same server when these are equal (the module's rule)."""
-        if self.kind == "local":
-            return self.transport, self.endpoint
-        return self.transport, expand_env(self.endpoint, os.environ if environ is None else environ)
+    def server(self, environ: Mapping[str, str] | None = None) -> ServerKey:
+        """The server this source reaches (:func:`server_key`), environment placeholders
+        filled in from ``environ``, the process's by default."""
+        return server_key(self.kind, self.transport, self.endpoint, environ)
 
     def same_server(self, other: SourceIdentity, environ: Mapping[str, str] | None = None) -> bool:
         """Whether ``other`` reaches the server this source reaches (any label)."""
         return self.server(environ) == other.server(environ)
+
+    def legacy_endpoint(self, environ: Mapping[str, str] | None = None) -> str:
+        """The endpoint as versions before the server key took it (:func:`legacy_endpoint`)."""
+        return legacy_endpoint(self.kind, self.endpoint, environ)
+
+
+class ServerKey(NamedTuple):
+    """What identifies a server: its transport and its normalized endpoint (the module's
+    rule). ``str()`` is the text keys are derived from: ``TRANSPORT ENDPOINT``."""
+
+    transport: str
+    endpoint: str
+
+    def __str__(self) -> str:
+        return f"{self.transport} {self.endpoint}"
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _normal_url(url: str) -> str:
+    """An HTTP(S) URL as a client sends it (see the module); anything that does not
+    parse as one is kept as written."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in _DEFAULT_PORTS or not host or "${" in parts.netloc:
+        return url  # a host still a placeholder is kept as written, case and all
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at:
+        netloc = f"{userinfo}@{netloc}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def _normal_command(line: str) -> str:
+    """A command line split as a shell splits it and joined again; kept as written when
+    it does not split (an unclosed quote)."""
+    try:
+        argv = shlex.split(line)
+    except ValueError:
+        return line
+    return shlex.join(argv) if argv else line
+
+
+def server_key(
+    kind: SourceKind, transport: Transport, endpoint: str, environ: Mapping[str, str] | None = None
+) -> ServerKey:
+    """The key of the server a source of this kind, transport and endpoint (as written)
+    reaches: the one function approvals, the cache and sign-in derive their keys from.
+    Environment placeholders are filled in from ``environ`` (the process's by default)."""
+    if kind == "local":
+        return ServerKey(transport, os.path.normpath(endpoint) if endpoint else endpoint)
+    filled = expand_env(endpoint, os.environ if environ is None else environ)
+    if transport == "http":
+        return ServerKey(transport, _normal_url(filled))
+    return ServerKey(transport, _normal_command(filled))
+
+
+def legacy_endpoint(
+    kind: SourceKind, endpoint: str, environ: Mapping[str, str] | None = None
+) -> str:
+    """The endpoint versions before the server key (up to 3f4c5c9) keyed by: a server's
+    with environment placeholders filled in, not normalized; a folder's as written."""
+    if kind == "local":
+        return endpoint
+    return expand_env(endpoint, os.environ if environ is None else environ)
 
 
 @dataclass(frozen=True, slots=True)

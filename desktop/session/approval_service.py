@@ -14,33 +14,37 @@ from desktop.core.model import Skill
 if TYPE_CHECKING:
     from desktop.core.approvals import ApprovalRecord, ApprovalState
     from desktop.store.approvals_store import ApprovalStore, IndexEntry, StoredApproval
+    from desktop.store.cache import SkillCache
 
 T = TypeVar("T")
 
 
-def _default_store() -> ApprovalStore:
+def _default_store(cache: SkillCache | None = None) -> ApprovalStore:
     from desktop.store.approvals_store import ApprovalStore
 
-    return ApprovalStore()
+    return ApprovalStore(cache=cache)
 
 
 class ApprovalService:
     """Async wrapper over :class:`ApprovalStore` (each call in its own thread)."""
 
-    def __init__(self, store: ApprovalStore | None = None) -> None:
+    def __init__(
+        self, store: ApprovalStore | None = None, *, cache: SkillCache | None = None
+    ) -> None:
         self._store = store
+        self._cache = cache  # the cache of the default store (approved copies moved there)
 
     @property
     def store(self) -> ApprovalStore:
         if self._store is None:
-            self._store = _default_store()
+            self._store = _default_store(self._cache)
         return self._store
 
     async def _run_with_store(self, fn: Callable[[ApprovalStore], T]) -> T:
         import asyncio
 
         if self._store is None:
-            self._store = await asyncio.to_thread(_default_store)
+            self._store = await asyncio.to_thread(_default_store, self._cache)
         return await asyncio.to_thread(fn, self._store)
 
     def take_notices(self) -> list[str]:

@@ -128,7 +128,7 @@ class CatalogSession:
         self.events = events or SessionEvents()
         self.reader = reader or ContentReader()
         self.reader.on_connection = self._connection_changed
-        self.approvals = approvals or ApprovalService()
+        self.approvals = approvals or ApprovalService(cache=self.reader.cache)
         self.specs: list[SourceSpec] = list(specs)
         self.reader.set_specs(self.specs)
         self.budgets = budgets

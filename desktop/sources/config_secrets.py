@@ -2,12 +2,13 @@
 
 Literal secrets in env values, headers, command arguments and URLs are found here,
 moved to the keyring when a source is saved, and looked up again at connect time.
-Without a usable keyring a secret is never written anywhere: the caller is told why.
+Every secret goes through :mod:`desktop.store.os_keyring` and its one policy: without
+an OS keyring (none, or a plaintext or unknown backend, which is refused) a secret is
+never written anywhere: the caller is told why.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shlex
 from dataclasses import replace
@@ -17,6 +18,8 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 from desktop.core.model import SourceSpec
 from desktop.core.secrets import looks_secret, only_placeholders, secret_arg_spans
 
+# desktop.store.os_keyring.SECRETS_SERVICE, written here so that reading the settings
+# does not load the keyring (it is loaded when a secret is first needed).
 KEYRING_SERVICE = "skill-catalog"
 
 
@@ -28,42 +31,36 @@ class SecretStore(Protocol):
 
 
 class KeyringSecrets:
-    """Secrets in the OS keyring, under service ``skill-catalog``."""
+    """Secrets in the OS keyring, under service ``skill-catalog``
+    (:mod:`desktop.store.os_keyring`)."""
 
     def available(self) -> tuple[bool, str]:
-        try:
-            import keyring
-            from keyring.backends import fail
+        from desktop.store import os_keyring
 
-            backend = keyring.get_keyring()
-        except Exception as exc:  # noqa: BLE001 - any keyring failure means "none"
-            return False, f"the keyring cannot be used: {exc}"
-        if isinstance(backend, fail.Keyring):
-            return (
-                False,
-                "no OS keyring is available (no Secret Service, Keychain or Credential Manager)",
-            )
-        return True, ""
+        why = os_keyring.why_unavailable()
+        return not why, why
 
     def set(self, entry: str, value: str) -> None:
-        import keyring
+        from desktop.store import os_keyring
 
-        keyring.set_password(KEYRING_SERVICE, entry, value)
+        os_keyring.set_secret(entry, value)
 
     def get(self, entry: str) -> str | None:
         try:
-            import keyring
+            from desktop.store import os_keyring
 
-            return keyring.get_password(KEYRING_SERVICE, entry)
+            return os_keyring.get_secret(entry)
         except Exception:  # noqa: BLE001 - a locked or missing keyring resolves to nothing
             return None
 
     def delete(self, entry: str) -> None:
-        import keyring
-
         # Already gone, or no keyring: nothing to delete.
-        with contextlib.suppress(Exception):
-            keyring.delete_password(KEYRING_SERVICE, entry)
+        try:
+            from desktop.store import os_keyring
+
+            os_keyring.delete_secret(entry)
+        except Exception:  # noqa: BLE001 - a locked or failing keyring: nothing removed
+            return
 
 
 def secret_lookup(entry: str) -> str | None:

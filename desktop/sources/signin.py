@@ -6,8 +6,10 @@ authorization server metadata, dynamic client registration, authorization code w
 PKCE (S256), the ``resource`` parameter, refresh. What is ours:
 
 - :class:`KeyringTokenStorage`: the tokens and the client registration of one source,
-  kept in the OS keyring under the source's identity (its label and its URL, as approvals
-  are), never in a file; with no usable keyring, for this process only.
+  kept in the OS keyring (through :mod:`desktop.store.os_keyring` and its policy) under
+  the source's label and server key, as approvals are; never in a file; with no usable
+  keyring, for this process only. An entry an older version wrote (under the label and
+  the URL alone) is moved under the new name when it is first read.
 - :class:`Loopback`: the redirect target, ``http://127.0.0.1:PORT/callback`` on a free
   port, listening only while a sign-in waits; a callback whose ``state`` is not the one
   sent is refused.
@@ -58,7 +60,7 @@ from desktop.core.model import SourceSpec
 from desktop.sources.errors import SourceError
 from desktop.sources.tls import tls_context
 
-SERVICE = "skill-catalog"
+SERVICE = "skill-catalog"  # desktop.store.os_keyring.SECRETS_SERVICE
 CLIENT_NAME = "Skill Catalog"
 # How long a sign-in waits for the browser (a person reading a consent page).
 SIGN_IN_SECONDS = 300.0
@@ -112,76 +114,87 @@ class SignedIn:
 
 
 def entry_name(spec: SourceSpec, environ: Mapping[str, str] | None = None) -> str:
-    """The keyring entry of ``spec``'s sign-in: its label and URL, as approvals bind them.
+    """The keyring entry of ``spec``'s sign-in: its label and its server key
+    (:func:`~desktop.core.identity.server_key`), as approvals and the cache bind them.
 
     The URL is taken with its environment placeholders filled in (the server it stands
     for); a label that now names another server finds no sign-in.
     """
-    _, endpoint = spec.origin.server(environ)
+    server = str(spec.origin.server(environ))
+    digest = hashlib.sha256(json.dumps([spec.label, server]).encode("utf-8")).hexdigest()
+    return f"signin/{spec.label}/{digest[:32]}"
+
+
+def legacy_entry_name(spec: SourceSpec, environ: Mapping[str, str] | None = None) -> str:
+    """The entry versions before the server key (up to 3f4c5c9) kept the sign-in in:
+    the label and the URL with placeholders filled in, not normalized, no transport."""
+    endpoint = spec.origin.legacy_endpoint(environ)
     digest = hashlib.sha256(json.dumps([spec.label, endpoint]).encode("utf-8")).hexdigest()
     return f"signin/{spec.label}/{digest[:32]}"
 
 
-def _backend() -> Any:
-    """The OS keyring backend, or None (no keyring; a plaintext one is not used)."""
-    from desktop.store.approvals_keyring import choose_backend
-
-    try:
-        return choose_backend()
-    except Exception:  # noqa: BLE001 - no usable keyring: kept for the session only
-        return None
-
-
 def _why_no_keyring() -> str:
-    from desktop.store.approvals_keyring import choose_backend
+    from desktop.store.os_keyring import why_unavailable
 
-    try:
-        choose_backend()
-    except Exception as exc:  # noqa: BLE001 - its message says which backend and why
-        text = str(exc).split(";")[0].rstrip(".")
-        return text[:1].lower() + text[1:]
-    return ""
+    return why_unavailable()
 
 
 def _keyring_get(entry: str) -> str | None:
-    backend = _backend()
-    if backend is None:
-        return _SESSION.get(entry)
+    from desktop.store.os_keyring import get_secret
+
     try:
-        value = backend.get_password(SERVICE, entry)
-    except Exception:  # noqa: BLE001 - a locked or broken keyring holds nothing usable
+        value = get_secret(entry, SERVICE)
+    except Exception:  # noqa: BLE001 - no keyring, or a locked or broken one: nothing usable
         return _SESSION.get(entry)
-    return value if isinstance(value, str) else _SESSION.get(entry)
+    return value if value is not None else _SESSION.get(entry)
 
 
 def _keyring_set(entry: str, value: str) -> str:
     """Store ``value``; returns "" when the keyring kept it, else why not (then it is
     kept for this process only)."""
-    backend = _backend()
-    if backend is not None:
-        try:
-            backend.set_password(SERVICE, entry, value)
-        except Exception as exc:  # noqa: BLE001 - a refused write: kept for the session
-            _SESSION[entry] = value
-            return f"the keyring refused it ({type(exc).__name__})"
-        _SESSION.pop(entry, None)
-        return ""
-    _SESSION[entry] = value
-    return _why_no_keyring() or "no OS keyring is available"
+    from desktop.store.os_keyring import set_secret
+
+    why = _why_no_keyring()
+    if why:
+        _SESSION[entry] = value
+        return why
+    try:
+        set_secret(entry, value, SERVICE)
+    except Exception as exc:  # noqa: BLE001 - a refused write: kept for the session
+        _SESSION[entry] = value
+        return f"the keyring refused it ({type(exc).__name__})"
+    _SESSION.pop(entry, None)
+    return ""
 
 
 def _keyring_delete(entry: str) -> bool:
     """Remove the entry; whether there was one."""
+    from desktop.store.os_keyring import delete_secret
+
     had = _SESSION.pop(entry, None) is not None
-    backend = _backend()
-    if backend is not None:
-        try:
-            if backend.get_password(SERVICE, entry) is not None:
-                backend.delete_password(SERVICE, entry)
-                had = True
-        except Exception:  # noqa: BLE001 - nothing stored there, or no keyring
-            pass
+    with contextlib.suppress(Exception):  # a locked or failing keyring: nothing removed
+        had = delete_secret(entry, SERVICE) or had
     return had
+
+
+def _move_from(legacy: str, entry: str) -> str | None:
+    """The sign-in an older version kept under ``legacy``, moved to ``entry`` (written
+    under the new name first, then removed from the old: an interruption leaves a copy,
+    never nothing); ``None`` when there is none."""
+    value = _keyring_get(legacy)
+    if value is not None and _keyring_set(entry, value) == "":
+        _keyring_delete(legacy)
+    return value
+
+
+def _moved_entry(spec: SourceSpec, environ: Mapping[str, str] | None = None) -> str:
+    """:func:`entry_name`, after moving there the sign-in an older version kept under
+    :func:`legacy_entry_name` when nothing is at the new name yet."""
+    entry = entry_name(spec, environ)
+    legacy = legacy_entry_name(spec, environ)
+    if legacy != entry and _keyring_get(entry) is None:
+        _move_from(legacy, entry)
+    return entry
 
 
 async def _bounded(fn: Callable[..., Any], *args: Any) -> Any:
@@ -197,12 +210,14 @@ async def _bounded(fn: Callable[..., Any], *args: Any) -> Any:
 
 def signed_in(spec: SourceSpec, environ: Mapping[str, str] | None = None) -> bool:
     """Whether a sign-in is stored for ``spec`` (in the keyring or for this process)."""
-    return _keyring_get(entry_name(spec, environ)) is not None
+    return _keyring_get(_moved_entry(spec, environ)) is not None
 
 
 def sign_out(spec: SourceSpec, environ: Mapping[str, str] | None = None) -> bool:
-    """Remove ``spec``'s tokens and client registration; whether there were any."""
-    return _keyring_delete(entry_name(spec, environ))
+    """Remove ``spec``'s tokens and client registration (under an older version's
+    entry name too); whether there were any."""
+    gone = _keyring_delete(entry_name(spec, environ))
+    return _keyring_delete(legacy_entry_name(spec, environ)) or gone
 
 
 class KeyringTokenStorage:
@@ -214,8 +229,11 @@ class KeyringTokenStorage:
     and leaves an earlier one as it was.
     """
 
-    def __init__(self, entry: str, *, fresh: bool = False) -> None:
+    def __init__(self, entry: str, *, fresh: bool = False, legacy: str = "") -> None:
         self.entry = entry
+        # Where an older version kept this sign-in: read (and moved) when nothing is at
+        # ``entry``, removed once a new sign-in is stored.
+        self.legacy = legacy if legacy != entry else ""
         self.fresh = fresh
         self._loaded = fresh
         self._tokens: dict[str, Any] | None = None
@@ -243,6 +261,8 @@ class KeyringTokenStorage:
             return
         self._loaded = True
         raw = await _bounded(_keyring_get, self.entry)
+        if not raw and self.legacy:
+            raw = await _bounded(_move_from, self.legacy, self.entry)
         if not raw:
             return
         try:
@@ -322,6 +342,8 @@ class KeyringTokenStorage:
             "account": self.account,
         }
         self.why_not_remembered = await _bounded(_keyring_set, self.entry, json.dumps(record))
+        if self.fresh and self.legacy and not self.why_not_remembered:
+            await _bounded(_keyring_delete, self.legacy)  # replaced by this sign-in
         self.stored = True
 
 
@@ -824,7 +846,9 @@ async def sign_in(
         )
     except UnresolvedPlaceholder as exc:
         raise SignInError(f"cannot connect: {exc}") from None
-    storage = KeyringTokenStorage(entry_name(spec, env), fresh=True)
+    storage = KeyringTokenStorage(
+        entry_name(spec, env), fresh=True, legacy=legacy_entry_name(spec, env)
+    )
     async with Loopback() as loopback:
         provider: _Provider
 
@@ -888,7 +912,9 @@ def connection_auth(
     :class:`SignInRequired` when the server publishes how to sign in, else that it wants
     credentials the headers do not give.
     """
-    storage = KeyringTokenStorage(entry_name(spec, environ))
+    storage = KeyringTokenStorage(
+        entry_name(spec, environ), legacy=legacy_entry_name(spec, environ)
+    )
     provider: _Provider
 
     async def no_browser(url: str) -> None:

@@ -1,8 +1,8 @@
 """The OS keyring under approvals: backend choice, bounded calls, chunked records.
 
-- Only OS keyrings are used (Secret Service / KWallet on Linux, Keychain on macOS,
-  Credential Manager on Windows). A plaintext or unknown backend (``keyrings.alt``,
-  ``null``, ``fail``) is refused with a message; nothing ever falls back to a file.
+- The backend is the one :mod:`desktop.store.os_keyring` chooses, by the policy every
+  secret follows: only OS keyrings, a plaintext or unknown backend refused with one
+  message; nothing ever falls back to a file.
 - Every keyring call runs on a worker thread bounded by a deadline, so a prompt
   nobody answers cannot hang the program: the caller gets a ``timeout`` error.
 - A value is compressed and split into chunks of at most :data:`CHUNK_CHARS`
@@ -32,6 +32,9 @@ import keyring.backend
 import keyring.errors
 
 from desktop.core.approvals import ApprovalError
+from desktop.store import os_keyring
+from desktop.store.os_keyring import SECRET_SERVICE, WHERE, KeyringUnavailable
+from desktop.store.os_keyring import backend_name as backend_name
 
 DEFAULT_SERVICE = "skill-catalog-approvals"
 SERVICE_ENV = "SKILL_CATALOG_APPROVALS_SERVICE"
@@ -45,31 +48,7 @@ BLOB_FORMAT = 1
 # 100 KB), far below what a damaged or planted entry could make a read swallow.
 MAX_VALUE_BYTES = 64 * 1024 * 1024
 
-# Backends that keep secrets in the operating system's keyring.
-OS_BACKENDS = frozenset(
-    {
-        "keyring.backends.SecretService.Keyring",
-        "keyring.backends.libsecret.Keyring",
-        "keyring.backends.kwallet.DBusKeyring",
-        "keyring.backends.kwallet.DBusKeyringKWallet4",
-        "keyring.backends.macOS.Keyring",
-        "keyring.backends.Windows.WinVaultKeyring",
-    }
-)
-CHAINER = "keyring.backends.chainer.ChainerBackend"
-SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
-
-WHERE = (
-    "approvals are kept only in the OS keyring: Secret Service (GNOME Keyring, KWallet) "
-    "on Linux, Keychain on macOS, Credential Manager on Windows"
-)
-
 T = TypeVar("T")
-
-
-def backend_name(backend: object) -> str:
-    cls = type(backend)
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def default_service() -> str:
@@ -85,32 +64,16 @@ def default_timeout() -> float:
 
 
 def choose_backend(backend: keyring.backend.KeyringBackend | None = None) -> Any:
-    """The OS keyring backend to use, or :class:`ApprovalError` ``no-backend``/``refused``."""
-    if backend is None:
-        try:
-            backend = keyring.get_keyring()
-        except Exception as exc:  # a bad PYTHON_KEYRING_BACKEND or keyringrc.cfg
-            raise ApprovalError(
-                "no-backend", f"No OS keyring could be loaded ({exc}); {WHERE}."
-            ) from exc
-    name = backend_name(backend)
-    if name == CHAINER:
-        chained = [b for b in getattr(backend, "backends", []) if backend_name(b) in OS_BACKENDS]
-        if chained:
-            return chained[0]
-    if name in OS_BACKENDS:
-        return backend
-    if name in ("keyring.backends.fail.Keyring", CHAINER):
-        raise ApprovalError(
-            "no-backend",
-            f"No OS keyring is available (keyring backend {name}); {WHERE}. "
-            "Nothing was stored and every skill counts as not approved.",
-        )
-    raise ApprovalError(
-        "refused-backend",
-        f"The keyring backend {name} is not an OS keyring and is not used: {WHERE}. "
-        "Nothing was stored and every skill counts as not approved.",
-    )
+    """The OS keyring backend (:func:`desktop.store.os_keyring.choose_backend`), or its
+    :class:`ApprovalError` ``no-backend``/``refused-backend`` saying what it means for
+    approvals."""
+    try:
+        return os_keyring.choose_backend(backend)
+    except KeyringUnavailable as exc:
+        raise KeyringUnavailable(
+            exc.code,
+            f"{exc.message} Nothing was stored and every skill counts as not approved.",
+        ) from exc
 
 
 class Deadline:

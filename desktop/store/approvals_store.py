@@ -13,6 +13,14 @@ For the window (all blocking; run them on a worker thread, e.g. ``asyncio.to_thr
 ``ApprovalState.tool_granted(name)`` / ``.scripts_allowed`` are the gates (A3).
 Write calls raise :class:`~desktop.core.approvals.ApprovalError` with ``.message``.
 
+An approval stored by a version before the server key (up to 3f4c5c9: its key had
+no transport and its endpoint was not normalized) is found by
+:meth:`~desktop.core.approvals.ApprovalKey.legacy_for_identity` when its skill's state
+is asked for and nothing is stored under the new key, and moved under the new key:
+the same record (its files, digests, grants, who and when) with the new key, the
+index entry with it, the approved copies in the cache renamed with it. A record whose
+transport is not the skill's is not moved: it was another server's.
+
 Failures never delete or rewrite what is stored: a record that cannot be read
 (unparseable, or altered so that its own hash no longer matches its files) makes
 its skill ``not-approved`` with the reason, and stays as it is until the reviewer
@@ -22,6 +30,7 @@ approves again or revokes it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import getpass
 import hashlib
 import os
@@ -55,6 +64,7 @@ from desktop.store.approvals_keyring import (
     default_timeout,
     run_bounded,
 )
+from desktop.store.cache import SkillCache
 
 INDEX_NAME = "index"
 INDEX_KIND = "skill-approval-index"
@@ -275,9 +285,12 @@ class ApprovalStore:
         *,
         backend: Any = None,
         timeout: float | None = None,
+        cache: SkillCache | None = None,
     ) -> None:
         self.service = service or default_service()
         self._backend = backend
+        # Where the approved copies are kept (renamed when a record is moved).
+        self.cache = cache
         self.timeout = timeout if timeout is not None else default_timeout()
         # What the store did beyond what was asked (an index rebuilt), for the caller to say.
         self.notices: list[str] = []
@@ -448,7 +461,11 @@ class ApprovalStore:
             with _writing(self.service, self.timeout):
                 entries = self._index_for_writing(blobs)
                 blobs.write(entry.name, record.to_json())
-                others = [e for e in entries if e.name != entry.name]
+                # An older version's record of the same skill is replaced by this one.
+                legacy = self._legacy_entries(blobs, entries, record.key)
+                self._drop_legacy(blobs, legacy)
+                gone = {entry.name, *(e.name for e in legacy)}
+                others = [e for e in entries if e.name not in gone]
                 self._write_index(blobs, [*others, entry])
             return record
 
@@ -481,6 +498,8 @@ class ApprovalStore:
                 # With a key (the sources were given) only that approval goes: the same
                 # label and URI approved at another endpoint is another approval.
                 gone = [e for e in entries if (e.key == key if key else e.matches(target))]
+                if key is not None:  # and what an older version stored for it
+                    gone += self._legacy_entries(blobs, entries, key)
                 if not gone and key is None:
                     gone = [e for e in entries if e.named(target)]
                     skills = sorted({e.skill_id for e in gone})
@@ -564,6 +583,62 @@ class ApprovalStore:
             if self._read_index(blobs) is None:
                 self._write_index(blobs, healed)
 
+    def _legacy_entries(
+        self, blobs: KeyringBlobs, entries: list[IndexEntry], key: ApprovalKey
+    ) -> list[IndexEntry]:
+        """The entries an older version stored for what ``key`` names (see
+        :meth:`~desktop.core.approvals.ApprovalKey.moved_to`) whose record is of
+        ``key``'s transport (or cannot be read to say): replaced or revoked with it."""
+        out = []
+        for e in entries:
+            if e.key.moved_to(key):
+                record, _ = self._try_read(blobs, e.key)
+                if record is None or record.transport == key.transport:
+                    out.append(e)
+        return out
+
+    def _drop_legacy(self, blobs: KeyringBlobs, gone: list[IndexEntry]) -> None:
+        """Remove the records of older versions' entries ``gone`` and their kept copies."""
+        cache = self.cache or SkillCache()
+        for e in gone:
+            blobs.delete(e.name)
+            with contextlib.suppress(OSError, ValueError):
+                cache.release_approved(e.name)
+
+    def _move_legacy(
+        self, blobs: KeyringBlobs, skill: Skill, key: ApprovalKey
+    ) -> tuple[ApprovalRecord | None, ApprovalError | None] | None:
+        """Move the record an older version stored for ``skill`` (under the key of
+        :meth:`~desktop.core.approvals.ApprovalKey.legacy_for_identity`) under ``key``,
+        keeping everything it binds; the record and its problem when one was there,
+        ``None`` when there was none. A damaged one stays where it is, with its problem."""
+        legacy = ApprovalKey.legacy_for_identity(skill.full_identity)
+        if legacy is None or not legacy.moved_to(key):
+            return None
+        with _writing(self.service, self.timeout):
+            record, problem = self._try_read(blobs, legacy)
+            if record is None:
+                return None if problem is None else (None, problem)
+            if record.transport != key.transport:
+                return None  # another server's, as the older key could not tell
+            if self._try_read(blobs, key)[0] is not None:
+                return None  # decided again since: the newer record stands
+            moved = dataclasses.replace(record, key=key)
+            entries = self._index_for_writing(blobs)
+            shown = next((e.qualified_name for e in entries if e.key == legacy), "")
+            blobs.write(key.storage_name, moved.to_json())
+            others = [e for e in entries if e.key not in (legacy, key)]
+            self._write_index(blobs, [*others, IndexEntry.of(moved, shown)])
+            blobs.delete(legacy.storage_name)
+            cache = self.cache or SkillCache()
+            with contextlib.suppress(OSError, ValueError):
+                cache.move_approved(legacy.storage_name, key.storage_name)
+        self.notices.append(
+            f"the approval of {skill.id} was stored by an earlier version; it was moved "
+            "under the server's new key"
+        )
+        return moved, None
+
     def state(self, skill: Skill) -> ApprovalState:
         return self.states([skill])[skill.id]
 
@@ -596,14 +671,23 @@ class ApprovalStore:
                     if key.kind == "mcp"
                     and e.key.kind == "mcp"
                     and (e.key.label, e.key.uri) == (key.label, key.uri)
-                    and e.key.endpoint != key.endpoint
+                    and (e.key.transport, e.key.endpoint) != (key.transport, key.endpoint)
+                    and not e.key.moved_to(key)
                 ]
                 if stored is not None and key not in stored:
-                    found[skill.id] = bind(skill, None, elsewhere=elsewhere)
+                    legacy = ApprovalKey.legacy_for_identity(skill.full_identity)
+                    moved = self._move_legacy(blobs, skill, key) if legacy in stored else None
+                    record, problem = moved or (None, None)
+                    found[skill.id] = bind(skill, record, problem=problem, elsewhere=elsewhere)
                 else:
                     lookups.append((skill, key, elsewhere))
             read = blobs.map(lambda item: self._try_read(blobs, item[1]), lookups)
-            for (skill, _key, elsewhere), (record, problem) in zip(lookups, read, strict=True):
+            for i, (skill, key, elsewhere) in enumerate(lookups):
+                record, problem = read[i]
+                if record is None and problem is None and key.kind == "mcp":
+                    moved = self._move_legacy(blobs, skill, key)
+                    if moved is not None:
+                        record, problem = read[i] = moved
                 found[skill.id] = bind(skill, record, problem=problem, elsewhere=elsewhere)
             if entries is None and not unreadable:
                 self._reindex(blobs, lookups, read)

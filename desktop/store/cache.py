@@ -4,6 +4,8 @@ Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verifie
 
     <root>/                     mode 0700
       <label>-<hash16>/         one directory per source: label + the server it reaches
+                                (its server key; a folder named by an older version's
+                                hash is renamed to this on first use)
         source.json             {"label", "endpoint"}: the originating server, readable
         <uri-hash32>/           one directory per skill file URI (hash: safe on any
                                 filesystem, no traversal, no case-folding collisions)
@@ -147,11 +149,30 @@ class SkillCache:
 
     def source_dir(self, origin: Origin) -> Path:
         """The folder of a source's files: its label and a hash of its label and of the
-        server it reaches (:meth:`~desktop.core.identity.SourceIdentity.server`: the
-        transport and the endpoint with placeholders filled in)."""
-        transport, endpoint = origin.server()
-        identity = _hex(f"{origin.label}\0{transport}\0{endpoint}", 16)
+        server it reaches (:func:`~desktop.core.identity.server_key`: the transport and
+        the normalized endpoint with placeholders filled in)."""
+        identity = _hex(f"{origin.label}\0{origin.server()}", 16)
         return self.root / f"{_safe_label(origin.label)}-{identity}"
+
+    def legacy_source_dir(self, origin: Origin) -> Path:
+        """The folder versions before the server key (up to 3f4c5c9) kept a source's files
+        in: a hash of the label, the transport and the endpoint not normalized."""
+        endpoint = origin.legacy_endpoint()
+        identity = _hex(f"{origin.label}\0{origin.transport}\0{endpoint}", 16)
+        return self.root / f"{_safe_label(origin.label)}-{identity}"
+
+    def _moved_source_dir(self, origin: Origin) -> Path:
+        """:meth:`source_dir`, after moving there the folder an older version kept the
+        source's files in, when there is one and nothing is at the new place yet (one
+        rename; a folder that cannot be moved is left, and the files are read again)."""
+        current = self.source_dir(origin)
+        if os.path.lexists(current):
+            return current
+        legacy = self.legacy_source_dir(origin)
+        if legacy != current and legacy.is_dir() and not legacy.is_symlink():
+            with contextlib.suppress(OSError):
+                os.replace(legacy, current)
+        return current
 
     def file_dir(self, origin: Origin, uri: str) -> Path:
         return self.source_dir(origin) / _hex(uri, 32)
@@ -204,7 +225,7 @@ class SkillCache:
 
     def _ensure_dirs(self, origin: Origin, uri: str) -> Path:
         self._mkdir_private(self.root)
-        src = self.source_dir(origin)
+        src = self._moved_source_dir(origin)
         self._mkdir_private(src)
         marker = src / "source.json"
         # Its secrets masked, as wherever an endpoint is shown: a secret is never written
@@ -272,6 +293,7 @@ class SkillCache:
         """Cached bytes for this file if they still hash to ``expected``; else ``None``."""
         if not DIGEST_RE.match(expected.digest):
             return None
+        self._moved_source_dir(origin)
         path = self.path_for(origin, uri, expected.digest)
         # Without blocking or following a link: a FIFO put in a file's place held the read
         # (and the window's preview) for ever. Anything but a regular file is dropped.
@@ -381,6 +403,15 @@ class SkillCache:
         except (OSError, ValueError) as exc:
             return f"the approved files could not be kept for a later comparison: {exc}"
         return ""
+
+    def move_approved(self, old: str, new: str) -> bool:
+        """Keep the copies an approval stored as ``old`` kept under ``new`` (the record
+        was moved under a new key); whether there were any to move."""
+        source, target = self.approved_dir(old), self.approved_dir(new)
+        if not source.is_dir() or source.is_symlink() or os.path.lexists(target):
+            return False
+        os.replace(source, target)
+        return True
 
     def release_approved(self, name: str) -> bool:
         """Let go of the copies an approval kept (it was revoked or replaced)."""

@@ -47,7 +47,8 @@ def test_fresh_approval_binds_to_the_listed_set() -> None:
     state = bind(skill, record)
     assert state.state == APPROVED
     assert record.file_count == 2
-    assert record.key == ApprovalKey("mcp", "docs", STDIO_A, "skill://refunds/SKILL.md")
+    key = ApprovalKey("mcp", "docs", STDIO_A, "skill://refunds/SKILL.md", "stdio")
+    assert record.key == key
     assert record.approved_by == "reviewer" and record.approved_at == WHEN
 
 

@@ -79,7 +79,7 @@ def reject(s: Skill, reason: str = "") -> ApprovalRecord:
 def test_a_server_skills_key_is_label_endpoint_and_uri_with_placeholders_filled() -> None:
     s = replace(skill(), origin=Origin("srv", "mcp", "stdio", "serve ${DIR}"))
     key = ApprovalKey.for_skill(s, {"DIR": "/a"})
-    assert key == ApprovalKey("mcp", "srv", "serve /a", "skill://pdf/SKILL.md")
+    assert key == ApprovalKey("mcp", "srv", "serve /a", "skill://pdf/SKILL.md", "stdio")
     assert ApprovalKey.for_skill(s, {"DIR": "/b"}) != key  # another server (I1)
     assert key.storage_name.startswith("approval-") and len(key.storage_name) == 49
     assert key.storage_name != ApprovalKey.for_skill(s, {"DIR": "/b"}).storage_name
@@ -94,6 +94,7 @@ def test_a_key_shows_its_endpoint_masked_but_stores_it_whole() -> None:
         "label": "srv",
         "endpoint": "serve --api-key ****",
         "uri": "skill://pdf/SKILL.md",
+        "transport": "stdio",
     }
     assert ApprovalKey.from_json(key.to_json()) == key
 

@@ -12,9 +12,12 @@ from desktop.core.approvals import ApprovalError, ApprovalKey
 from desktop.core.identity import (
     LABEL_RE,
     Identity,
+    ServerKey,
     SkillIdentity,
     SourceIdentity,
+    Transport,
     is_server_uri,
+    server_key,
     skill_id,
     split_label,
 )
@@ -93,7 +96,7 @@ def test_the_same_server_is_the_same_transport_and_endpoint_once_filled_in() -> 
     # The placeholder filled in otherwise: another server.
     assert not SERVE.same_server(written, {"ROOT": "/srv"})
     # An unset variable stays as written, a default applies.
-    assert SERVE.server({}) == ("stdio", "skill-catalog serve ${ROOT}/skills")
+    assert SERVE.server({}) == ("stdio", "skill-catalog serve '${ROOT}/skills'")
     dflt = SourceIdentity("d", "mcp", "stdio", "serve ${ROOT:-/opt}/skills")
     assert dflt.server({}) == ("stdio", "serve /opt/skills")
     # Keyring and input references name one secret whatever it holds: kept.
@@ -158,7 +161,9 @@ def test_a_server_skill_has_no_folder() -> None:
 
 
 # Storage names of approvals as kept in users' keyrings: they must never change, or
-# every approval made before would be lost.
+# every approval made before would be lost. The first four are keys without a transport,
+# as versions before the server key wrote them (the migration finds them by these names);
+# the last two are keys with the server key.
 PINNED = [
     (
         ApprovalKey("mcp", "docs", "skill-catalog serve /home/ann/skills", "skill://pdf/SKILL.md"),
@@ -176,6 +181,16 @@ PINNED = [
         ApprovalKey("local", "", "", "/home/ann/skills/ünï code"),
         "approval-6a35adc8069e5f058a4f3392a14fd0f7f68663ee",
     ),
+    (
+        ApprovalKey(
+            "mcp", "docs", "skill-catalog serve /home/ann/skills", "skill://pdf/SKILL.md", "stdio"
+        ),
+        "approval-8e32eb5527291abf10f0dd6554d17a6d1e7ef984",
+    ),
+    (
+        ApprovalKey("mcp", "web", "https://skills.example/mcp", "skill://a:b/SKILL.md", "http"),
+        "approval-6de221d4a2115beee84b2d8911b5a7ff61b3f742",
+    ),
 ]
 
 
@@ -187,10 +202,19 @@ def test_storage_names_of_stored_approvals_stay_as_they_are(key: ApprovalKey, na
 
 def test_approval_keys_derive_from_the_identity() -> None:
     home = {"ROOT": "/home/ann"}
-    server = ApprovalKey.for_identity(SkillIdentity(SERVE, "skill://pdf/SKILL.md"), None, home)
-    assert server.storage_name == PINNED[0][1]
+    served = SkillIdentity(SERVE, "skill://pdf/SKILL.md")
+    server = ApprovalKey.for_identity(served, None, home)
+    assert server.storage_name == PINNED[4][1]
+    # The key an older version stored the same approval under: no transport.
+    assert ApprovalKey.legacy_for_identity(served, home) == PINNED[0][0]
+    assert PINNED[0][0].moved_to(server) and not server.moved_to(PINNED[0][0])
     web = SourceIdentity("web", "mcp", "http", "https://skills.example/mcp")
-    assert ApprovalKey.for_identity(SkillIdentity(web, "skill://a:b/SKILL.md")) == PINNED[1][0]
+    assert ApprovalKey.for_identity(SkillIdentity(web, "skill://a:b/SKILL.md")) == PINNED[5][0]
+    # The URL as a client sends it: the same server, the same approval.
+    loud = SourceIdentity("web", "mcp", "http", "HTTPS://Skills.Example:443/mcp#top")
+    assert ApprovalKey.for_identity(SkillIdentity(loud, "skill://a:b/SKILL.md")) == PINNED[5][0]
+    legacy = ApprovalKey.legacy_for_identity(SkillIdentity(web, "skill://a:b/SKILL.md"))
+    assert legacy == PINNED[1][0]
     local = SkillIdentity(FOLDER, "pdf/SKILL.md")
     key = ApprovalKey.for_identity(local, "/home/ann/skills/pdf")
     assert key.storage_name == PINNED[2][1]
@@ -216,7 +240,7 @@ def test_a_skill_key_is_the_key_of_its_identity(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("ROOT", "/home/ann")
     origin = Origin(*vars_of(SERVE))
     skill = Skill(origin, "skill://pdf/SKILL.md", "pdf", "d", None, ())
-    assert ApprovalKey.for_skill(skill).storage_name == PINNED[0][1]
+    assert ApprovalKey.for_skill(skill).storage_name == PINNED[4][1]
     local = Skill(Origin(*vars_of(FOLDER)), "pdf/SKILL.md", "pdf", "d", None, ())
     local.path = "/home/ann/skills/pdf"
     assert ApprovalKey.for_skill(local).storage_name == PINNED[2][1]
@@ -228,12 +252,16 @@ def test_cache_folders_follow_the_same_server_rule(
     from desktop.store.cache import SkillCache
 
     cache = SkillCache(tmp_path)
-    # Names computed before placeholders were filled in: the same for an endpoint
-    # without one, so what is cached stays found.
+    # Named by the label and the server key; the names older versions gave (pinned:
+    # what is cached there is moved on first use) are the legacy ones.
     plain = Origin("docs", "mcp", "stdio", "skill-catalog serve /home/ann/skills")
-    assert cache.source_dir(plain).name == "docs-6c8742063eb0987b"
+    assert cache.source_dir(plain).name == "docs-87e29fd9726c4710"
+    assert cache.legacy_source_dir(plain).name == "docs-6c8742063eb0987b"
     web = Origin("web", "mcp", "http", "https://skills.example/mcp")
-    assert cache.source_dir(web).name == "web-d953ad87b3079e98"
+    assert cache.source_dir(web).name == "web-0ed086ca31a3fa8c"
+    assert cache.legacy_source_dir(web).name == "web-d953ad87b3079e98"
+    spaced = Origin("docs", "mcp", "stdio", "skill-catalog  serve '/home/ann/skills'")
+    assert cache.source_dir(spaced) == cache.source_dir(plain)
     monkeypatch.setenv("ROOT", "/home/ann")
     assert cache.source_dir(Origin(*vars_of(SERVE))) == cache.source_dir(plain)
     monkeypatch.setenv("ROOT", "/srv")
@@ -252,3 +280,30 @@ def test_a_key_names_its_skill_and_storage_names_are_told_from_ids() -> None:
         assert ApprovalKey.is_storage_name(name)
         assert not ApprovalKey.is_storage_name(key.skill_id)
     assert not ApprovalKey.is_storage_name("approval-docs:skill://a/SKILL.md")
+
+
+@pytest.mark.parametrize(
+    ("transport", "written", "key"),
+    [
+        ("http", "HTTPS://Skills.Example:443/mcp#frag", "https://skills.example/mcp"),
+        ("http", "http://127.0.0.1:80", "http://127.0.0.1/"),
+        ("http", "http://[::1]:8080/a/?q=1", "http://[::1]:8080/a/?q=1"),
+        ("http", "https://u:${keyring:pw}@H/x", "https://u:${keyring:pw}@H/x"),
+        ("http", "https://${input:HOST}/mcp", "https://${input:HOST}/mcp"),
+        ("http", "not a url", "not a url"),
+        ("stdio", "npx  -y   'server'", "npx -y server"),
+        ("stdio", "run 'unclosed", "run 'unclosed"),
+    ],
+)
+def test_a_server_key_is_the_transport_and_the_endpoint_as_a_client_uses_it(
+    transport: Transport, written: str, key: str
+) -> None:
+    assert server_key("mcp", transport, written, {}) == ServerKey(transport, key)
+    assert str(server_key("mcp", transport, written, {})) == f"{transport} {key}"
+
+
+def test_a_folder_server_key_is_its_path_normalized() -> None:
+    assert server_key("local", "folder", "/home/ann/./skills/", {}) == (
+        "folder",
+        os.path.normpath("/home/ann/skills"),
+    )

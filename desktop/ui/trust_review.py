@@ -181,13 +181,20 @@ class TrustDialog(QDialog):
             top.setFlags(top.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             top.setCheckState(0, Qt.CheckState.Checked)
             for what, shown in s.shown:  # one visible line each, the command first
-                top.addChild(QTreeWidgetItem([what, shown]))
+                part = QTreeWidgetItem([what, shown])
+                part.setToolTip(0, what)  # a long name is elided in its column
+                part.setToolTip(1, shown)
+                top.addChild(part)
             for change in s.changed:
                 top.addChild(QTreeWidgetItem(["changed", cut(one_line(change))]))
             self.tree.addTopLevelItem(top)
             top.setExpanded(True)
             self.items.append(top)
         self.tree.resizeColumnToContents(0)
+        # A long name (an env or header name is the file's text) is elided rather than
+        # pushing what the server would run out of sight.
+        narrow = self.fontMetrics().horizontalAdvance("x" * 32)
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), narrow))
         buttons = QDialogButtonBox(self)
         self.trust_button = buttons.addButton("", QDialogButtonBox.ButtonRole.AcceptRole)
         self.cancel_button = buttons.addButton(

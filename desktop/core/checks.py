@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from desktop.core.model import Problem
-from desktop.core.visible import cut, hidden_findings
+from desktop.core.visible import cut, hidden_findings, one_line
 
 # \Z, not $: $ also matches before a final line feed, and "pdf\n" would pass.
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -209,7 +209,7 @@ def hidden_text_problems(where: str, text: str) -> list[Problem]:
     found = hidden_findings(text)
     problems = []
     if found.tag_count:
-        spelt = " ".join(f'"{cut(t)}"' for t in found.tag_texts[:3])
+        spelt = " ".join(f"“{one_line(cut(t))}”" for t in found.tag_texts[:3])
         more = f" and {len(found.tag_texts) - 3} more runs" if len(found.tag_texts) > 3 else ""
         problems.append(
             Problem(

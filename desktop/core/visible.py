@@ -14,8 +14,9 @@ reading "Helps with PDFs." can carry a whole sentence in them. Zero-width charac
 (U+200B-U+200D, U+2060-U+2064, U+FEFF) can split a word so that it passes a check, or
 carry a message in binary. :func:`visible` marks them too: a run of tag characters as
 one marker with the text it spells and how many there are
-(``⟨hidden: "run x.sh" (8 tag characters)⟩``), a zero-width character as its code
-point (``⟨U+200B⟩``). Left as they are, since they are how text is written: a
+(``⟨hidden: “run x.sh” (8 tag characters)⟩``, controls, line breaks and the characters
+of markup, ``<>&"'``, in it as their codes), a zero-width character as its code point
+(``⟨U+200B⟩``). Left as they are, since they are how text is written: a
 zero-width joiner between two emoji (a family, a rainbow flag), a zero-width joiner or
 non-joiner next to a letter of a script that joins (Persian, Arabic, the Indic scripts),
 a byte order mark at the very start, and the tag sequences of the three subdivision flags (England,
@@ -84,6 +85,9 @@ def _written(text: str, start: int, end: int) -> bool:
 
 
 _TAG_BASE_CHAR = chr(_TAG_BASE)
+# What hidden text spells is shown in HTML too (the window passes whole documents through
+# visible): the characters of markup are written as their codes there.
+_MARKUP = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\"'"}
 
 
 def decode_tags(run: str) -> str:
@@ -97,8 +101,8 @@ def _marker(match: re.Match[str]) -> str:
         return match.group()
     run = match.group()
     if run[0] >= _TAG_BASE_CHAR:
-        spelt = one_line(_UNSAFE.sub(_code, decode_tags(run)))
-        return f'⟨hidden: "{spelt}" ({len(run)} tag character{"s" if len(run) > 1 else ""})⟩'
+        spelt = one_line(_UNSAFE.sub(_code, decode_tags(run))).translate(_MARKUP)
+        return f"⟨hidden: “{spelt}” ({len(run)} tag character{'s' if len(run) > 1 else ''})⟩"
     return f"⟨U+{ord(run):04X}⟩"
 
 

@@ -39,11 +39,15 @@ from dataclasses import dataclass
 # Then the invisible characters: a run of tag characters, or one zero-width character.
 _TAGS = "\U000e0000-\U000e007f"
 _ZERO_WIDTH = "\u200b-\u200d\u2060-\u2064\ufeff"
+# One character class, in runs (a search for one class is twice as fast as for several
+# alternatives); a run is then taken apart piece by piece, a run of tags as one piece.
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-    f"\u202a-\u202e\u2066-\u2069\ud800-\udfff]|\r(?!\n)|[{_TAGS}]+|[{_ZERO_WIDTH}]"
+    f"\u202a-\u202e\u2066-\u2069\ud800-\udfff{_TAGS}{_ZERO_WIDTH}]+|\r(?!\n)"
 )
+_PIECE = re.compile(f"[{_TAGS}]+|.", re.DOTALL)
 _INVISIBLE = re.compile(f"[{_TAGS}]+|[{_ZERO_WIDTH}]")
+_ASCII_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
 _TAG_BASE = 0xE0000
 # The tag sequences of the subdivision flags emoji has (after U+1F3F4, ended by U+E007F).
 _FLAG_TAGS = frozenset(
@@ -95,28 +99,36 @@ def decode_tags(run: str) -> str:
     return "".join(chr(ord(c) - _TAG_BASE) for c in run)
 
 
-def _marker(match: re.Match[str]) -> str:
-    text, start, end = match.string, match.start(), match.end()
+def _marker(text: str, start: int, end: int) -> str:
+    """``text[start:end]``, one invisible character or a run of tags, as shown."""
+    run = text[start:end]
     if _written(text, start, end):
-        return match.group()
-    run = match.group()
+        return run
     if run[0] >= _TAG_BASE_CHAR:
-        spelt = one_line(_UNSAFE.sub(_code, decode_tags(run))).translate(_MARKUP)
+        spelt = one_line(visible(decode_tags(run))).translate(_MARKUP)
         return f"⟨hidden: “{spelt}” ({len(run)} tag character{'s' if len(run) > 1 else ''})⟩"
     return f"⟨U+{ord(run):04X}⟩"
 
 
 def _code(match: re.Match[str]) -> str:
-    char = match.group()
-    if _INVISIBLE.match(char):
-        return _marker(match)
-    return f"\\u{ord(char):04x}"
+    run = match.group()
+    if len(run) == 1 and not _INVISIBLE.match(run):
+        return f"\\u{ord(run):04x}"
+    text, base, out = match.string, match.start(), []
+    for piece in _PIECE.finditer(run):
+        char = piece.group()
+        if _INVISIBLE.match(char):
+            out.append(_marker(text, base + piece.start(), base + piece.end()))
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return "".join(out)
 
 
 def visible(text: str) -> str:
     """``text`` with every control or bidirectional formatting character as its code,
     and every invisible character marked (see the module's notes)."""
-    return _UNSAFE.sub(_code, text) if _UNSAFE.search(text) else text
+    unsafe = _ASCII_UNSAFE if text.isascii() else _UNSAFE  # the first, twice as fast
+    return unsafe.sub(_code, text) if unsafe.search(text) else text
 
 
 def without_invisible(text: str) -> str:

@@ -46,6 +46,11 @@ def test_a_run_of_tag_characters_is_one_marker_spelling_what_it_hides() -> None:
 def test_zero_width_characters_are_shown_as_their_code_points() -> None:
     shown = visible("pass\u200bword \u2060x\ufeffy \u200c\u200d")
     assert shown == "pass⟨U+200B⟩word ⟨U+2060⟩x⟨U+FEFF⟩y ⟨U+200C⟩⟨U+200D⟩"
+    mixed = visible("\x1b\u200b" + tags("a") + "\x9b\u202e" + tags("bc"))
+    assert mixed == (
+        "\\u001b⟨U+200B⟩⟨hidden: “a” (1 tag character)⟩\\u009b\\u202e"
+        "⟨hidden: “bc” (2 tag characters)⟩"
+    )
 
 
 def test_what_is_how_text_is_written_is_left_as_it_is() -> None:

@@ -3,7 +3,8 @@
 Only bytes that agree with the entry (size, digest, frontmatter) are printed. On a
 refusal the reason goes to stderr and the exit code is 1. A ``"dynamic"`` skill has
 no digests: it is refused unless ``--allow-dynamic`` is given, and then marked as
-unverified on stderr.
+unverified on stderr. Text hidden in invisible characters is said on stderr, and marked
+in what a terminal shows; a pipe gets the bytes as they are.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from desktop.cli.command_session import command_session
 from desktop.cli.output import CheckFailed
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.checks import hidden_text_problems
 from desktop.core.verify import VERIFIED
 from desktop.core.visible import one_line
 from desktop.session.content_reader import ReadResult
@@ -56,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {result.message}", file=sys.stderr)
     for note in result.verification.notes:
         print(f"note: {one_line(note)}", file=sys.stderr)
+    for problem in hidden_text_problems("this SKILL.md", result.data.decode("utf-8", "replace")):
+        print(f"{problem.severity}: {one_line(problem.message)}", file=sys.stderr)
     if sys.stdout.isatty():
-        # For reading: control characters shown as their codes (see desktop.core.visible).
+        # For reading: control characters shown as their codes, invisible characters
+        # marked (see desktop.core.visible).
         print(result.data.decode("utf-8", "replace"), end="")
     else:
         sys.stdout.flush()

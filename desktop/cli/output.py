@@ -36,10 +36,31 @@ def json_bytes(obj: Any) -> bytes:
     a string) goes through the standard library, non-ASCII escaped.
     """
     try:
-        return orjson.dumps(obj, option=orjson.OPT_INDENT_2)
+        data = orjson.dumps(obj, option=orjson.OPT_INDENT_2)
     except TypeError:  # orjson.JSONEncodeError
         text = json.dumps(_finite(obj), indent=2, ensure_ascii=True, allow_nan=False, default=str)
         return text.encode("ascii")
+    return _JSON_UNSAFE.sub(_json_escape, data) if _JSON_UNSAFE.search(data) else data
+
+
+# What orjson writes as it is but a terminal or a reader of the JSON would be misled by,
+# as UTF-8: C1 controls (U+0080-U+009F; U+009B starts an escape sequence on some
+# terminals), the bidirectional formatting characters, line and paragraph separators,
+# zero-width characters (U+200B-U+200D, U+2060-U+2064, U+FEFF) and tag characters
+# (U+E0000-U+E007F). These only occur inside JSON strings, where their ``\u`` escape
+# means the same character to any JSON reader.
+_JSON_UNSAFE = re.compile(
+    rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8b-\x8f\xa8-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]"
+    rb"|\xef\xbb\xbf|\xf3\xa0[\x80\x81][\x80-\xbf]"
+)
+
+
+def _json_escape(match: re.Match[bytes]) -> bytes:
+    code = ord(match.group().decode("utf-8"))
+    if code > 0xFFFF:  # a tag character: its UTF-16 surrogate pair, as JSON writes it
+        code -= 0x10000
+        return b"\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+    return b"\\u%04x" % code
 
 
 def _finite(value: Any) -> Any:

@@ -2,7 +2,8 @@
 
 Markdown for reading and CSV for a spreadsheet, from the same rows: skill, origin,
 set hash, files read or not, grants, who and when. Every value is third-party text
-or derived from it: a Markdown cell cannot break its table, and a CSV cell that a
+or derived from it: a Markdown cell is text (its Markdown escaped, so it can neither
+break its table nor make a link or an image), and a CSV cell that a
 spreadsheet would take for a formula (``=``, ``+``, ``-``, ``@``) is quoted as text.
 """
 
@@ -84,9 +85,19 @@ def audit_rows(items: Iterable[Any]) -> list[AuditRow]:
     return rows
 
 
+# Every character Markdown gives a meaning to inside a line of a table cell: link and
+# image syntax (``[``, ``]``, ``(``, ``)``, ``!``), emphasis, code and the table's ``|``,
+# each with the backslash escape CommonMark and Python-Markdown share; ``<`` and ``&``
+# as entities, so no HTML tag, autolink (``<https://…>``) or entity is written. (A cell
+# never starts a line, so what means something only there, ``#`` or ``>``, is left.)
+_MD_ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]()!|"}
+_MD_ESCAPES |= {ord("<"): "&lt;", ord("&"): "&amp;"}
+
+
 def _md_cell(value: str) -> str:
-    text = one_line(value).replace("\\", "\\\\").replace("|", "\\|")
-    return text.replace("`", "\\`").replace("<", "&lt;")
+    """A value as the text of one table cell: one line, every Markdown character
+    escaped, so a skill named ``![p](https://…)`` is that text, not a remote image."""
+    return one_line(value).translate(_MD_ESCAPES)
 
 
 def to_markdown(rows: Iterable[AuditRow], *, title: str = "Skill decisions") -> str:

@@ -3,8 +3,9 @@
 - Qualified names (I2): a server skill is ``label:name``; ``:`` is forbidden in skill
   names, so such a name can only have been built here and never equals a local one.
 - Two entries of one source with the same name are told apart by their paths (I3).
-- Names equal as written, after case folding, or after NFKC normalisation are reported
-  as collisions (I3, I4), never silently resolved: every copy stays in the catalog.
+- Names equal as written, after case folding, after NFKC normalisation, or once their
+  invisible characters (tag and zero-width ones) are removed are reported as collisions
+  (I3, I4), never silently resolved: every copy stays in the catalog.
 - Server skills nest by URI prefix (the listing is flat); local nesting comes from the
   folder scan.
 """
@@ -19,11 +20,13 @@ from typing import Any
 
 from desktop.core.identity import QUALIFIER, qualified_name
 from desktop.core.model import Problem, Skill, SourceStatus
+from desktop.core.visible import without_invisible
 
 
 @dataclass(frozen=True, slots=True)
 class Collision:
-    """Skills whose names clash. ``kind``: ``same-name``, ``case`` or ``unicode``."""
+    """Skills whose names clash. ``kind``: ``same-name``, ``case``, ``unicode`` or
+    ``invisible``."""
 
     kind: str
     key: str
@@ -37,6 +40,7 @@ class Collision:
             "same-name": "share the name",
             "case": "have names equal after case folding:",
             "unicode": "have names equal after Unicode (NFKC) normalisation:",
+            "invisible": "have names that differ only by invisible characters:",
         }[self.kind]
         shown = self.key if self.kind == "same-name" else ", ".join(sorted(set(self.names)))
         return f"{len(self.ids)} skills {what} {shown}"
@@ -171,10 +175,14 @@ def find_collisions(skills: Iterable[Skill]) -> list[Collision]:
     exact: dict[str, list[Skill]] = defaultdict(list)
     cased: dict[str, list[Skill]] = defaultdict(list)
     folded: dict[str, list[Skill]] = defaultdict(list)
+    seen: dict[str, list[Skill]] = defaultdict(list)
     for s in skills:
         exact[s.name].append(s)
         cased[s.name.casefold()].append(s)
-        folded[fold(s.name)].append(s)
+        key = fold(s.name)
+        folded[key].append(s)
+        bare = without_invisible(s.name)
+        seen[key if bare is s.name else fold(bare)].append(s)
     for name, group in exact.items():
         if len(group) > 1:
             out.append(Collision("same-name", name, *_copies(group)))
@@ -184,6 +192,9 @@ def find_collisions(skills: Iterable[Skill]) -> list[Collision]:
     for key, group in folded.items():
         if len({s.name.casefold() for s in group}) > 1:
             out.append(Collision("unicode", key, *_copies(group)))
+    for key, group in seen.items():
+        if len({fold(s.name) for s in group}) > 1:
+            out.append(Collision("invisible", key, *_copies(group)))
     return out
 
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from desktop.core.model import Problem
+from desktop.core.visible import cut, hidden_findings, one_line
 
 # \Z, not $: $ also matches before a final line feed, and "pdf\n" would pass.
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -119,6 +120,7 @@ def check_frontmatter(frontmatter: dict[str, Any], dir_name: str | None) -> list
         problems.append(
             Problem("allowed-tools-type", "allowed-tools must be a string or a list", "warning")
         )
+    problems.extend(frontmatter_hidden_text(frontmatter))
     unknown = sorted(k for k in frontmatter if k not in KNOWN_FIELDS)
     if unknown:
         problems.append(
@@ -191,3 +193,74 @@ def display_text(value: Any, limit: int = 2000) -> str:
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Fields of one skill whose hidden text is reported, each on its own (then a count).
+MAX_HIDDEN_REPORTED = 10
+HIDDEN_TEXT = "hidden-text"
+HIDDEN_CHARACTERS = "hidden-characters"
+
+
+def hidden_text_problems(where: str, text: str) -> list[Problem]:
+    """What ``text`` (the field or file named by ``where``) hides in invisible
+    characters: an error for tag characters, which a model reads as text and a person
+    does not see (with the text they spell); a warning for zero-width characters inside
+    a word or in a run (see :func:`desktop.core.visible.hidden_findings`)."""
+    found = hidden_findings(text)
+    problems = []
+    if found.tag_count:
+        spelt = " ".join(f"“{one_line(cut(t))}”" for t in found.tag_texts[:3])
+        more = f" and {len(found.tag_texts) - 3} more runs" if len(found.tag_texts) > 3 else ""
+        problems.append(
+            Problem(
+                HIDDEN_TEXT,
+                f"{where} holds hidden text in {found.tag_count} invisible tag characters, "
+                f"which a model reads and a person does not see: {spelt}{more}",
+                "error",
+            )
+        )
+    if found.zero_width_count:
+        n = found.zero_width_count
+        problems.append(
+            Problem(
+                HIDDEN_CHARACTERS,
+                f"{where} holds {n} zero-width character{'s' if n > 1 else ''} "
+                f"({', '.join(found.zero_width)}) inside words or in runs: they can split a "
+                "word to get it past a check, or spell a hidden message",
+                "warning",
+            )
+        )
+    return problems
+
+
+def frontmatter_hidden_text(frontmatter: dict[str, Any]) -> list[Problem]:
+    """:func:`hidden_text_problems` for every key and text value of the frontmatter,
+    each named by its path (``'description'``, ``'metadata.author'``,
+    ``'allowed-tools[2]'``); at most :data:`MAX_HIDDEN_REPORTED` of them, then a count."""
+    found: list[list[Problem]] = []
+    stack: list[tuple[str, Any]] = [("", frontmatter)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            found.append(hidden_text_problems(f"'{path}'", value))
+        elif isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                inner = f"{path}.{key}" if path else str(key)
+                stack.append((inner, item))
+                if isinstance(key, str):
+                    found.append(hidden_text_problems(f"the field name '{inner}'", key))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    found = [f for f in found if f]
+    problems = [p for f in found[:MAX_HIDDEN_REPORTED] for p in f]
+    if len(found) > MAX_HIDDEN_REPORTED:
+        rest = [p for f in found[MAX_HIDDEN_REPORTED:] for p in f]
+        error = any(p.severity == "error" for p in rest)
+        problems.append(
+            Problem(
+                HIDDEN_TEXT if error else HIDDEN_CHARACTERS,
+                f"{len(found) - MAX_HIDDEN_REPORTED} more frontmatter values hide characters",
+                "error" if error else "warning",
+            )
+        )
+    return problems

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from desktop.core.checks import hidden_text_problems
 from desktop.core.frontmatter import BOM, ParsedSkillMd, read_11, split_frontmatter
 from desktop.core.frontmatter_12 import second_reading, version_problems
 from desktop.core.model import Problem
@@ -53,4 +54,5 @@ def parse_skill_md(data: bytes) -> ParsedSkillMd:
             yaml_text, fields, known=met is True
         )
         problems.extend(version_problems(parsed.differences_12))
+    problems.extend(hidden_text_problems("the body of SKILL.md", body))
     return parsed

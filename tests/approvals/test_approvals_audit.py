@@ -242,3 +242,37 @@ def test_an_entry_that_is_not_text_spoils_that_record_alone(
     assert gone.returncode == 0, gone.stderr
     assert "its stored record could not be used" in gone.stdout
     assert [r["skill_id"] for r in stored(cli)] == [check]
+
+
+def test_the_markdown_export_renders_a_skills_words_as_text_never_a_link_or_image(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A skill named like a Markdown image, and a reason written as a link, became a
+    remote image (a tracking pixel fetched when the report is opened) and a live link
+    when the report was rendered. Every cell is escaped: the rendered report shows the
+    words, and holds no ``<a`` and no ``<img``."""
+    import markdown
+
+    root = tmp_path / "skills"
+    image = "![p](pixel.png)"
+    write_skill(root, image, {"SKILL.md": skill_md(json.dumps(image))})
+    write_skill(root, "plain", {"SKILL.md": skill_md("plain")})
+    src = ("--folder", f"team={root}")
+    link = "[Approved by security](https://evil.example/ok) ![p](https://evil.example/p.png)"
+    done = cli("reject", f"team:{image}/SKILL.md", "--reason", link, *src)
+    assert done.returncode == 0, done.stderr
+    html_tag = "<b>bold</b> <https://evil.example/auto> `code` *em* a|b & c"
+    assert cli("reject", "team:plain/SKILL.md", "--reason", html_tag, *src).returncode == 0
+
+    md = cli("approvals", "--format", "markdown")
+    assert md.returncode == 0, md.stderr
+    rendered = markdown.markdown(md.stdout, extensions=["tables"])
+    assert "<table>" in rendered
+    for tag in ("<a", "<img", "<b>", "<code", "<em"):
+        assert tag not in rendered, (tag, rendered)
+    cells = [c.strip() for c in rendered.replace("</td>", "<td>").split("<td>")]
+    assert f"team:{image}/SKILL.md" in cells
+    assert link in cells
+    assert (
+        "&lt;b&gt;bold&lt;/b&gt; &lt;https://evil.example/auto&gt; `code` *em* a|b &amp; c" in cells
+    )

@@ -133,3 +133,28 @@ def test_quoted_cuts_a_third_partys_words_and_says_how_long_they_were() -> None:
     assert quoted("short\n  message") == "short message"
     long = quoted("no " * 1000, 10)
     assert long == "no no no n… (3,000 characters in all)"
+
+
+def test_json_output_escapes_c1_controls_and_keeps_the_value(tmp_path: Path) -> None:
+    """orjson writes U+0080-U+009F as they are; a terminal showing the JSON would take
+    U+009B for the start of an escape sequence (CSI). They are written as ``\\u009b``."""
+    skill = tmp_path / "skills" / "c1"
+    skill.mkdir(parents=True)
+    description = "Looks fine \x9b2J\x9b]0;pwned\x9c and \x85 next"
+    front = {"name": "c1", "description": description}
+    (skill / "SKILL.md").write_text(f"---\n{json.dumps(front)}\n---\nbody\n")
+    listed = subprocess.run(
+        [sys.executable, "-m", "desktop", "list", "--folder", str(tmp_path / "skills"), "--json"],
+        capture_output=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert listed.returncode == 0, listed.stderr
+    out = listed.stdout
+    for code in range(0x80, 0xA0):
+        assert chr(code).encode() not in out, hex(code)
+    assert b"Looks fine \\u009b2J\\u009b]0;pwned\\u009c and \\u0085 next" in out
+    (entry,) = json.loads(out)["skills"]
+    assert entry["description"] == description

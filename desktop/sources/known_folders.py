@@ -452,11 +452,9 @@ def holds_a_skill(path: Path, max_dirs: int = HOLDS_SKILL_MAX_DIRS) -> bool:
     user's own catalog. The walk stops at the first ``SKILL.md`` and after ``max_dirs``
     folders, and counts a folder too large to look through as holding skills.
     """
-    seen = 0
-    for _here, dirs, files in os.walk(path):
+    for seen, (_here, dirs, files) in enumerate(os.walk(path), start=1):
         if "SKILL.md" in files:
             return True
-        seen += 1
         if seen >= max_dirs:
             return True
         dirs[:] = [d for d in dirs if not d.startswith(".")]

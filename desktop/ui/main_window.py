@@ -23,9 +23,9 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QDockWidget,
     QPlainTextEdit,
-    QBoxLayout,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -139,7 +139,8 @@ class MainWindow(WindowSurface):
             "Show the sidebar: To review, Has problems, the sources and Add source (F9)"
         )
         self.sidebar_button.clicked.connect(self.toggle_sidebar)
-        row = self.filter_bar.layout().itemAt(0)
+        outer = self.filter_bar.layout()
+        row = outer.itemAt(0) if outer is not None else None
         box = row.layout() if row is not None else None
         if isinstance(box, QBoxLayout):
             box.insertWidget(0, self.sidebar_button)

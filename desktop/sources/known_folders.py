@@ -450,9 +450,11 @@ def holds_a_skill(path: Path, max_dirs: int = HOLDS_SKILL_MAX_DIRS) -> bool:
 
     An agent's folder that holds none (created empty by its installer) is not the
     user's own catalog. The walk stops at the first ``SKILL.md`` and after ``max_dirs``
-    folders, and counts a folder too large to look through as holding skills.
+    folders, and counts a folder too large to look through as holding skills. Links
+    are followed (skills are often linked into an agent's folder); the bound ends a
+    loop of links.
     """
-    for seen, (_here, dirs, files) in enumerate(os.walk(path), start=1):
+    for seen, (_here, dirs, files) in enumerate(os.walk(path, followlinks=True), start=1):
         if "SKILL.md" in files:
             return True
         if seen >= max_dirs:

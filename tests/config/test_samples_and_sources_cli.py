@@ -55,7 +55,9 @@ def test_an_empty_agent_folder_does_not_hide_the_samples(cli: Any, tmp_home: Pat
     listed = {s["label"] for s in json.loads(out.stdout)["sources"]}
     assert {"claude-user", "samples", "sample-server"} <= listed
     assert "git-commit-style" in cli("list").stdout
-    a_skill(tmp_home / ".claude" / "skills" / "empty-dir")
+    # A skill linked into the folder, as people often install them, is their own.
+    linked = a_skill(tmp_home / "elsewhere") / "own-skill"
+    (tmp_home / ".claude" / "skills" / "empty-dir" / "own-skill").symlink_to(linked)
     found = config.collect_sources(cwd=tmp_home / "work")
     assert labels(found) == ["claude-user"] and not found.samples_shown
 

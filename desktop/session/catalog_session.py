@@ -305,6 +305,7 @@ class CatalogSession:
         total = len(enabled)
         done = 0
         before = list(self.catalog.skills)
+        before_sources = list(self.catalog.sources)
         self.events.progress(0, max(total, 1), f"reading {total} source(s)…")
 
         statuses: list[SourceStatus] = []
@@ -322,7 +323,13 @@ class CatalogSession:
             if done < total and skills and now - shown_at[0] >= INTERIM_EVERY:
                 # Show what has arrived (at most a few times a second).
                 shown_at[0] = now
-                self.show_partial(statuses, found)
+                # The sources not read yet keep what they showed: no row goes and comes
+                # back while the others arrive.
+                waiting = {s.label for s in enabled} - {s.origin.label for s in statuses}
+                self.show_partial(
+                    [*statuses, *(s for s in before_sources if s.origin.label in waiting)],
+                    [*found, *(s for s in before if s.origin.label in waiting)],
+                )
 
         try:
             results = await self.read_sources(

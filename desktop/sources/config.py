@@ -43,7 +43,7 @@ from desktop.sources.config_secrets import (
     secure_spec,
 )
 from desktop.sources.importers import ImportedServer, ImportResult, LabelAllocator
-from desktop.sources.known_folders import KnownFolder, detect_known_folders
+from desktop.sources.known_folders import KnownFolder, detect_known_folders, holds_a_skill
 from desktop.sources.launchers import parse_timeout
 from desktop.sources.settings_file import locked, write_json
 from desktop.sources.trust_store import TrustStore, load_trust
@@ -592,13 +592,22 @@ def collect_sources(
                 folder_paths[real] = saved.spec.label
     if detect:
         _add_detected(out, env, here, cfg, labels, saved_folders, folder_paths, kept)
-    if not out.entries:
+    if not any(_users_own(e) for e in out.entries):
         # Nothing of the user's own: the bundled samples show what the catalog does.
+        # An agent's folder that holds no skill stays listed beside them.
         out.samples_shown = bool(samples)
         for saved in samples:
             spec = replace(saved.spec, sample=True)
             out.entries.append(SourceEntry(spec, "bundled", f"saved:{spec.label}", "sample"))
     return out
+
+
+def _users_own(entry: SourceEntry) -> bool:
+    """Whether a source counts as the user's own catalog (and so hides the samples):
+    any source but a detected agent folder holding no skill."""
+    if entry.origin != "detected-folder":
+        return True
+    return holds_a_skill(Path(entry.spec.endpoint))
 
 
 def _add_detected(

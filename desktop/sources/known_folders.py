@@ -439,3 +439,25 @@ def annotate_collisions(collisions: list[dict[str, object]], sources: Iterable[_
         views = collision_views([str(i) for i in ids], sources)
         if views:
             c["agents"] = [v.to_json() for v in views]
+
+
+# How much of a folder is looked through to say whether it holds a skill at all.
+HOLDS_SKILL_MAX_DIRS = 2000
+
+
+def holds_a_skill(path: Path, max_dirs: int = HOLDS_SKILL_MAX_DIRS) -> bool:
+    """Whether a ``SKILL.md`` is found in ``path`` or a folder below it.
+
+    An agent's folder that holds none (created empty by its installer) is not the
+    user's own catalog. The walk stops at the first ``SKILL.md`` and after ``max_dirs``
+    folders, and counts a folder too large to look through as holding skills. Links
+    are followed (skills are often linked into an agent's folder); the bound ends a
+    loop of links.
+    """
+    for seen, (_here, dirs, files) in enumerate(os.walk(path, followlinks=True), start=1):
+        if "SKILL.md" in files:
+            return True
+        if seen >= max_dirs:
+            return True
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+    return False

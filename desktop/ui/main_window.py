@@ -23,9 +23,11 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QDockWidget,
     QPlainTextEdit,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -90,6 +92,9 @@ PAGE_AFTER_PAINT_LATEST = 250
 # The widest the sidebar grows on its own to show its rows whole (px).
 SIDEBAR_MAX = 320
 
+# Narrower than this (px), the window folds its sidebar away (a button brings it back).
+SIDEBAR_FOLD = 1000
+
 
 class MainWindow(WindowSurface):
     # The list painted for the first time with skills in it (once): the start-up's wait
@@ -126,6 +131,20 @@ class MainWindow(WindowSurface):
 
         self.sidebar = SidebarWidget(self.sources_model, self)
         self.filter_bar = FilterBarWidget(self)
+        # Where the folded sidebar is brought back: beside the search box, never hidden
+        # behind a menu.
+        self.sidebar_button = QToolButton(self.filter_bar)
+        self.sidebar_button.setText("☰ Sources")
+        self.sidebar_button.setAccessibleName("Show the sidebar")
+        self.sidebar_button.setToolTip(
+            "Show the sidebar: To review, Has problems, the sources and Add source (F9)"
+        )
+        self.sidebar_button.clicked.connect(self.toggle_sidebar)
+        outer = self.filter_bar.layout()
+        row = outer.itemAt(0) if outer is not None else None
+        box = row.layout() if row is not None else None
+        if isinstance(box, QBoxLayout):
+            box.insertWidget(0, self.sidebar_button)
         self.skill_list = SkillListWidget(self.proxy, self)
         self.table = self.skill_list.table  # the table view (View ▸ Show as table)
         self.list = self.skill_list.list
@@ -846,11 +865,12 @@ class MainWindow(WindowSurface):
         self.fit_layout()
 
     def fit_layout(self) -> None:
-        """The sidebar folds away below SIDEBAR_WIDTH (unless asked for); the list and
-        the page stack below STACK_WIDTH."""
+        """The sidebar folds away below SIDEBAR_FOLD (unless asked for), and a button
+        beside the search box brings it back; the list and the page stack below 800 px."""
         width = self.width()
-        shown = self.sidebar_wanted if self.sidebar_wanted is not None else width >= 1100
+        shown = self.sidebar_wanted if self.sidebar_wanted is not None else width >= SIDEBAR_FOLD
         self.sidebar.setVisible(shown)
+        self.sidebar_button.setVisible(not shown)
         want = Qt.Orientation.Vertical if width < 800 else Qt.Orientation.Horizontal
         if self.right_splitter.orientation() != want:
             self.right_splitter.setOrientation(want)

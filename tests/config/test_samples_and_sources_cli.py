@@ -42,6 +42,26 @@ def test_samples_show_only_while_nothing_of_the_users_own_is_found(tmp_home: Pat
     assert labels(found) == ["claude-user"] and not found.samples_shown
 
 
+def test_an_empty_agent_folder_does_not_hide_the_samples(cli: Any, tmp_home: Path) -> None:
+    """An agent's folder its installer made empty is not the user's own catalog: the
+    samples stay, beside the folder, in the sources and in ``list``; a skill in it ends
+    the samples."""
+    (tmp_home / ".claude" / "skills" / "empty-dir").mkdir(parents=True)
+    found = config.collect_sources(cwd=tmp_home / "work")
+    assert labels(found) == ["claude-user", "samples", "sample-server"]
+    assert found.samples_shown
+    out = cli("list", "--json")
+    assert out.returncode == 0, out.stderr
+    listed = {s["label"] for s in json.loads(out.stdout)["sources"]}
+    assert {"claude-user", "samples", "sample-server"} <= listed
+    assert "git-commit-style" in cli("list").stdout
+    # A skill linked into the folder, as people often install them, is their own.
+    linked = a_skill(tmp_home / "elsewhere") / "own-skill"
+    (tmp_home / ".claude" / "skills" / "empty-dir" / "own-skill").symlink_to(linked)
+    found = config.collect_sources(cwd=tmp_home / "work")
+    assert labels(found) == ["claude-user"] and not found.samples_shown
+
+
 def test_an_imported_server_alone_hides_the_samples_and_says_where_it_came_from(
     tmp_home: Path,
 ) -> None:

@@ -104,3 +104,19 @@ def test_the_samples_are_removed_from_the_window_and_stay_gone(
     # A new window (the next start) does not bring them back.
     again = make_window(None, sources=SourcesService(config_file=cfg_file, detect=False))
     assert [s.label for s in again.sources_model.specs] == ["sample-server"]
+
+
+def test_an_empty_agent_folder_leaves_the_samples_in_the_window(
+    make_window: Any, tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's skills folder holding no skill is listed, and the samples still show,
+    with the notice that says why."""
+    (tmp_home / ".claude" / "skills").mkdir(parents=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    window = make_window(None, sources=SourcesService())
+    labels = [s.label for s in window.sources_model.specs]
+    assert {"claude-user", "samples", "sample-server"} <= set(labels), labels
+    assert "git-commit-style" in table_names(window)
+    assert any("bundled samples are shown" in n.text for n in window.notifier.notices)

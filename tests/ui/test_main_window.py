@@ -179,10 +179,21 @@ def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
     alone = make_window([missing])
     assert alone.detail.title.text().startswith("No skills: gone could not be read")
     assert line.startswith("gone (stdio): error: could not connect")
-    # Below 1,100 px the sidebar folds away; F9 brings it back, status line and all.
+    # Below 1,000 px the sidebar folds away, and a button beside the search box says
+    # so; F9 brings it back, status line and all, as the button does.
     assert not window.sidebar.isVisibleTo(window)
+    assert window.sidebar_button.isVisibleTo(window)
     window.actions_.sidebar_action.trigger()
     assert window.sidebar.status_line.isVisibleTo(window)
+    assert not window.sidebar_button.isVisibleTo(window)
+    window.actions_.sidebar_action.trigger()
+    window.sidebar_button.click()
+    assert window.sidebar.isVisibleTo(window)
+    # A laptop's first window (1088 px of a 1280 px screen) keeps the sidebar.
+    window.sidebar_wanted = None
+    window.resize(1088, 700)
+    assert window.width() == 1088
+    assert window.sidebar.isVisibleTo(window) and not window.sidebar_button.isVisibleTo(window)
 
 
 def test_clicking_a_column_header_sorts_the_table_and_keeps_the_selection(

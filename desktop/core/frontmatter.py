@@ -338,6 +338,47 @@ def _short(exc: Exception) -> str:
     return text[:200]
 
 
+# (what the reader says, where, the plain sentence): the first that matches is used.
+_PLAIN: tuple[tuple[str, str, str], ...] = (
+    ("while parsing a flow sequence", "context", "a `[` is never closed"),
+    ("while parsing a flow mapping", "context", "a `{` is never closed"),
+    ("while scanning a quoted scalar", "context", "a quote is never closed"),
+    ("tab character", "problem", "a tab is used for indentation; indent with spaces"),
+    ("character '\\t'", "problem", "a tab is used for indentation; indent with spaces"),
+    (
+        "mapping values are not allowed",
+        "problem",
+        "a `:` in a value that is not quoted; put the value in quotes",
+    ),
+    ("expected <block end>", "problem", "the indentation does not line up with the lines above"),
+    (
+        "did not find expected key",
+        "problem",
+        "the indentation does not line up with the lines above",
+    ),
+)
+
+
+def yaml_sentence(exc: Exception) -> str:
+    """A plain sentence for a YAML error, with the line of the SKILL.md it is on: the
+    frontmatter starts on the file's line 2, after the opening ``---``."""
+    context = str(getattr(exc, "context", None) or "")
+    problem = str(getattr(exc, "problem", None) or "")
+    marks = {
+        "context": getattr(exc, "context_mark", None),
+        "problem": getattr(exc, "problem_mark", None),
+    }
+    said = f"{context} {problem}"
+    for words, where, sentence in _PLAIN:
+        mark = marks[where] or marks["problem"]
+        if words in said and mark is not None:
+            return f"Line {mark.line + 2}: {sentence}"
+    mark = marks["problem"] or marks["context"]
+    if mark is not None and problem:
+        return f"Line {mark.line + 2}, column {mark.column + 1}: {' '.join(problem.split())}"
+    return f"frontmatter is not valid YAML: {_short(exc)}"
+
+
 def to_json_value(value: Any) -> Any:
     """Make a safely loaded YAML value JSON-compatible (string keys, finite numbers)."""
     if isinstance(value, dict):
@@ -411,9 +452,7 @@ def read_with(
     except Refused as refused:
         return None, [refused.problem]
     except not_yaml as exc:
-        return None, [
-            Problem("frontmatter-yaml", f"frontmatter is not valid YAML: {_short(exc)}", "invalid")
-        ]
+        return None, [Problem("frontmatter-yaml", yaml_sentence(exc), "invalid")]
     if value is None:
         value = {}
     if not isinstance(value, dict):

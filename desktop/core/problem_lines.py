@@ -20,6 +20,7 @@ _FIELD_CODES = ("name", "description", "compatibility", "metadata", "license", "
 # The loading values of metadata.nimblebrain, reported as ``<field>-dropped``.
 _LOADING_FIELDS = ("loading-strategy", "priority", "triggers", "tool-affinity")
 _YAML_LINE = re.compile(r"\bline (\d+)\b")
+_FILE_LINE = re.compile(r"^Line (\d+)\b")
 _QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 _METADATA_KEY = re.compile(r"^metadata\.(.+?) is ")
 _UNKNOWN = "fields outside the Agent Skills specification (passed through): "
@@ -134,6 +135,10 @@ def problem_lines(text: str, problems: Iterable[Problem]) -> list[tuple[int, Pro
     placed: list[tuple[int, Problem]] = []
     for problem in problems:
         if problem.code == "frontmatter-yaml":
+            own = _FILE_LINE.match(problem.message)
+            if own:  # already the file's line
+                placed.append((int(own.group(1)), problem))
+                continue
             match = _YAML_LINE.search(problem.message)
             if match:
                 placed.append((int(match.group(1)) + 1, problem))

@@ -116,3 +116,15 @@ def test_no_rule_tags_in_what_commands_print(tmp_path: Path, tmp_home: Path) -> 
     runs += [cli(name, "--help") for name in ("lint", "verify", "serve", "dir", "get", "list")]
     for proc in runs:
         assert not RULE_TAG.search(proc.stdout + proc.stderr), proc.args
+
+
+def test_lint_names_a_yaml_error_on_the_file_line_in_a_plain_sentence(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "broken"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: broken\ndescription: Broken one\ntags: [a, b\n---\nbody\n", encoding="utf-8"
+    )
+    proc = cli("lint", skill.parent)
+    assert proc.returncode == 1
+    assert "[invalid] frontmatter-yaml: Line 4: a `[` is never closed" in proc.stdout
+    assert "<unicode string>" not in proc.stdout

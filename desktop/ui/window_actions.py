@@ -89,7 +89,11 @@ class WindowActions:
         self.shortcuts_action = self._act(
             help_menu, "&Keyboard shortcuts", "Ctrl+?", self.show_shortcuts
         )
-        self.shortcuts_action.setShortcuts([QKeySequence("Ctrl+?"), QKeySequence("Ctrl+Shift+/")])
+        # A keyboard types "?" with Shift, so Ctrl+? arrives as Ctrl+Shift+? (or, by the
+        # key under it, Ctrl+Shift+/): each is bound, or the shortcut opens nothing.
+        self.shortcuts_action.setShortcuts(
+            [QKeySequence(k) for k in ("Ctrl+?", "Ctrl+Shift+?", "Ctrl+Shift+/", "F1")]
+        )
 
     def _tab(self, i: int) -> None:
         self.w.tabs.setCurrentIndex(i)

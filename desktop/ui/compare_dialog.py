@@ -100,10 +100,14 @@ class CompareDialog(QDialog):
         self.refresh()
 
     def _guess_partner(self, skill: Skill) -> None:
-        for s in self.controller.catalog.skills:
-            if s.id != skill.id and s.name.casefold() == skill.name.casefold():
+        """Another skill of the same name, else the first other skill: never itself."""
+        others = [s for s in self.controller.catalog.skills if s.id != skill.id]
+        for s in others:
+            if s.name.casefold() == skill.name.casefold():
                 self.right.setCurrentIndex(self.right.findData(s.id))
                 return
+        if others and self.right.currentData() == skill.id:
+            self.right.setCurrentIndex(self.right.findData(others[0].id))
 
     def pair(self) -> tuple[Skill | None, Skill | None]:
         c = self.controller.catalog
@@ -114,8 +118,15 @@ class CompareDialog(QDialog):
         self.diff.setPlainText(
             "Press “Fetch both SKILL.md and diff”: nothing is diffed until both are verified."
         )
-        if a is None or b is None:
-            self.fields.setHtml("<p>choose two skills</p>")
+        same = a is not None and b is not None and a.id == b.id
+        self.fetch_button.setEnabled(a is not None and b is not None and not same)
+        if a is None or b is None or same:
+            self.fields.setHtml(
+                "<p>Choose two different skills to compare.</p>"
+                if same
+                else "<p>Choose two skills to compare.</p>"
+            )
+            self.diff.setPlainText("")
             return
         rows = []
         differs = f" style='{differs_style()}'"
@@ -144,7 +155,7 @@ class CompareDialog(QDialog):
 
     async def fetch_now(self) -> str:
         a, b = self.pair()
-        if a is None or b is None:
+        if a is None or b is None or a.id == b.id:
             return ""
         reader = self.controller.reader
         ra = await self.controller.read(a, reader.skill_md_uri(a))

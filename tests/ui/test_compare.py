@@ -45,3 +45,26 @@ def test_compare_shows_a_coloured_marked_diff_and_closes(
     assert dialog.close_button.text().replace("&", "") == "Close"
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
+
+
+def test_compare_never_pairs_a_skill_with_itself(
+    make_window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "alpha")
+    write_skill(root, "beta")
+    window = make_window([folder_spec(root, "mine")])
+    beta = next(s for s in window.controller.catalog.skills if s.name == "beta")
+    window.select_skill(beta.id)
+    window.actions_.compare()
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, CompareDialog)
+    first, second = dialog.pair()
+    assert first is not None and second is not None
+    assert (first.name, second.name) == ("beta", "alpha")  # no namesake: another skill
+    assert dialog.fetch_button.isEnabled()
+    dialog.right.setCurrentIndex(dialog.right.findData(beta.id))
+    assert not dialog.fetch_button.isEnabled()
+    assert "Choose two different skills" in dialog.fields.toPlainText()
+    assert dialog.diff.toPlainText() == ""
+    dialog.close()

@@ -41,7 +41,7 @@ def standard_icon(widget: QWidget, name: str) -> QIcon:
         "folder": QStyle.StandardPixmap.SP_DirIcon,
         "local process": QStyle.StandardPixmap.SP_ComputerIcon,
         "remote server": QStyle.StandardPixmap.SP_DriveNetIcon,
-        "error": QStyle.StandardPixmap.SP_MessageBoxWarning,
+        "error": QStyle.StandardPixmap.SP_MessageBoxCritical,  # failed: not a warning
         "add": QStyle.StandardPixmap.SP_FileDialogNewFolder,
         "ok": QStyle.StandardPixmap.SP_DialogApplyButton,
         "off": QStyle.StandardPixmap.SP_MediaPause,
@@ -53,7 +53,7 @@ def standard_icon(widget: QWidget, name: str) -> QIcon:
         "folder": "folder",
         "local process": "utilities-terminal",
         "remote server": "network-server",
-        "error": "dialog-warning",
+        "error": "dialog-error",
         "add": "list-add",
     }
     icon = QIcon.fromTheme(theme.get(name, ""))

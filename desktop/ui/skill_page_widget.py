@@ -58,7 +58,7 @@ PILL_ICONS = {
     "Changed": QStyle.StandardPixmap.SP_BrowserReload,
     "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
     "Verified": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "problems": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "problems": QStyle.StandardPixmap.SP_MessageBoxCritical,  # it counts errors only
     "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
 }
 

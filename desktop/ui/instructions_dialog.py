@@ -14,9 +14,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
+from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
 from desktop.core.library import server_line
 from desktop.core.model import SourceStatus
-from desktop.core.model_view import INSTRUCTIONS_CUT
 from desktop.core.visible import visible
 from desktop.ui.budget_widget import BudgetBar
 from desktop.ui.catalog_controller import CatalogController

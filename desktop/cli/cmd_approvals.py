@@ -1,4 +1,4 @@
-"""``skill-catalog approvals``: every approval stored in the OS keyring (A6).
+"""``skill-catalog approvals``: every approval stored in the OS keyring.
 
 With source options, each approval also shows its skill's current state and, when
 the files changed, the diff. ``--json`` is complete enough to keep as an audit

@@ -32,7 +32,7 @@ from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.identity import QUALIFIER, is_server_uri, split_label
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.visible import one_line
-from desktop.sources.registry import UNTRUSTED
+from desktop.sources.gather import UNTRUSTED
 
 if TYPE_CHECKING:
     from desktop.session.catalog_session import CatalogSession

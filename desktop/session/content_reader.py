@@ -33,7 +33,7 @@ __all__ = ["ContentReader", "ReadResult"]
 
 
 class ContentReader:
-    """Reads files of local and server skills, verified; opens skills by URI (D7)."""
+    """Reads files of local and server skills, verified; opens skills by URI."""
 
     def __init__(
         self,
@@ -154,7 +154,7 @@ class ContentReader:
 
     async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
         """A folder of a skill as its source lists it, each child judged against the
-        held entry (D10); raises ``SourceError`` (or ``KeyError``) with a message."""
+        held entry; raises ``SourceError`` (or ``KeyError``) with a message."""
         source = self._source_of(skill)
         if source is None:
             raise KeyError(skill.origin.label)
@@ -190,7 +190,7 @@ class ContentReader:
         return await source.verify(skill)
 
     async def forget_source(self, label: str) -> int:
-        """Remove a server's cached verified bytes (V6); returns directories removed.
+        """Remove a server's cached verified bytes; returns directories removed.
         Off the loop: a server's cache may hold thousands of files."""
         import asyncio
 

@@ -8,13 +8,11 @@ its manifest, which a scan makes whole.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.source_kinds import FOLDER
 from desktop.sources.base import BaseSource, Kind, SourceContext, SourceRead
-from desktop.sources.folder import scan_folder
 
 if TYPE_CHECKING:
     from desktop.core.verify import SkillVerification
@@ -24,6 +22,8 @@ if TYPE_CHECKING:
 def read_folder(spec: SourceSpec) -> SourceRead:
     """Read one local folder here and now, in the calling thread (it hashes files: not
     on a thread that must stay responsive); never raises."""
+    from desktop.sources.folder import scan_folder
+
     try:
         return scan_folder(spec)
     except Exception as exc:  # noqa: BLE001 - a bug, but the window and CLI must survive it
@@ -34,6 +34,8 @@ class FolderSource(BaseSource):
     """A folder of skills on this machine."""
 
     async def _discover(self) -> SourceRead:
+        import asyncio
+
         return await asyncio.to_thread(read_folder, self.spec)
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:

@@ -14,24 +14,22 @@ backslash) or a link is never part of a manifest, and said so.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import stat
-import zipfile
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from desktop.core.checks import check_frontmatter
 from desktop.core.identity import LABEL_RE, SKILL_MD
-from desktop.core.loading import read_loading
 from desktop.core.manifest import MAX_BYTES, check_limits, sha256_digest
 from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
-from desktop.core.skill_md import parse_skill_md
 from desktop.core.source_kinds import KindInfo
-from desktop.core.verify import SkillVerification
-from desktop.core.words import count
 from desktop.sources.base import BaseSource, Kind, SourceContext, SourceRead
-from desktop.sources.folder import folder_label
-from desktop.sources.reader import ReadResult, read_file, verify_skill
+
+if TYPE_CHECKING:  # loaded when an archive is read, not when the kind registers
+    import zipfile
+
+    from desktop.core.verify import SkillVerification
+    from desktop.sources.reader import ReadResult
 
 MAX_MEMBERS = 10_000
 MAX_TOTAL = 256 * 1024 * 1024  # bytes, uncompressed, of the members read
@@ -99,6 +97,10 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) ->
 def scan_archive(spec: SourceSpec) -> SourceRead:
     """List the skills of the archive at ``spec.endpoint`` (hashing every member of a
     skill); never raises for the archive's content (a failure is the status)."""
+    import zipfile
+
+    from desktop.core.words import count
+
     notes: list[str] = []
     try:
         with zipfile.ZipFile(spec.endpoint) as archive:
@@ -121,6 +123,10 @@ def scan_archive(spec: SourceSpec) -> SourceRead:
 def _skills(
     spec: SourceSpec, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
 ) -> list[Skill]:
+    from desktop.core.checks import check_frontmatter
+    from desktop.core.loading import read_loading
+    from desktop.core.skill_md import parse_skill_md
+
     dirs = sorted(
         (_skill_dir(n) for n in members if n == SKILL_MD or n.endswith("/" + SKILL_MD)),
         key=len,
@@ -186,9 +192,13 @@ class _ArchiveBytes:
     async def read_bytes(
         self, uri: str, *, refresh: bool = False, limit: int | None = None, expected_size: int = 0
     ) -> bytes:
+        import asyncio
+
         return await asyncio.to_thread(self._read, uri, limit or MAX_BYTES + 1)
 
     def _read(self, uri: str, limit: int) -> bytes:
+        import zipfile
+
         with zipfile.ZipFile(self.path) as archive:
             members = _members(archive, [])
             info = members.get(uri)
@@ -207,12 +217,18 @@ class ZipSource(BaseSource):
     """A zip archive of skills, read only."""
 
     async def _discover(self) -> SourceRead:
+        import asyncio
+
         return await asyncio.to_thread(scan_archive, self.spec)
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
+        from desktop.sources.reader import read_file
+
         return await read_file(skill, uri, source=_ArchiveBytes(self.spec.endpoint))
 
     async def verify(self, skill: Skill) -> SkillVerification:
+        from desktop.sources.reader import verify_skill
+
         return await verify_skill(skill, source=_ArchiveBytes(self.spec.endpoint))
 
 
@@ -220,6 +236,8 @@ def _from_fields(label: str, transport: str, where: str) -> SourceSpec:
     where = where.strip()
     if not where:
         raise ZipError("enter the path of a zip archive")
+    from desktop.sources.folder import folder_label
+
     path = Path(where).expanduser().resolve()
     label = label.strip() or folder_label(path.with_suffix(""))
     if not LABEL_RE.match(label):

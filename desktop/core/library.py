@@ -143,8 +143,8 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
     if status is None or status.status == SourceState.PENDING:
         return SourceWords(kind, SourceState.PENDING.label, SourceState.PENDING.icon, "Being read.")
     message = status.message
-    state = member(SourceState, status.status)
-    sign_in = member(SignIn, status.sign_in) or SignIn.NONE
+    state = status.state
+    sign_in = status.sign_in_state
     if sign_in.asks:
         return SourceWords(kind, sign_in.label, sign_in.icon, message)
     if state is None:  # a word no state has: shown as it is

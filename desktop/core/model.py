@@ -19,7 +19,7 @@ from desktop.core.identity import (
     skill_id,
 )
 from desktop.core.secrets import mask_endpoint
-from desktop.core.states import EntryState, SignIn, SourceState
+from desktop.core.states import EntryState, SignIn, SourceState, member
 from desktop.core.states import Severity as Severity
 
 # Severity of a problem (desktop.core.states.Severity): invalid (the entry can never be
@@ -276,6 +276,16 @@ class SourceStatus:
     # Sign-in of an HTTP server, a SignIn's word: "" (none asked) | required | again |
     # signed-in.
     sign_in: str = SignIn.NONE
+
+    @property
+    def state(self) -> SourceState | None:
+        """The status as its type; ``None`` for a word no state has."""
+        return member(SourceState, self.status)
+
+    @property
+    def sign_in_state(self) -> SignIn:
+        """The sign-in as its type (a word no state has: none asked)."""
+        return member(SignIn, self.sign_in) or SignIn.NONE
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = self.origin.to_json()

@@ -244,7 +244,7 @@ _APPROVAL: dict[Approval, tuple[str, str, int, str]] = {
         "Rejected",
         "A reviewer rejected exactly these files; it is to review again once they change",
         2,
-        "emblem-unreadable",
+        "action-unavailable",
     ),
     Approval.UNAPPROVABLE: (
         "Cannot approve",
@@ -329,7 +329,7 @@ _VERIFICATION: dict[Verification, tuple[str, str, int, str]] = {
         0,
         "dialog-error",
     ),
-    Verification.READ_ERROR: ("Could not read", "Reading a file failed", 1, "dialog-warning"),
+    Verification.READ_ERROR: ("Could not read", "Reading a file failed", 1, "dialog-error"),
     Verification.PARTIAL: (
         "Partly verified",
         "The files read so far match what the source listed",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from desktop.sources.importers.common import parse_json
+from desktop.sources.config.importers.common import parse_json
 
 
 def shapes(mib: int) -> dict[str, tuple[str, str]]:

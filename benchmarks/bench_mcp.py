@@ -46,12 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from desktop.core.entry import parse_entry
 from desktop.core.model import SourceSpec
 from desktop.sources.budgets import Budgets
-from desktop.sources.mcp import discover_server
-from desktop.sources.mcp_connection import McpConnection
-from desktop.sources.mcp_reads import read_bytes
-from desktop.sources.mcp_skills import list_skills
+from desktop.sources.gather import discover
+from desktop.sources.mcp.connection import McpConnection
+from desktop.sources.mcp.reads import read_bytes
+from desktop.sources.mcp.skills import list_skills
+from desktop.sources.mcp.source import discover_server
 from desktop.sources.reader import accept_bytes, flush_cache_writes
-from desktop.sources.registry import discover
 from desktop.store.cache import SkillCache
 
 REPO = Path(__file__).resolve().parent.parent

@@ -34,7 +34,7 @@ from signin_helpers import start, stop, write_skills  # noqa: E402
 
 from desktop.core.model import SourceSpec  # noqa: E402
 from desktop.sources import signin  # noqa: E402
-from desktop.sources.mcp import discover_server  # noqa: E402
+from desktop.sources.mcp.source import discover_server  # noqa: E402
 
 
 async def browser(url: str) -> None:

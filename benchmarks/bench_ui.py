@@ -468,7 +468,7 @@ def stalls(servers: int, tmp: str, *, warm: bool = False) -> None:
         task.result()
 
     if warm:  # a later discovery in the same session: the MCP client is already loaded
-        import desktop.sources.mcp  # noqa: F401
+        import desktop.sources.mcp.source  # noqa: F401
         from desktop.session.mcp_loading import _import_mcp_modules
 
         _import_mcp_modules()

@@ -97,7 +97,7 @@ async def window_figures(root: Path, seconds: float) -> None:
     from PySide6.QtCore import QSettings
 
     from desktop.ui.app import build_window
-    from desktop.ui.skill_table_model import COL_DESCRIPTION
+    from desktop.ui.library.skill_table_model import COL_DESCRIPTION
 
     spec = SourceSpec("bench", "local", "folder", str(root))
     stalls = {}

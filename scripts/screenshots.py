@@ -22,10 +22,10 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QDialog
 
 from desktop.core.model import SourceSpec
-from desktop.sources.config import bundled_sources
+from desktop.sources.config.saved import bundled_sources
 from desktop.ui.app import build_window
-from desktop.ui.instructions_dialog import InstructionsDialog
-from desktop.ui.main_window import MainWindow
+from desktop.ui.dialogs.instructions_dialog import InstructionsDialog
+from desktop.ui.window.main_window import MainWindow
 
 SIZES = ((1280, 800), (1920, 1080), (900, 700))
 MANY = 400
@@ -211,7 +211,7 @@ async def review(out: Path, scratch: Path) -> None:
     the first skill again after its script changed since approval (the diff)."""
     import shutil
 
-    from desktop.ui.review_view import ReviewView
+    from desktop.ui.review.review_view import ReviewView
 
     copy = Path.home() / "skills" / "review-samples"  # shown as ~/skills/review-samples
     if not copy.exists():

@@ -214,7 +214,7 @@ def test_checker_reports(tmp_path: Path, relative: str, source: str, expected: s
         ("sources/x.py", "import mcp\nfrom desktop.core.model import Skill\nimport httpx\n"),
         ("store/x.py", "import keyring\nfrom ..core import approvals\n"),
         ("ui/x.py", "from PySide6.QtWidgets import QWidget\nfrom desktop.ui.models import M\n"),
-        ("cli/x.py", "from desktop.sources.registry import discover\nfrom .output import emit\n"),
+        ("cli/x.py", "from desktop.sources.gather import discover\nfrom .output import emit\n"),
     ],
 )
 def test_checker_allows(tmp_path: Path, relative: str, source: str) -> None:

@@ -16,7 +16,7 @@ from desktop.cli.output import CheckFailed, emit_json, fail_usage, table
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.model import Skill
-from desktop.sources.mcp import DirectoryChild
+from desktop.sources.mcp.source import DirectoryChild
 
 NAME = "dir"
 HELP = (

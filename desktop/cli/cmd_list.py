@@ -14,7 +14,7 @@ from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.states import Severity, SourceState
 from desktop.core.visible import one_line
 from desktop.core.words import count
-from desktop.sources.known_folders import annotate_collisions, collision_views
+from desktop.sources.config.known_folders import annotate_collisions, collision_views
 from desktop.store.approvals_store import ApprovalStore, add_approval_field
 
 NAME = "list"

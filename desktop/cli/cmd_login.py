@@ -55,7 +55,7 @@ def find_http_source(args: argparse.Namespace) -> SourceSpec:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     spec = find_http_source(args)
 

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     spec = find_http_source(args)
     if signin.sign_out(spec):

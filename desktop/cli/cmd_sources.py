@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         from desktop.cli import sources_log
 
         return sources_log.run(args)
-    from desktop.sources import config
+    from desktop.sources.config import saved as config
 
     try:
         with config.editing():  # the saved sources are read, changed and written whole
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(as_json: bool) -> int:
-    from desktop.sources import config
+    from desktop.sources.config import saved as config
 
     found = config.collect_sources()
     rows: list[dict[str, Any]] = [_row(e) for e in found.entries]
@@ -201,7 +201,7 @@ def _from_text(row: dict[str, Any]) -> str:
 
 
 def _load() -> Any:
-    from desktop.sources import config
+    from desktop.sources.config import saved as config
 
     cfg = config.load_config()
     if not cfg.exists:
@@ -210,7 +210,7 @@ def _load() -> Any:
 
 
 def _save(cfg: Any) -> None:
-    from desktop.sources import config
+    from desktop.sources.config import saved as config
 
     try:
         messages = config.save_config(cfg, all_or_nothing=True)
@@ -256,7 +256,7 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _parse_source(value: str, env: list[str], headers: list[str]) -> SourceSpec:
-    from desktop.sources import options
+    from desktop.sources.config import options
 
     label, rest = options.split_label(value)
     where = rest.strip()
@@ -280,7 +280,7 @@ def _parse_source(value: str, env: list[str], headers: list[str]) -> SourceSpec:
 
 
 def _change(action: str, label: str) -> int:
-    from desktop.sources import config
+    from desktop.sources.config import saved as config
 
     cfg = _load()
     found = config.collect_sources(config=cfg)

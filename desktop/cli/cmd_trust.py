@@ -65,8 +65,8 @@ def _names(servers: list[ProjectServer]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.sources.config import project_servers
-    from desktop.sources.trust_store import TrustNotSaved, change_trust
+    from desktop.sources.config.saved import project_servers
+    from desktop.sources.config.trust_store import TrustNotSaved, change_trust
 
     folder = Path(args.dir).expanduser()
     if not folder.is_dir():

@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.sources.importers import project_root
-    from desktop.sources.trust_store import TrustNotSaved, change_trust
+    from desktop.sources.config.importers import project_root
+    from desktop.sources.config.trust_store import TrustNotSaved, change_trust
 
     folder = Path(args.dir).expanduser()
     if not folder.is_dir():

@@ -17,7 +17,7 @@ from desktop.core.model import SourceSpec
 
 if TYPE_CHECKING:
     from desktop.session.catalog_session import CatalogSession
-    from desktop.sources.mcp import ServerPool
+    from desktop.sources.mcp.source import ServerPool
 
 
 @contextlib.asynccontextmanager
@@ -27,7 +27,7 @@ async def server_pool(specs: Sequence[SourceSpec]) -> AsyncIterator[ServerPool |
     if not any(s.kind == "mcp" and s.enabled for s in specs):
         yield None
         return
-    from desktop.sources.mcp import ServerPool
+    from desktop.sources.mcp.source import ServerPool
 
     async with ServerPool(list(specs)) as pool:
         yield pool

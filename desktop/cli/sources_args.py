@@ -16,7 +16,7 @@ from typing import Any
 from desktop.cli.output import err, fail_usage
 from desktop.core.catalog import Catalog
 from desktop.core.model import SourceSpec
-from desktop.sources import options
+from desktop.sources.config import options
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +78,7 @@ def ask_inputs(args: argparse.Namespace, specs: list[SourceSpec], *, terminal: b
     wanted = [s for s in specs if s.kind == "mcp" and s.enabled and not s.untrusted]
     if not wanted:
         return
-    from desktop.sources import config_inputs
+    from desktop.sources.config import inputs as config_inputs
 
     for spec in wanted:
         if not config_inputs.input_ids(spec):
@@ -98,7 +98,7 @@ def ask_inputs(args: argparse.Namespace, specs: list[SourceSpec], *, terminal: b
 
 def _given_all(args: argparse.Namespace, spec: SourceSpec) -> bool:
     given = {i for i, _ in getattr(args, "input", None) or []}
-    from desktop.sources.config_inputs import input_ids
+    from desktop.sources.config.inputs import input_ids
 
     return set(input_ids(spec)) <= given
 
@@ -208,7 +208,7 @@ def resolve_specs(args: argparse.Namespace) -> list[SourceSpec]:
         ask_inputs(args, [s for s in specs if not _given_all(args, s)])
         return specs
     try:
-        from desktop.sources import config
+        from desktop.sources.config import saved as config
     except ImportError:
         return []
     found = config.collect_sources()

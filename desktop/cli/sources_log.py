@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _listed_output(spec: SourceSpec) -> tuple[SourceStatus, str]:
     from desktop.sources.budgets import DEFAULT_BUDGETS
-    from desktop.sources.mcp import ServerHandle
+    from desktop.sources.mcp.source import ServerHandle
 
     handle = ServerHandle(spec, DEFAULT_BUDGETS, None)
     try:

@@ -12,7 +12,7 @@
 **The same server.** A server is identified by how it is reached: its transport and its
 endpoint, composed by :func:`server_key` into a :class:`ServerKey`. That one key names
 the server in approval keys (:mod:`desktop.core.approvals`), in the cache's folder
-names (:mod:`desktop.store.cache`) and in sign-in entries (:mod:`desktop.sources.signin`),
+names (:mod:`desktop.store.cache`) and in sign-in entries (:mod:`desktop.sources.mcp.signin`),
 so the three never disagree on whether two sources reach the same server. Why these:
 
 - The transport is part of it: a command line and a URL never name one server, and a

@@ -4,7 +4,7 @@ Each state is a ``StrEnum`` whose values are the words written in ``--json`` out
 in stored records, so a member compares equal to its word and prints as it. Beside the
 values, in this one place: the plain word people read (one per state, the same in every
 pane and command), its rank (the order lists sort it in, gravest or most urgent first),
-the name of its icon (views turn it into a picture; see ``desktop/ui/state_icons.py``),
+the name of its icon (views turn it into a picture; see ``desktop/ui/widgets/state_icons.py``),
 and the rules that ask about a state (:attr:`Approval.needs_decision`, ...).
 
 A view never compares a state with a string literal: it asks the member

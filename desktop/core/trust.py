@@ -7,7 +7,7 @@ repository root, or the working directory outside a repository) and bound to the
 digest of each server's entry as written: an entry that changes later (another
 command, URL, header or variable) is untrusted again, and what changed is shown.
 
-Pure: no I/O. The trust records are read and written by ``desktop.sources.trust_store``.
+Pure: no I/O. The trust records are read and written by ``desktop.sources.config.trust_store``.
 """
 
 from __future__ import annotations

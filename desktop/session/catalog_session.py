@@ -35,7 +35,7 @@ from desktop.session.approval_service import ApprovalService
 from desktop.session.content_reader import ContentReader, ReadResult
 from desktop.session.mcp_loading import load_mcp_support
 from desktop.sources.folder import scan_regions
-from desktop.sources.registry import SourceRead, read_all, read_source
+from desktop.sources.gather import SourceRead, read_all, read_source
 
 if TYPE_CHECKING:
     import asyncio
@@ -602,7 +602,7 @@ class CatalogSession:
         catalog. Never raises for the server's failures: :attr:`Asked.answer` says what
         came back instead of an entry."""
         from desktop.sources.errors import SourceError
-        from desktop.sources.mcp_errors import NoSkillsMethod, NoSuchSkill
+        from desktop.sources.mcp.errors import NoSkillsMethod, NoSuchSkill
 
         try:
             return Asked(ENTRY, await self.reader.get_skill(label, uri))

@@ -1,7 +1,7 @@
 """Verified reads for the catalog session: one pool of kept-open server connections.
 
 Nothing is shown before it is checked: every read goes through
-:mod:`desktop.sources.reader` (via :class:`desktop.sources.mcp.ServerPool`), which
+:mod:`desktop.sources.reader` (via :class:`desktop.sources.mcp.source.ServerPool`), which
 returns bytes only when they agree with the held entry (or the skill is dynamic, and
 then marked so). Local files are read and hashed in worker threads; server files come
 over a connection kept open per server on the window's loop.
@@ -22,7 +22,7 @@ from desktop.store.cache import SkillCache
 if TYPE_CHECKING:
     import asyncio
 
-    from desktop.sources.mcp import DirectoryChild, ServerPool
+    from desktop.sources.mcp.source import DirectoryChild, ServerPool
 
 __all__ = ["ContentReader", "ReadResult"]
 
@@ -54,7 +54,7 @@ class ContentReader:
     @property
     def pool(self) -> ServerPool:
         if self._pool is None:
-            from desktop.sources.mcp import ServerPool
+            from desktop.sources.mcp.source import ServerPool
 
             self._pool = ServerPool(
                 self.specs, self.budgets, self.cache, on_connection=self._connection
@@ -111,7 +111,7 @@ class ContentReader:
         not wait for it to start again. Never raises for the server's failures.
         """
         if spec.untrusted:  # a project's server not trusted: neither started nor connected
-            from desktop.sources.registry import untrusted_status
+            from desktop.sources.gather import untrusted_status
 
             return untrusted_status(spec), []
         budgets = self.pool.budgets

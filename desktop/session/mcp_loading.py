@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _mcp_import: asyncio.Future[None] | None = None
 # Imported by the MCP SDK on its first connection; loaded with it, off the loop's thread.
 _MCP_MODULES = (
-    "desktop.sources.mcp",
+    "desktop.sources.mcp.source",
     "anyio._backends._asyncio",
     "anyio._core._subprocesses",
     "anyio.streams.stapled",
@@ -55,7 +55,7 @@ async def load_mcp_support() -> None:
 
     global _mcp_import
     loop = asyncio.get_running_loop()
-    module = sys.modules.get("desktop.sources.mcp")
+    module = sys.modules.get("desktop.sources.mcp.source")
     if module is not None and hasattr(module, "ServerPool") and _mcp_import is None:
         return  # loaded before (and completely)
     if (

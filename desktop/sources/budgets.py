@@ -52,7 +52,7 @@ class Budgets:
     notification_limit: int = 5000
     """Messages a server may send unasked (notifications, requests to the client,
     events of an event stream) within :attr:`notification_window` seconds; past it the
-    rest of the window's are dropped unread (see ``desktop.sources.mcp_notifications``)."""
+    rest of the window's are dropped unread (see ``desktop.sources.mcp.notifications``)."""
     notification_window: float = 10.0
 
     def answer_limit(self, method: str) -> int:

@@ -49,6 +49,10 @@ class ByteSource(Protocol):
 
     def mark_stale(self, uri: str) -> None: ...
 
+    def describe_error(self, exc: BaseException) -> str:
+        """A failed read in the user's words."""
+        ...
+
 
 @dataclass(slots=True)
 class ReadResult:
@@ -144,10 +148,8 @@ async def read_file(
             expected_size=expected.size if expected is not None else max_read_bytes,
         )
     except Exception as exc:  # noqa: BLE001 - a failed read is a state, not a crash
-        from desktop.sources.mcp_errors import describe_error
-
         return ReadResult(
-            skill.id, FileVerification(uri, READ_ERROR, f"{uri}: {describe_error(exc)}")
+            skill.id, FileVerification(uri, READ_ERROR, f"{uri}: {source.describe_error(exc)}")
         )
     if skill.is_dynamic and len(data) > max_read_bytes:
         return ReadResult(

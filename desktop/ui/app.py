@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 
     from desktop.core.model import SourceSpec
     from desktop.session.content_reader import ContentReader
-    from desktop.ui.first_look import FirstLook
-    from desktop.ui.main_window import MainWindow
     from desktop.ui.notifier import Notifier
-    from desktop.ui.sources_service import SourcesService
+    from desktop.ui.sources.sources_service import SourcesService
+    from desktop.ui.window.first_look import FirstLook
+    from desktop.ui.window.main_window import MainWindow
 
 ORGANIZATION = "skill-catalog"
 APPLICATION = "Skill Catalog"
@@ -63,7 +63,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--preview", action="store_true", help="fetch the selected skill's preview")
     args = parser.parse_args(argv)
-    from desktop.sources.options import SourceOptionError, specs_from_options
+    from desktop.sources.config.options import SourceOptionError, specs_from_options
 
     try:
         args.specs = specs_from_options(
@@ -92,9 +92,9 @@ def build_window(
     """The window with its services (tests pass their own)."""
     from desktop.session.content_reader import ContentReader
     from desktop.ui.catalog_controller import CatalogController
-    from desktop.ui.main_window import MainWindow
     from desktop.ui.notifier import Notifier
-    from desktop.ui.sources_service import SourcesService
+    from desktop.ui.sources.sources_service import SourcesService
+    from desktop.ui.window.main_window import MainWindow
 
     notifier = notifier or Notifier()
     controller = CatalogController(
@@ -176,7 +176,7 @@ def open_window(
     (once the loop runs).
 
     The window takes a first look at its sources before the loop exists: the local
-    folders' skills are painted before asyncio loads (see :mod:`desktop.ui.first_look`),
+    folders' skills are painted before asyncio loads (see :mod:`desktop.ui.window.first_look`),
     for at most ``first_look_wait`` seconds.
 
     What the start-up makes (modules, classes, widgets: a few hundred thousand objects)

@@ -12,7 +12,7 @@ import pytest
 
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import resolve_pairs
-from desktop.sources import config
+from desktop.sources.config import saved as config
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -384,7 +384,7 @@ def test_saving_never_loses_saved_sources_it_could_not_read(tmp_home: Path) -> N
     that a newer version wrote, is not written at all."""
     import asyncio
 
-    from desktop.ui.sources_service import SourcesService
+    from desktop.ui.sources.sources_service import SourcesService
 
     path = config.config_path()
     path.parent.mkdir(parents=True)

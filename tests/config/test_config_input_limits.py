@@ -62,7 +62,7 @@ def test_comment_stripping_is_linear(tmp_path: Path, repo_root: Path, shape: str
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from desktop.sources.importers.common import parse_json\n"
+        "from desktop.sources.config.importers.common import parse_json\n"
         "data = parse_json(Path(sys.argv[1]).read_text(encoding='utf-8'))\n"
         "print(len(data['servers']['a']['args']))\n"
     )

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers.serve import write_skill
 
-from desktop.sources.known_folders import CLAUDE_CODE, agent_views, detect_known_folders
+from desktop.sources.config.known_folders import CLAUDE_CODE, agent_views, detect_known_folders
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from desktop.sources.importers import detect_format, import_detected, import_project
-from desktop.sources.importers.common import SSE_UNSUPPORTED
+from desktop.sources.config.importers import detect_format, import_detected, import_project
+from desktop.sources.config.importers.common import SSE_UNSUPPORTED
 
 pytestmark = pytest.mark.timeout(120)
 

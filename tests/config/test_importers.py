@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop.sources import config
-from desktop.sources.importers import detect_format, detected_config_files, import_detected
-from desktop.sources.importers import load_file as import_file
+from desktop.sources.config import saved as config
+from desktop.sources.config.importers import detect_format, detected_config_files, import_detected
+from desktop.sources.config.importers import load_file as import_file
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.sources.known_folders import (
+from desktop.sources.config.known_folders import (
     CLAUDE_CODE,
     CODEX,
     COPILOT,

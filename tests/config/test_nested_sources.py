@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from helpers.serve import write_skill
 
-from desktop.sources import config
+from desktop.sources.config import saved as config
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from desktop.core.model import SourceSpec
-from desktop.sources import config
+from desktop.sources.config import saved as config
 
 RunCli = Callable[..., CompletedProcess[str]]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.sources import config
+from desktop.sources.config import saved as config
 
 pytestmark = pytest.mark.timeout(120)
 

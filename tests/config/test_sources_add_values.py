@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from desktop.sources import config
-from desktop.sources.config_secrets import KEYRING_SERVICE
+from desktop.sources.config import saved as config
+from desktop.sources.config.secrets import KEYRING_SERVICE
 from tests.config.test_vscode_inputs import SECRET, keyed_server
 
 pytestmark = pytest.mark.timeout(120)

@@ -290,7 +290,7 @@ def test_a_changed_value_is_shown_as_written_and_the_record_keeps_no_secret(
 
 
 def test_a_lock_held_elsewhere_ends_the_wait_with_a_message(tmp_path: Path) -> None:
-    from desktop.sources.settings_file import SettingsBusy, lock_path, locked
+    from desktop.sources.config.settings_file import SettingsBusy, lock_path, locked
 
     target = tmp_path / "settings" / "trust.json"
     target.parent.mkdir()

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from desktop.sources.config_inputs import input_entry
-from desktop.sources.config_secrets import KEYRING_SERVICE
+from desktop.sources.config.inputs import input_entry
+from desktop.sources.config.secrets import KEYRING_SERVICE
 
 pytestmark = pytest.mark.timeout(120)
 

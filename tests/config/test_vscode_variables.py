@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop.sources.config import load_config_file
+from desktop.sources.config.saved import load_config_file
 
 
 def test_user_home_and_workspace_folder_are_filled_in(tmp_home: Path, tmp_path: Path) -> None:

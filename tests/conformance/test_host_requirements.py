@@ -20,8 +20,8 @@ from helpers.serve import serve_argv
 from ui.conftest import wait_idle
 
 from desktop.core.model import SourceSpec
-from desktop.sources.mcp import discover_server
-from desktop.ui.review_view import ReviewView
+from desktop.sources.mcp.source import discover_server
+from desktop.ui.review.review_view import ReviewView
 
 from .conftest import hostile_argv, methods, reads, received, recorded_spec
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from ui.conftest import folder_spec, wait_idle
 
-from desktop.ui.markdown_render import NotRendered, render_markdown
+from desktop.ui.page.markdown_render import NotRendered, render_markdown
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

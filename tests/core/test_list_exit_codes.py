@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop.sources import config
+from desktop.sources.config import saved as config
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from desktop.core.catalog import build_catalog
+from desktop.core.host_view import INSTRUCTIONS_CUT, model_registry
 from desktop.core.model import Origin, Skill, SkillFile, SourceStatus
-from desktop.core.model_view import INSTRUCTIONS_CUT, model_registry
 
 DIGEST = "sha256:" + "b" * 64
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.sources.options import (
+from desktop.sources.config.options import (
     SourceOptionError,
     parse_folder,
     parse_server,

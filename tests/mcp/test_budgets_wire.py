@@ -16,7 +16,7 @@ from conftest import TEST_BUDGETS, HttpServer, free_port, run
 from helpers.bounded import GIB, run_bounded
 
 from desktop.core.model import SourceSpec
-from desktop.sources.mcp import ServerHandle
+from desktop.sources.mcp.source import ServerHandle
 
 RAW = Path(__file__).resolve().parent / "servers" / "raw_mcp.py"
 

@@ -17,7 +17,7 @@ from conftest import TEST_BUDGETS, HttpServer, free_port, hostile_spec, run
 from helpers.serve import serve_argv, serving_pids
 
 from desktop.core.model import SourceSpec
-from desktop.sources.mcp import ServerHandle
+from desktop.sources.mcp.source import ServerHandle
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -12,7 +12,7 @@ from conftest import TEST_BUDGETS, HttpServer, free_port, hostile_argv, run
 
 from desktop.core.model import SourceSpec
 from desktop.sources.budgets import Budgets
-from desktop.sources.mcp import discover_server
+from desktop.sources.mcp.source import discover_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -43,9 +43,9 @@ def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path, gzip: bool) -
     limit on one event (1 MiB) refused every file over about 760 KB there. Compressed,
     the 22 MB event is decompressed a bounded piece at a time."""
     from desktop.core.entry import parse_entry
-    from desktop.sources.mcp_connection import McpConnection
-    from desktop.sources.mcp_reads import read_bytes
-    from desktop.sources.mcp_skills import list_skills
+    from desktop.sources.mcp.connection import McpConnection
+    from desktop.sources.mcp.reads import read_bytes
+    from desktop.sources.mcp.skills import list_skills
     from desktop.sources.reader import accept_bytes
     from desktop.store.cache import SkillCache
 
@@ -73,7 +73,7 @@ def test_a_large_file_arrives_over_an_event_stream(tmp_path: Path, gzip: bool) -
 
 
 def test_the_limit_counts_one_event_not_the_whole_stream() -> None:
-    from desktop.sources.http_limits import CappedStream, ResponseRefused
+    from desktop.sources.mcp.http_limits import CappedStream, ResponseRefused
 
     faults: list[str] = []
 
@@ -101,7 +101,7 @@ def test_gzip_is_decompressed_within_the_limit() -> None:
     import gzip
     import zlib
 
-    from desktop.sources.http_limits import CappedStream, ResponseRefused
+    from desktop.sources.mcp.http_limits import CappedStream, ResponseRefused
 
     faults: list[str] = []
 

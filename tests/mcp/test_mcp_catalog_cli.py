@@ -11,8 +11,8 @@ import pytest
 from conftest import TEST_BUDGETS, hostile_argv, hostile_spec, run, server_option
 
 from desktop.core.model import SourceSpec
-from desktop.sources.mcp import ServerPool
-from desktop.sources.registry import discover
+from desktop.sources.gather import discover
+from desktop.sources.mcp.source import ServerPool
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -14,7 +14,7 @@ from conftest import TEST_BUDGETS, hostile_spec, run
 
 from desktop.core.model import SourceStatus
 from desktop.sources.budgets import Budgets
-from desktop.sources.mcp import discover_server
+from desktop.sources.mcp.source import discover_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -151,7 +151,7 @@ def test_an_http_server_that_dies_mid_listing_is_its_own_error() -> None:
     from conftest import HOSTILE, HttpServer, free_port
 
     from desktop.core.model import SourceSpec
-    from desktop.sources.registry import discover as discover_all
+    from desktop.sources.gather import discover as discover_all
 
     dying, good = free_port(), free_port()
     with (
@@ -260,7 +260,7 @@ def test_modern_server_not_declaring_is_never_asked(tmp_path: Path, mode: str) -
 def test_a_skill_is_not_asked_by_uri_of_a_modern_server_not_declaring(tmp_path: Path) -> None:
     """Clients issue skills/get, like skills/list, only after seeing the declaration."""
     from desktop.sources.errors import SourceError
-    from desktop.sources.mcp import get_skill_once
+    from desktop.sources.mcp.source import get_skill_once
 
     record = tmp_path / "methods"
     spec = hostile_spec("modern-undeclared", record=record)
@@ -373,7 +373,7 @@ def test_keyring_secret_in_a_header_is_resolved_at_connect_time(secret_service) 
     from conftest import HOSTILE, HttpServer, free_port
 
     from desktop.core.model import SourceSpec
-    from desktop.sources.config_secrets import KEYRING_SERVICE
+    from desktop.sources.config.secrets import KEYRING_SERVICE
 
     port = free_port()
     argv = [sys.executable, str(HOSTILE), "ok", "--http", str(port)]
@@ -405,8 +405,8 @@ def test_a_405_to_the_optional_event_stream_is_not_blamed_for_a_timeout() -> Non
     from conftest import HOSTILE, HttpServer, free_port
 
     from desktop.core.model import SourceSpec
-    from desktop.sources.mcp_connection import McpConnection
-    from desktop.sources.mcp_skills import list_skills
+    from desktop.sources.mcp.connection import McpConnection
+    from desktop.sources.mcp.skills import list_skills
 
     port = free_port()
     argv = [sys.executable, str(HOSTILE), "hang-list", "--http", str(port), "--refuse-get"]

@@ -10,7 +10,7 @@ import pytest
 from conftest import FASTMCP_SERVER, TEST_BUDGETS, HttpServer, free_port, run
 
 from desktop.core.model import SourceSpec
-from desktop.sources.mcp import ServerHandle, discover_server
+from desktop.sources.mcp.source import ServerHandle, discover_server
 from desktop.store.cache import SkillCache
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

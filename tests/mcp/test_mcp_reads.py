@@ -10,7 +10,7 @@ import pytest
 from conftest import TEST_BUDGETS, hostile_spec, run
 
 from desktop.core.manifest import sha256_digest
-from desktop.sources.mcp import ServerHandle
+from desktop.sources.mcp.source import ServerHandle
 from desktop.store.cache import SkillCache
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]

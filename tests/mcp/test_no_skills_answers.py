@@ -20,7 +20,7 @@ from conftest import TEST_BUDGETS, HttpServer, free_port, run
 from helpers.bounded import run_bounded
 from test_budgets_wire import raw_argv, raw_server, raw_spec
 
-from desktop.sources.mcp import ServerHandle
+from desktop.sources.mcp.source import ServerHandle
 
 STOCK = Path(__file__).resolve().parent / "servers" / "stock_sdk1.py"
 
@@ -70,7 +70,7 @@ def test_a_server_that_declared_the_extension_and_fails_has_failed(tmp_home: Pat
 
 def test_skills_get_of_a_server_that_answered_no_skills_is_no_skills() -> None:
     """A probe by URI after the listing said no skills: -32602 is not "no such skill"."""
-    from desktop.sources.mcp_errors import NoSkillsMethod
+    from desktop.sources.mcp.errors import NoSkillsMethod
 
     async def scenario() -> tuple[str, str]:
         async with ServerHandle(raw_spec("answers", "-32602"), TEST_BUDGETS, None) as handle:

@@ -61,7 +61,7 @@ def test_20000_log_notifications_over_stdio_are_not_a_flood(tmp_home: Path) -> N
 
 
 def test_the_event_filter_passes_answers_and_judges_the_rest() -> None:
-    from desktop.sources.mcp_notifications import (
+    from desktop.sources.mcp.notifications import (
         SMALL_EVENT,
         EventFilter,
         NotificationBudget,

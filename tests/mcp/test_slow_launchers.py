@@ -16,9 +16,9 @@ from conftest import run
 from desktop.core.model import SourceSpec
 from desktop.sources import launchers
 from desktop.sources.budgets import Budgets
-from desktop.sources.config import load_config, save_config
+from desktop.sources.config.saved import load_config, save_config
 from desktop.sources.launchers import package_runner, starting_message
-from desktop.sources.mcp import discover_server
+from desktop.sources.mcp.source import discover_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -157,7 +157,7 @@ def test_the_connect_timeout_is_saved_with_the_source(tmp_home: Path) -> None:
 
 
 def test_codex_startup_timeout_is_the_connect_timeout(tmp_path: Path) -> None:
-    from desktop.sources.config import load_config_file
+    from desktop.sources.config.saved import load_config_file
 
     config = tmp_path / "config.toml"
     config.write_text(

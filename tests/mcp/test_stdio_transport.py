@@ -14,8 +14,8 @@ import pytest
 from conftest import TEST_BUDGETS, hostile_spec, run
 
 from desktop.sources.budgets import Budgets
-from desktop.sources.mcp import discover_server
-from desktop.sources.stdio_transport import LineSplitter
+from desktop.sources.mcp.source import discover_server
+from desktop.sources.mcp.stdio_transport import LineSplitter
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -65,7 +65,7 @@ def test_a_server_logging_more_than_a_pipe_holds_still_answers() -> None:
 
 
 def test_the_stderr_tail_keeps_the_last_bytes() -> None:
-    from desktop.sources.stdio_transport import StderrTail
+    from desktop.sources.mcp.stdio_transport import StderrTail
 
     tail = StderrTail(keep=100)
     for i in range(1000):
@@ -84,7 +84,7 @@ def test_a_server_logging_without_pause_is_read_at_a_bounded_pace(
     import anyio
     from mcp.client.stdio import StdioServerParameters
 
-    from desktop.sources import stdio_transport as transport
+    from desktop.sources.mcp import stdio_transport as transport
 
     monkeypatch.setattr(transport, "STDERR_BURST", 2**20)
     monkeypatch.setattr(transport, "STDERR_RATE", 2**20)

@@ -23,7 +23,7 @@ from mcp.shared.auth import OAuthToken
 
 from desktop.core.entry import parse_entry
 from desktop.core.model import Origin, SourceSpec
-from desktop.sources import signin
+from desktop.sources.mcp import signin
 from desktop.store.approvals_store import ApprovalStore
 from desktop.store.cache import SkillCache
 

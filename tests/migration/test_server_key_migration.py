@@ -21,8 +21,8 @@ import pytest
 from desktop.core.approvals import APPROVED, NOT_APPROVED, ApprovalKey
 from desktop.core.entry import parse_entry
 from desktop.core.model import Origin, Skill, SourceSpec
-from desktop.sources import signin
-from desktop.sources.config_secrets import KeyringSecrets, secure_spec
+from desktop.sources.config.secrets import KeyringSecrets, secure_spec
+from desktop.sources.mcp import signin
 from desktop.store.approvals_store import ApprovalStore
 from desktop.store.cache import SkillCache
 

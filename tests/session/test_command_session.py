@@ -96,7 +96,8 @@ def test_a_command_on_folders_alone_does_not_load_the_mcp_client(
         "             ['approve', 'alpha', '--read', '--json', *only]):\n"
         "    codes.append(main(argv))\n"
         "    sys.stdout.flush()\n"
-        "print(codes, sorted(m for m in ('mcp', 'desktop.sources.mcp') if m in sys.modules))\n"
+        "names = ('mcp', 'desktop.sources.mcp.source')\n"
+        "print(codes, sorted(m for m in names if m in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],

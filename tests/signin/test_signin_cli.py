@@ -38,7 +38,7 @@ def spec_of(server: Protected) -> SourceSpec:
 
 def stored(server: Protected) -> str | None:
     """What the keyring holds for the server's sign-in (read here, as the program does)."""
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     return signin._keyring_get(signin.entry_name(spec_of(server)))
 
@@ -215,7 +215,7 @@ def test_tokens_never_reach_output_logs_config_or_cache(
 ) -> None:
     """The tokens live in the keyring alone: not in any command's output, nor in
     sources.json, the cache or any other file of the home folder."""
-    from desktop.sources import config
+    from desktop.sources.config import saved as config
 
     saved = config.load_config()
     saved.sources.append(config.SavedSource(spec_of(protected)))

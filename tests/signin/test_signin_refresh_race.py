@@ -34,7 +34,7 @@ def spec_of(server: Protected) -> SourceSpec:
 
 
 def stored_record(server: Protected) -> dict[str, Any]:
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     raw = signin._keyring_get(signin.entry_name(spec_of(server)))
     assert raw is not None
@@ -43,7 +43,7 @@ def stored_record(server: Protected) -> dict[str, Any]:
 
 def make_due(server: Protected) -> None:
     """Age the stored sign-in in the keyring: its token is past its renewal time."""
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     record = stored_record(server)
     record["expires_at"] = time.time() - 120
@@ -91,7 +91,7 @@ def test_processes_renewing_at_once_all_stay_signed_in(
 async def _connect(server: Protected, stops: list[Exception]) -> int:
     import httpx2
 
-    from desktop.sources.signin import _PROBE, connection_auth
+    from desktop.sources.mcp.signin import _PROBE, connection_auth
 
     auth = connection_auth(spec_of(server), server.url, dict(os.environ), stops.append)
     headers = {"accept": "application/json, text/event-stream"}

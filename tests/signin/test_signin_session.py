@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.model import SourceSpec
-from desktop.sources.mcp import discover_server
+from desktop.sources.mcp.source import discover_server
 from tests.signin.signin_helpers import HERE, REPO, Protected, login
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -27,8 +27,8 @@ SESSION = textwrap.dedent(
     sys.path.insert(0, {here!r})
     from tests.signin.signin_browser import consent
     from desktop.core.model import SourceSpec
-    from desktop.sources import signin
-    from desktop.sources.mcp import discover_server
+    from desktop.sources.mcp import signin
+    from desktop.sources.mcp.source import discover_server
 
     async def main():
         spec = SourceSpec("vault", "mcp", "http", {url!r})
@@ -108,7 +108,7 @@ def test_a_token_is_renewed_before_it_runs_out_not_after(secret_service: object)
 
     from mcp.shared.auth import OAuthToken
 
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     async def stored(lifetime: int) -> tuple[float, float | None, float | None]:
         store = signin.KeyringTokenStorage(f"test-renewal-{lifetime}", fresh=True)

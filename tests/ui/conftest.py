@@ -20,8 +20,8 @@ from desktop.session.content_reader import ContentReader
 from desktop.store.approvals_store import ApprovalStore
 from desktop.store.cache import SkillCache
 from desktop.ui.app import build_window
-from desktop.ui.main_window import MainWindow
-from desktop.ui.sources_service import SourcesService
+from desktop.ui.sources.sources_service import SourcesService
+from desktop.ui.window.main_window import MainWindow
 
 
 def write_skill(root: Path, name: str, body: str = "", **frontmatter: Any) -> Path:

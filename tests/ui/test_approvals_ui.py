@@ -14,8 +14,8 @@ from desktop.core.library import TO_REVIEW
 from desktop.core.model import Origin, Skill
 from desktop.session.approval_service import ApprovalService
 from desktop.store.approvals_store import ApprovalStore
-from desktop.ui.review_view import ReviewView
-from desktop.ui.skill_table_model import COL_APPROVAL
+from desktop.ui.library.skill_table_model import COL_APPROVAL
+from desktop.ui.review.review_view import ReviewView
 
 from .conftest import click_sidebar, folder_spec, to_review_count, wait_idle, write_skill
 
@@ -90,7 +90,7 @@ def test_dynamic_skill_explains_why_it_cannot_be_approved(qtbot: Any) -> None:
     )
     from desktop.core.approvals import bind
     from desktop.core.review import approve_gate
-    from desktop.ui.review_html import summary_html
+    from desktop.ui.review.review_html import summary_html
 
     gate = approve_gate(skill, [], confirm_unread=True, despite_problems=True)
     assert not gate.allowed and "dynamic" in gate.why
@@ -247,7 +247,7 @@ def test_third_party_words_in_plain_places_show_controls_as_codes(
     written, never reversing or restyling what follows."""
     from PySide6.QtWidgets import QMessageBox
 
-    from desktop.ui.compare_dialog import CompareDialog
+    from desktop.ui.dialogs.compare_dialog import CompareDialog
 
     window = make_window([folder_spec(skills_folder)])
     window.notifier.error("evil\u202egnp.exe failed \x1b[31m")

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontInfo
 
-from desktop.ui.compare_dialog import CompareDialog
+from desktop.ui.dialogs.compare_dialog import CompareDialog
 
 from .conftest import folder_spec, wait_idle, write_skill
 

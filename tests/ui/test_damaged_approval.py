@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop.ui.review_view import ReviewView
+from desktop.ui.review.review_view import ReviewView
 from tests.helpers.keyring_records import rewrite_record
 
 from .conftest import folder_spec, wait_idle, write_skill

@@ -7,7 +7,7 @@ from typing import Any
 from desktop.core.catalog import build_catalog
 from desktop.core.entry import parse_entry
 from desktop.core.model import Origin
-from desktop.ui.detail_html import detail_html
+from desktop.ui.page.detail_html import detail_html
 
 
 def test_a_pattern_governing_thousands_of_tools_names_the_first_few() -> None:
@@ -30,7 +30,7 @@ def test_a_pattern_governing_thousands_of_tools_names_the_first_few() -> None:
 def test_labels_showing_third_party_text_never_read_it_as_markup(qtbot: Any) -> None:
     from PySide6.QtCore import Qt
 
-    from desktop.ui.plain_label import PlainLabel
+    from desktop.ui.widgets.plain_label import PlainLabel
 
     label = PlainLabel("")
     qtbot.addWidget(label)

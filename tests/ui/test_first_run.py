@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop.ui.sources_service import SourcesService
+from desktop.ui.sources.sources_service import SourcesService
 
 from .conftest import table_names, wait_idle
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop.ui.skill_table_model import COL_DESCRIPTION, SKILL_ID_ROLE
+from desktop.ui.library.skill_table_model import COL_DESCRIPTION, SKILL_ID_ROLE
 
 from .conftest import click_sidebar, folder_spec, wait_idle, write_skill
 

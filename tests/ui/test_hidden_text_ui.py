@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from desktop.ui.review_view import ReviewView
+from desktop.ui.review.review_view import ReviewView
 
 from .conftest import folder_spec, wait_idle
 

@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from desktop.sources.config import load_config_file
-from desktop.sources.config_inputs import input_entry
-from desktop.sources.config_secrets import KEYRING_SERVICE
-from desktop.ui.input_dialog import InputDialog
+from desktop.sources.config.inputs import input_entry
+from desktop.sources.config.saved import load_config_file
+from desktop.sources.config.secrets import KEYRING_SERVICE
+from desktop.ui.sources.input_dialog import InputDialog
 from tests.config.test_vscode_inputs import SECRET, keyed_server, write_vscode_config
 
 from .conftest import table_names, wait_idle

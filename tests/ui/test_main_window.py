@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.model import SourceSpec
-from desktop.ui.skill_table_model import COL_NAME, COL_ORIGIN, COL_PRIORITY
+from desktop.ui.library.skill_table_model import COL_NAME, COL_ORIGIN, COL_PRIORITY
 
 from .conftest import folder_spec, table_names, wait_idle, write_skill
 
@@ -109,7 +109,7 @@ def test_window_state_and_filter_persist(
 
 
 def test_a_hostile_name_is_shown_as_written(make_window: Any, tmp_path: Path) -> None:
-    from desktop.ui.skill_table_model import COL_NAME
+    from desktop.ui.library.skill_table_model import COL_NAME
 
     folder = tmp_path / "skills"
     write_skill(folder, "evil", description="<b>Verified</b> \u202etxt.exe")

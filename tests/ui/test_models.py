@@ -8,15 +8,15 @@ from typing import Any
 
 from desktop.core.query import SkillQuery
 from desktop.sources.folder import scan_folder
-from desktop.ui.skill_filter_proxy import SkillFilterProxyModel
-from desktop.ui.skill_table_model import (
+from desktop.ui.library.skill_filter_proxy import SkillFilterProxyModel
+from desktop.ui.library.skill_table_model import (
     COL_APPROVAL,
     COL_DESCRIPTION,
     COL_NAME,
     COL_VERIFICATION,
     SkillTableModel,
 )
-from desktop.ui.sources_model import SourcesModel
+from desktop.ui.sources.sources_model import SourcesModel
 
 from .conftest import folder_spec
 
@@ -69,7 +69,7 @@ def test_sources_model(qtmodeltester: Any, skills_folder: Path) -> None:
 def test_third_party_text_is_shown_as_written_never_as_markup(tmp_path: Path) -> None:
     from PySide6.QtCore import Qt
 
-    from desktop.ui.skill_table_model import COL_DESCRIPTION
+    from desktop.ui.library.skill_table_model import COL_DESCRIPTION
 
     folder = tmp_path / "skills"
     (folder / "evil").mkdir(parents=True)

@@ -9,9 +9,9 @@ from typing import Any
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QTextDocument, QTextOption
 
-from desktop.ui.markdown_render import render_markdown
-from desktop.ui.safe_browser import SafeTextBrowser
-from desktop.ui.skill_table_model import COL_VERIFICATION
+from desktop.ui.library.skill_table_model import COL_VERIFICATION
+from desktop.ui.page.markdown_render import render_markdown
+from desktop.ui.page.safe_browser import SafeTextBrowser
 
 from .conftest import folder_spec, wait_idle
 
@@ -192,7 +192,7 @@ def test_a_render_outliving_its_window_ends_quietly() -> None:
     import asyncio
     import threading
 
-    from desktop.ui.markdown_render import render_markdown_bounded
+    from desktop.ui.page.markdown_render import render_markdown_bounded
 
     failures: list[Any] = []
     before = threading.excepthook

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from desktop.core.catalog import build_catalog
 from desktop.core.model import Origin, Skill, SkillFile, SourceStatus
-from desktop.ui.preview_links import FILE, SHOWN, SKILL, resolve_link
+from desktop.ui.page.preview_links import FILE, SHOWN, SKILL, resolve_link
 
 DIGEST = "sha256:" + "a" * 64
 

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from desktop.core import review
-from desktop.ui.review_view import ReviewView
+from desktop.ui.review.review_view import ReviewView
 
 from .conftest import folder_spec, wait_idle, write_skill
 
@@ -90,7 +90,7 @@ def changed_review(make_window: Any, qtbot: Any, root: Path) -> tuple[Any, Revie
 
 
 def pick(view: ReviewView, ending: str) -> None:
-    from desktop.ui.review_view import URI_ROLE
+    from desktop.ui.review.review_view import URI_ROLE
 
     for i in range(view.file_list.count()):
         if str(view.file_list.item(i).data(URI_ROLE)).endswith(ending):

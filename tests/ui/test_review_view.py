@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
-from desktop.ui.review_view import ReviewView
+from desktop.ui.review.review_view import ReviewView
 
 from .conftest import folder_spec, to_review_count, wait_idle, write_skill
 
@@ -290,7 +290,7 @@ def test_the_queue_from_the_keyboard_and_approve_and_next(
     assert row["decision"] == "approved" and row["by"]
     view.close()
     # The same export from the window's Skill menu (the file dialog answered here).
-    import desktop.ui.export_decisions as export_decisions
+    import desktop.ui.review.export_decisions as export_decisions
 
     menu_out = tmp_path / "from-the-menu.md"
     original = export_decisions.ask_path

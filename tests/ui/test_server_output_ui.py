@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from desktop.core.model import SourceSpec
-from desktop.ui.server_output_dialog import ServerOutputDialog
+from desktop.ui.sources.server_output_dialog import ServerOutputDialog
 
 pytestmark = pytest.mark.slow
 HOSTILE = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "hostile.py"

@@ -12,12 +12,12 @@ from helpers.serve import serving_pids
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
-from desktop.ui.compare_dialog import CompareDialog
-from desktop.ui.instructions_dialog import CUT_MARK, InstructionsDialog, instructions_html
-from desktop.ui.model_view_dialog import ModelViewDialog
-from desktop.ui.open_uri_dialog import OpenUriDialog
-from desktop.ui.skill_table_model import COL_ORIGIN, COL_VERIFICATION
-from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
+from desktop.ui.dialogs.compare_dialog import CompareDialog
+from desktop.ui.dialogs.host_view_dialog import ModelViewDialog
+from desktop.ui.dialogs.instructions_dialog import CUT_MARK, InstructionsDialog, instructions_html
+from desktop.ui.dialogs.open_uri_dialog import OpenUriDialog
+from desktop.ui.dialogs.trigger_tester_dialog import TriggerTesterDialog
+from desktop.ui.library.skill_table_model import COL_ORIGIN, COL_VERIFICATION
 
 from .conftest import folder_spec, table_names, to_review_count, wait_idle, write_skill
 from .test_preview_links import catalog, server_skill

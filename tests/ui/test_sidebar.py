@@ -87,8 +87,8 @@ def test_a_failed_source_says_so_and_retry_reads_it_again(
 def test_a_source_turned_off_says_off_and_offers_turn_on(
     make_window: Any, skills_folder: Path, tmp_path: Path, qtbot: Any
 ) -> None:
-    from desktop.sources import config
-    from desktop.ui.sources_service import SourcesService
+    from desktop.sources.config import saved as config
+    from desktop.ui.sources.sources_service import SourcesService
 
     cfg_file = tmp_path / "config" / "sources.json"
     cfg = config.Config(exists=True)

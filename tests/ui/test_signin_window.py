@@ -68,7 +68,7 @@ def browser() -> Iterator[Browser]:
 
 
 def stored(spec: SourceSpec) -> bool:
-    from desktop.sources import signin
+    from desktop.sources.mcp import signin
 
     return signin.signed_in(spec)
 

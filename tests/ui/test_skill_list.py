@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.ui.skill_row_delegate import row_tooltip
-from desktop.ui.skill_table_model import ROW_ROLE
+from desktop.ui.library.skill_row_delegate import row_tooltip
+from desktop.ui.library.skill_table_model import ROW_ROLE
 
 from .conftest import click_sidebar, folder_spec, wait_idle, write_skill
 
@@ -113,7 +113,7 @@ def test_no_sources_at_all_offers_to_add_one(make_window: Any, qtbot: Any) -> No
     assert window.skill_list.currentWidget() is empty
     assert empty.title.text() == "No sources yet"
     qtbot.mouseClick(empty.button, Qt.MouseButton.LeftButton)
-    from desktop.ui.source_dialog import SourceDialog
+    from desktop.ui.sources.source_dialog import SourceDialog
 
     assert isinstance(window.actions_.dialog, SourceDialog)
     window.actions_.dialog.reject()

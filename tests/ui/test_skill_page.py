@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
-from desktop.ui.review_view import ReviewView
+from desktop.ui.review.review_view import ReviewView
 
 from .conftest import OFFSCREEN_NOISE, folder_spec, wait_idle, write_skill
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.sources import config
-from desktop.sources.config_secrets import KEYRING_SERVICE
-from desktop.ui.source_dialog import SourceDialog
-from desktop.ui.sources_service import SourcesService
+from desktop.sources.config import saved as config
+from desktop.sources.config.secrets import KEYRING_SERVICE
+from desktop.ui.sources.source_dialog import SourceDialog
+from desktop.ui.sources.sources_service import SourcesService
 
 from .conftest import click_sidebar, folder_spec, wait_idle
 

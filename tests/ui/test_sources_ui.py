@@ -11,10 +11,10 @@ from PySide6.QtCore import Qt
 
 from desktop.core.model import SkillFile, SourceSpec
 from desktop.session.content_reader import ContentReader
-from desktop.sources import config
+from desktop.sources.config import saved as config
 from desktop.store.cache import SkillCache
-from desktop.ui.source_dialog import SourceDialog, spec_from_fields
-from desktop.ui.sources_service import SourcesService
+from desktop.ui.sources.source_dialog import SourceDialog, spec_from_fields
+from desktop.ui.sources.sources_service import SourcesService
 
 from .conftest import click_sidebar, folder_spec, table_names, wait_idle, write_skill
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-from desktop.ui.status_colors import differs_style, status_brush
+from desktop.ui.widgets.status_colors import differs_style, status_brush
 
 
 def _luminance(c: QColor) -> float:

@@ -13,12 +13,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontInfo, QTextDocumentFragment
 
-from desktop.core.model_view import DESCRIPTION_LIMIT, INSTRUCTIONS_CUT
+from desktop.core.host_view import DESCRIPTION_LIMIT, INSTRUCTIONS_CUT
 from desktop.core.words import budget
-from desktop.ui.budget_widget import OVER
-from desktop.ui.instructions_dialog import InstructionsDialog
-from desktop.ui.model_view_dialog import ModelViewDialog
-from desktop.ui.trigger_tester_dialog import TriggerTesterDialog
+from desktop.ui.dialogs.host_view_dialog import ModelViewDialog
+from desktop.ui.dialogs.instructions_dialog import InstructionsDialog
+from desktop.ui.dialogs.trigger_tester_dialog import TriggerTesterDialog
+from desktop.ui.page.budget_widget import OVER
 
 from .conftest import folder_spec, wait_idle, write_skill
 from .test_servers_ui import serve_spec

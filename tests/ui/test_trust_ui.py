@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.sources import config
-from desktop.ui.sources_service import SourcesService
-from desktop.ui.trust_review import TrustDialog
+from desktop.sources.config import saved as config
+from desktop.ui.sources.sources_service import SourcesService
+from desktop.ui.sources.trust_review import TrustDialog
 from tests.ui.conftest import wait_idle, write_skill
 
 pytestmark = pytest.mark.timeout(180)
@@ -115,7 +115,7 @@ def test_the_bar_and_the_dialog_come_before_anything_runs(
 def test_the_bar_speaks_of_each_file_and_kind(tmp_path: Path) -> None:
     from desktop.core.model import SourceSpec
     from desktop.core.trust import ProjectServer
-    from desktop.ui.trust_review import bar_text
+    from desktop.ui.sources.trust_review import bar_text
 
     p = str(tmp_path)
     stdio = SourceSpec("a", "mcp", "stdio", "x", ("x",))

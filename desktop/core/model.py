@@ -1,6 +1,6 @@
 """The catalog's nouns: origins, skill files, skills, problems.
 
-A skill is always addressed by its identity (source label + URI, rule I1; see
+A skill is always addressed by its identity (source label + URI; see
 :mod:`desktop.core.identity`), never by its name and never by its URI alone.
 """
 
@@ -23,8 +23,8 @@ from desktop.core.states import EntryState, SignIn, SourceState, member
 from desktop.core.states import Severity as Severity
 
 # Severity of a problem (desktop.core.states.Severity): invalid (the entry can never be
-# loaded: D8, unparseable frontmatter, missing name), error (the Agent Skills rules are
-# broken, but a lenient reader still loads it: F3), warning, info. A problem may be
+# loaded: unparseable frontmatter, missing name), error (the Agent Skills rules are
+# broken, but a lenient reader still loads it), warning, info. A problem may be
 # made with the word or the member; ``Problem.level`` is always the member.
 SeverityWord = Severity | Literal["invalid", "error", "warning", "info"]
 SEVERITIES: tuple[str, ...] = tuple(Severity)
@@ -109,7 +109,7 @@ def _masked_endpoint(transport: str, endpoint: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LoadingConfig:
-    """How a host would load the skill, read leniently (L1-L6).
+    """How a host would load the skill, read leniently.
 
     Each value says whether it was declared by the skill or is a default.
     """
@@ -185,7 +185,7 @@ class Skill:
 
     @property
     def opened_by_uri(self) -> bool:
-        """Known from ``skills/get`` alone (D7): no listing of its server carries it."""
+        """Known from ``skills/get`` alone: no listing of its server carries it."""
         return any(p.code == OPENED_BY_URI for p in self.problems)
 
     @property
@@ -221,7 +221,7 @@ class Skill:
         return None
 
     def allowed_tools(self) -> list[str]:
-        """The ``allowed-tools`` a skill requests (a request for power, A3)."""
+        """The ``allowed-tools`` a skill requests (a request for power)."""
         fm = self.frontmatter or {}
         raw = fm.get("allowed-tools")
         if isinstance(raw, str):

@@ -632,7 +632,7 @@ class ReviewView(QDialog):
         """Write every stored decision to ``path`` as ``markdown`` or ``csv``."""
         return await export_to(self.c, path, fmt)
 
-    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: Any) -> None:
         self.diffs.closed = True
         try:
             self.c.approvalsChanged.disconnect(self._refresh_state)

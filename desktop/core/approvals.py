@@ -44,6 +44,7 @@ from desktop.core.approval_states import UNAPPROVABLE as UNAPPROVABLE
 from desktop.core.identity import QUALIFIER, SkillIdentity, server_key, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
 from desktop.core.source_kinds import kind_info
+from desktop.core.states import Severity, needs_decision
 
 FORMAT_VERSION = 1
 RECORD_KIND = "skill-approval"
@@ -450,7 +451,7 @@ def unapprovable_reason(skill: Skill) -> str | None:
             "approval could not be bound to content"
         )
     if state == INVALID:
-        why = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+        why = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
         return f"the entry is invalid ({why})" if why else "the entry is invalid"
     if state == OVER_LIMIT:
         why = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
@@ -475,7 +476,7 @@ def unapprovable_reason(skill: Skill) -> str | None:
 
 def error_problems(skill: Skill) -> list[str]:
     """The messages of ``skill``'s error-level problems (they block an approval)."""
-    return [p.message for p in skill.problems if p.severity == "error"]
+    return [p.message for p in skill.problems if p.severity == Severity.ERROR]
 
 
 def make_record(
@@ -681,6 +682,11 @@ class ApprovalState:
     @property
     def approved(self) -> bool:
         return self.state == APPROVED
+
+    @property
+    def needs_decision(self) -> bool:
+        """Waiting for a reviewer: not approved yet, or changed since approval."""
+        return needs_decision(self.state)
 
     def tool_granted(self, tool: str) -> bool:
         """Whether ``tool`` may be used for this skill: only when approved and granted."""

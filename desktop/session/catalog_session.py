@@ -28,6 +28,7 @@ from desktop.core.freshness import (
     relist_delay,
 )
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.states import Severity, SourceState
 from desktop.core.verify import MISMATCHES, FileVerification, SkillVerification, files_so_far
 from desktop.core.words import count
 from desktop.session.approval_service import ApprovalService
@@ -159,7 +160,7 @@ class CatalogSession:
         """A kept server connection was given up between operations (a server exiting
         or flooding it): say so, the next read connects again; or it is open again: the
         source shows what its listing found once more."""
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             self.notifier.warning(f"{status.origin.label}: {status.message}")
         else:
             self.notifier.info(f"{status.origin.label}: connected again")
@@ -347,7 +348,7 @@ class CatalogSession:
         # (its row in the sources panel keeps showing it); a new failure is said.
         said = {}
         for status in catalog.sources:
-            if status.status == "error":
+            if status.status == SourceState.FAILED:
                 label = status.origin.label
                 said[label] = status.message
                 if self._said_errors.get(label) != status.message:
@@ -427,7 +428,7 @@ class CatalogSession:
         if generation != self._generation:
             return  # a full refresh started meanwhile: its result wins
         stamp = time.strftime("%H:%M:%S")
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             old_status.notes[:] = [n for n in old_status.notes if not n.startswith(AGAIN)]
             old_status.notes.insert(
                 0, f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
@@ -832,7 +833,7 @@ class CatalogSession:
         out = []
         for skill in self.catalog.skills:
             state = self.approval_states.get(skill.id)
-            if state is not None and state.state in ("not-approved", "changed"):
+            if state is not None and state.needs_decision:
                 out.append(skill)
         return out
 
@@ -890,5 +891,5 @@ def _said_changes(catalog: Catalog, changes: ListingChanges, old: list[Skill]) -
 
 def _opened_by_uri(skill: Skill, label: str) -> Skill:
     """Mark a skill as known from ``skills/get`` alone: no listing will carry it."""
-    skill.problems.append(Problem(OPENED_BY_URI, f"opened by URI from {label}", "info"))
+    skill.problems.append(Problem(OPENED_BY_URI, f"opened by URI from {label}", Severity.INFO))
     return skill

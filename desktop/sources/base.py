@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from desktop.core.identity import ServerKey
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.source_kinds import KindInfo
+from desktop.core.states import SourceState
 
 if TYPE_CHECKING:
     from desktop.core.verify import SkillVerification
@@ -207,7 +208,12 @@ class BaseSource:
             try:
                 found = await self._discover()
             except Exception as exc:  # noqa: BLE001 - one bad source must not stop the others
-                found = SourceStatus(self.spec.origin, "error", f"{self.failed} failed: {exc}"), []
+                found = (
+                    SourceStatus(
+                        self.spec.origin, SourceState.FAILED, f"{self.failed} failed: {exc}"
+                    ),
+                    [],
+                )
         self._status = found[0]
         return found
 
@@ -244,7 +250,7 @@ def untrusted_status(spec: SourceSpec) -> SourceStatus:
     return SourceStatus(spec.origin, UNTRUSTED, f"not started: {spec.untrusted}", notes=notes)
 
 
-UNTRUSTED = "untrusted"
+UNTRUSTED = SourceState.UNTRUSTED
 
 
 @dataclass(frozen=True, slots=True)

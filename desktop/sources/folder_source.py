@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.source_kinds import FOLDER
+from desktop.core.states import SourceState
 from desktop.sources.base import BaseSource, Kind, SourceContext, SourceRead
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def read_folder(spec: SourceSpec) -> SourceRead:
     try:
         return scan_folder(spec)
     except Exception as exc:  # noqa: BLE001 - a bug, but the window and CLI must survive it
-        return SourceStatus(spec.origin, "error", f"scan failed: {exc}"), []
+        return SourceStatus(spec.origin, SourceState.FAILED, f"scan failed: {exc}"), []
 
 
 class FolderSource(BaseSource):

@@ -15,6 +15,7 @@ from typing import Any
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.source_kinds import MCP_SERVER
+from desktop.core.states import SourceState
 from desktop.sources.base import UNTRUSTED as UNTRUSTED
 from desktop.sources.base import SourceContext, SourceRead
 from desktop.sources.base import untrusted_status as untrusted_status
@@ -37,7 +38,7 @@ async def read_source(
     try:
         return await source.discover()
     except Exception as exc:  # noqa: BLE001 - one bad source must not stop the others
-        return SourceStatus(spec.origin, "error", f"reading failed: {exc}"), []
+        return SourceStatus(spec.origin, SourceState.FAILED, f"reading failed: {exc}"), []
     finally:
         if context is None:
             await source.close()

@@ -23,6 +23,7 @@ from desktop.core.identity import LABEL_RE, SKILL_MD
 from desktop.core.manifest import MAX_BYTES, check_limits, sha256_digest
 from desktop.core.model import Problem, Skill, SkillFile, SourceSpec, SourceStatus
 from desktop.core.source_kinds import KindInfo
+from desktop.core.states import SourceState
 from desktop.sources.base import BaseSource, Kind, SourceContext, SourceRead
 
 if TYPE_CHECKING:  # loaded when an archive is read, not when the kind registers
@@ -107,8 +108,8 @@ def scan_archive(spec: SourceSpec) -> SourceRead:
             members = _members(archive, notes)
             skills = _skills(spec, archive, members)
     except (OSError, zipfile.BadZipFile, ZipError, NotImplementedError) as exc:
-        return SourceStatus(spec.origin, "error", f"cannot read the archive: {exc}"), []
-    status = "ok" if skills else "no-skills"
+        return SourceStatus(spec.origin, SourceState.FAILED, f"cannot read the archive: {exc}"), []
+    status = SourceState.OK if skills else SourceState.NO_SKILLS
     files = sum(len(s.files) for s in skills)
     message = (
         f"{count(len(skills), 'skill')} of {count(files, 'file')} in the archive"

@@ -143,7 +143,7 @@ def test_the_first_rows_are_painted_before_asyncio_is_loaded(tmp_path: Path) -> 
         loops = ("asyncio", "qasync")
         print([(rows, [m for m in loaded if m in loops]) for rows, _, loaded in first])
         print(painted_on_open)
-        print(sorted(window.table_model.approval.values()), window.watcher.ready)
+        print(sorted(map(str, window.table_model.approval.values())), window.watcher.ready)
         print(window.controller.interim, [s.name for s in window.controller.catalog.skills])
         """
     )
@@ -171,7 +171,7 @@ def test_the_approval_rules_and_sign_in_load_after_the_list_is_painted(tmp_path:
         with loop:
             loop.run_until_complete(until_states())
         print([[m for m in loaded if m in later] for rows, _, loaded in paints if rows][:1])
-        print(sorted(window.table_model.approval.values()))
+        print(sorted(map(str, window.table_model.approval.values())))
         print("desktop.ui.sources.signin_flow" in sys.modules)
         """
     )

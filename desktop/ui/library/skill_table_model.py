@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush
 
 from desktop.core.approval_states import CHANGED
 from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
+from desktop.core.states import EntryState
 from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
 from desktop.ui.widgets.read_only_table_model import (
     FOREGROUND,
@@ -236,7 +237,7 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_TRIGGERS:
             return ", ".join(skill.loading.triggers)
         if col == COL_VERIFICATION:
-            if skill.state != "listed":
+            if skill.state is not EntryState.LISTED:
                 return skill.state
             text = self.verification_text.get(skill.id)
             return text or self.verification.get(skill.id) or NOT_READ
@@ -250,7 +251,7 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_DESCRIPTION:
             return skill.description[:1200]
         if col == COL_NAME and skill.problems:
-            return "\n".join(f"{p.severity}: {p.message}" for p in skill.problems[:12])
+            return "\n".join(f"{p.level.label}: {p.message}" for p in skill.problems[:12])
         return None
 
     def _color(self, skill: Skill, col: int) -> QBrush | None:

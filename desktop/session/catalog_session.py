@@ -15,7 +15,7 @@ never an exception out of the session.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,6 +30,7 @@ from desktop.core.freshness import (
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
 from desktop.core.verify import MISMATCHES, FileVerification, SkillVerification, files_so_far
 from desktop.core.words import count
+from desktop.session import decisions
 from desktop.session.approval_service import ApprovalService
 from desktop.session.content_reader import ContentReader, ReadResult
 from desktop.session.mcp_loading import load_mcp_support
@@ -39,7 +40,9 @@ from desktop.sources.gather import SourceRead, read_all, read_source
 if TYPE_CHECKING:
     import asyncio
 
-    from desktop.core.approvals import ApprovalRecord, ApprovalState
+    from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
+    from desktop.core.trust import ProjectServer
+    from desktop.session.decisions import Decision, Revocation
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 # Seconds the MCP client's import waits for the folders when the window reads its sources.
@@ -743,7 +746,6 @@ class CatalogSession:
         """Approve ``skill`` as listed. ``read`` holds the verified bytes the reviewer read,
         by URI: when they cover every file the record says so, and they are kept in the
         private cache for as long as the approval exists (to show a later change)."""
-        from desktop.core.approvals import ApprovalError
         from desktop.core.review import verified_pairs
 
         current = self._current(skill, "approve")
@@ -752,18 +754,16 @@ class CatalogSession:
         skill = current
         pairs = verified_pairs(skill, read or {})
         files_read = len(pairs) == len(skill.files)
-        try:
-            record = await self.approvals.approve(
-                skill,
-                grant_tools=grant_tools,
-                allow_scripts=allow_scripts,
-                files_read=files_read,
-                despite_problems=despite_problems,
-            )
-        except ApprovalError as exc:
-            self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
+        done = await self.record_approval(
+            skill,
+            grant_tools=grant_tools,
+            allow_scripts=allow_scripts,
+            pairs=pairs if files_read else None,
+            despite_problems=despite_problems,
+        )
+        record = self._say_decision(done, f"approve {skill.qualified_name}")
+        if record is None:
             return None
-        await self._keep_copies(record.key.storage_name, pairs if files_read else None)
         read_words = "every file read" if files_read else "files not read"
         self.notifier.info(
             f"approved {skill.qualified_name} ({count(record.file_count, 'file')}, "
@@ -776,7 +776,6 @@ class CatalogSession:
         self, skill: Skill, *, reason: str = "", read: Mapping[str, bytes] | None = None
     ) -> ApprovalRecord | None:
         """Record a rejection of ``skill`` as listed (with the reviewer's reason)."""
-        from desktop.core.approvals import ApprovalError
         from desktop.core.review import verified_pairs
 
         current = self._current(skill, "reject")
@@ -784,23 +783,72 @@ class CatalogSession:
             return None
         skill = current
         files_read = len(verified_pairs(skill, read or {})) == len(skill.files)
-        try:
-            record = await self.approvals.reject(skill, reason=reason, files_read=files_read)
-        except ApprovalError as exc:
-            self.notifier.error(f"reject {skill.qualified_name}: {exc.message}")
+        done = await self.record_rejection(skill, reason=reason, files_read=files_read)
+        record = self._say_decision(done, f"reject {skill.qualified_name}")
+        if record is None:
             return None
-        await self._keep_copies(record.key.storage_name, None)
         self.notifier.info(f"rejected {skill.qualified_name}")
         await self.load_approvals([skill])
         return record
 
-    async def _keep_copies(self, name: str, pairs: list[tuple[SkillFile, bytes]] | None) -> None:
-        """Keep an approval's verified copies (``None``: let go of earlier ones)."""
-        import asyncio
+    def _say_decision(self, done: Decision, doing: str) -> ApprovalRecord | None:
+        """The notices of a decision; its record, or ``None`` when nothing was stored."""
+        for notice in done.notices:
+            self.notifier.info(f"approvals: {notice}")
+        if done.record is None:
+            self.notifier.error(f"{doing}: {done.error}")
+            return None
+        if done.copies:
+            self.notifier.warning(done.copies)
+        return done.record
 
-        why_not = await asyncio.to_thread(self.reader.cache.keep_decision, name, pairs)
-        if why_not:
-            self.notifier.warning(why_not)
+    async def record_approval(
+        self,
+        skill: Skill,
+        *,
+        grant_tools: Iterable[str] = (),
+        allow_scripts: bool = False,
+        pairs: list[tuple[SkillFile, bytes]] | None = None,
+        despite_problems: bool = False,
+    ) -> Decision:
+        """Approve ``skill`` as the caller found it now, and say nothing: what was done
+        comes back (a command prints it). ``pairs``: every file's verified bytes, when
+        all were read (kept with the approval), else ``None``."""
+        return await decisions.approve(
+            self.approvals,
+            self.reader.cache,
+            skill,
+            grant_tools=grant_tools,
+            allow_scripts=allow_scripts,
+            pairs=pairs,
+            despite_problems=despite_problems,
+        )
+
+    async def record_rejection(
+        self, skill: Skill, *, reason: str = "", files_read: bool = False
+    ) -> Decision:
+        """Reject ``skill`` as the caller found it now, and say nothing."""
+        return await decisions.reject(
+            self.approvals, self.reader.cache, skill, reason=reason, files_read=files_read
+        )
+
+    async def remove_decisions(
+        self, targets: Sequence[str], *, key: ApprovalKey | None = None
+    ) -> Revocation:
+        """Remove the decisions the first matching of ``targets`` names (a skill id, a
+        storage name, a local skill's folder; with ``key`` that one decision alone), with
+        the copies kept for them, and say nothing."""
+        return await decisions.revoke(self.approvals, self.reader.cache, targets, key=key)
+
+    async def trust_servers(self, servers: Sequence[ProjectServer]) -> int:
+        """Trust a project folder's servers as written now (how many were trusted); raises
+        ``TrustNotSaved`` or ``OSError`` when the trust file cannot be saved. The sources
+        are not read again here: the caller does that with the specs it builds."""
+        return await decisions.trust(servers)
+
+    async def untrust_folder(self, project: str) -> int:
+        """Withdraw the trust given to the project folder ``project``'s servers."""
+        return await decisions.untrust(project)
 
     def approved_copy(self, state: ApprovalState | None, old: SkillFile) -> bytes | None:
         """The bytes of ``old`` as its approval kept them, or ``None``."""
@@ -812,15 +860,22 @@ class CatalogSession:
             return None
 
     async def revoke(self, skill: Skill) -> int:
-        from desktop.core.approvals import ApprovalError
+        from desktop.core.approvals import ApprovalError, ApprovalKey
 
         try:
-            gone = await self.approvals.revoke(skill)
+            key = ApprovalKey.for_skill(skill)
         except ApprovalError as exc:
             self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
             return 0
-        for entry in gone:
-            await self._keep_copies(entry.name, None)
+        done = await self.remove_decisions([skill.id], key=key)
+        for notice in done.notices:
+            self.notifier.info(f"approvals: {notice}")
+        if done.error:
+            self.notifier.error(f"revoke {skill.qualified_name}: {done.error}")
+            return 0
+        for why_not in done.copies.values():
+            self.notifier.warning(why_not)
+        gone = done.removed
         self.notifier.info(f"revoked {count(len(gone), 'decision')} of {skill.qualified_name}")
         # Evaluated for the entry the catalog holds now, which a refresh may have renewed.
         current = self.catalog.get(skill.id)

@@ -174,7 +174,11 @@ class MainWindow(WindowSurface):
         mid_layout = QVBoxLayout(middle)
         mid_layout.setContentsMargins(0, 0, 0, 0)
         self.trust_bar = TrustBar(
-            self, spawn=controller.spawn, reload=self.reload_sources, warn=self.notifier.warning
+            self,
+            spawn=controller.spawn,
+            trust=controller.trust_servers,
+            reload=self.reload_sources,
+            warn=self.notifier.warning,
         )
         mid_layout.addWidget(self.trust_bar)
         self.message_bar = MessageBarWidget(self)

@@ -89,10 +89,20 @@ class Silent:
         """Dropped."""
 
 
+@dataclass(frozen=True, slots=True)
+class CatalogChange:
+    """What a new catalog is, told with it."""
+
+    # A partial catalog while sources still read: those may hold skills it lacks.
+    interim: bool = False
+    # Read again after a change on disk: views keep their place in it.
+    from_disk: bool = False
+
+
 class SessionEvents:
     """What a session reports as it happens; each does nothing unless overridden."""
 
-    def catalog_changed(self) -> None:
+    def catalog_changed(self, change: CatalogChange) -> None:
         """A new catalog (or an interim one while sources are still read)."""
 
     def source_done(self, status: SourceStatus) -> None:
@@ -141,12 +151,6 @@ class CatalogSession:
         # were judged against (a new entry makes them stale).
         self._directories: dict[str, tuple[Skill, dict[str, list[Any]]]] = {}
         self.approval_states: dict[str, ApprovalState] = {}
-        # True while a partial catalog is announced: the sources still reading may hold
-        # skills it lacks.
-        self.interim = False
-        # True while a catalog read again after a change on disk is announced: views keep
-        # their place in it.
-        self.from_disk = False
         self._said_errors: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
@@ -240,11 +244,7 @@ class CatalogSession:
         """Show what some sources gave while others still read: a partial catalog (the
         names and collisions come with the full one)."""
         self.catalog = Catalog(sources=list(statuses), skills=list(skills))
-        self.interim = True
-        try:
-            self.events.catalog_changed()
-        finally:
-            self.interim = False
+        self.events.catalog_changed(CatalogChange(interim=True))
 
     async def read_sources(
         self,
@@ -356,7 +356,7 @@ class CatalogSession:
                 if self._said_errors.get(label) != status.message:
                     self.notifier.error(f"{label}: {status.message}")
         self._said_errors = said
-        self.events.catalog_changed()
+        self.events.catalog_changed(CatalogChange())
         self.events.progress(total, max(total, 1), count(len(catalog.skills), "skill"))
         self._schedule_relists(catalog.sources)
         await self.load_approvals()
@@ -375,7 +375,7 @@ class CatalogSession:
                 statuses.append(status)
                 self.events.source_done(status)
         self.catalog = build_catalog(statuses, found)
-        self.events.catalog_changed()
+        self.events.catalog_changed(CatalogChange())
         if not self.closing:  # the skills that did arrive get their approval states
             self.spawn(self.load_approvals(), "reading approvals")
 
@@ -544,11 +544,7 @@ class CatalogSession:
         if in_place:
             self.events.skills_updated(list(changes.changed))
         else:
-            self.from_disk = True
-            try:
-                self.events.catalog_changed()
-            finally:
-                self.from_disk = False
+            self.events.catalog_changed(CatalogChange(from_disk=True))
         self.events.source_done(self.catalog.source(label) or status)
         if changes:
             self.notifier.info(f"{label}: {_said_changes(self.catalog, changes, old)}")
@@ -581,7 +577,7 @@ class CatalogSession:
     def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
         """A new catalog from these statuses and skills; collisions found afresh."""
         self.catalog = build_catalog(statuses, skills)
-        self.events.catalog_changed()
+        self.events.catalog_changed(CatalogChange())
 
     async def load_approvals(self, skills: Iterable[Skill] | None = None) -> None:
         chosen = list(self.catalog.skills if skills is None else skills)

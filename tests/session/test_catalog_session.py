@@ -16,7 +16,7 @@ from helpers.serve import serve_argv, write_skill
 
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.session.approval_service import ApprovalService
-from desktop.session.catalog_session import CatalogSession, SessionEvents
+from desktop.session.catalog_session import CatalogChange, CatalogSession, SessionEvents
 from desktop.session.content_reader import ContentReader
 from desktop.store.approvals_store import ApprovalStore
 from desktop.store.cache import SkillCache
@@ -25,9 +25,11 @@ from desktop.store.cache import SkillCache
 class Recorded(SessionEvents):
     def __init__(self) -> None:
         self.seen: list[tuple[Any, ...]] = []
+        self.changes: list[CatalogChange] = []  # what each new catalog was told to be
 
-    def catalog_changed(self) -> None:
+    def catalog_changed(self, change: CatalogChange) -> None:
         self.seen.append(("catalog",))
+        self.changes.append(change)
 
     def source_done(self, status: SourceStatus) -> None:
         self.seen.append(("source", status.origin.label, status.status))
@@ -198,6 +200,9 @@ def test_a_folder_read_again_renews_only_the_skills_a_change_touches(
     asyncio.run(scenario())
     assert ("info", "mine: notes read again after a change on disk") in said.lines
     assert ("catalog",) in events.seen  # the skills went: a new catalog, not in place
+    # Told with the catalog, not left on the session for a listener to look up.
+    assert events.changes[-1] == CatalogChange(from_disk=True)
+    assert not hasattr(session, "from_disk") and not hasattr(session, "interim")
     assert not session.catalog.skills
     status = session.catalog.source("mine")
     assert status is not None and status.status == "error"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop.core.catalog import Catalog, build_catalog
@@ -431,12 +431,15 @@ class CatalogSession:
             return  # a full refresh started meanwhile: its result wins
         stamp = time.strftime("%H:%M:%S")
         if status.status == "error":
-            old_status.notes[:] = [n for n in old_status.notes if not n.startswith(AGAIN)]
-            old_status.notes.insert(
-                0, f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
+            # A new status in the old one's place: the one views hold stays as it was.
+            failed = f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
+            kept = replace(
+                old_status,
+                notes=[failed, *(n for n in old_status.notes if not n.startswith(AGAIN))],
             )
+            self._set_sources([kept if s is old_status else s for s in self.catalog.sources])
             self.notifier.warning(f"{label}: listing again failed: {status.message}")
-            self.events.source_done(old_status)
+            self.events.source_done(kept)
             self._schedule(label, self.relist_floor)  # whatever the ttlMs
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
@@ -447,7 +450,9 @@ class CatalogSession:
         if generation != self._generation:
             return
         changes = listing_changes(old, [*skills, *opened])
-        status.notes[:0] = [f"{AGAIN} {stamp}: {changes.summary()}", *notes]
+        status = replace(
+            status, notes=[f"{AGAIN} {stamp}: {changes.summary()}", *notes, *status.notes]
+        )
         self.events.source_done(status)
         statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
         if changes:
@@ -458,8 +463,14 @@ class CatalogSession:
             self.notifier.info(f"{label}: listed again, {changes.summary()}")
             await self.load_approvals([*skills, *opened])
         else:
-            self.catalog.sources = statuses
+            self._set_sources(statuses)
         self._schedule_relists([status])
+
+    def _set_sources(self, statuses: list[SourceStatus]) -> None:
+        """The catalog with these statuses, its skills as they are: a new catalog object,
+        the one views were handed stays as it was."""
+        old = self.catalog
+        self.catalog = Catalog(sources=statuses, skills=old.skills, collisions=old.collisions)
 
     # -- local folders read again after a change on disk ---------------------------
 
@@ -628,7 +639,7 @@ class CatalogSession:
         skills = [s for s in self.catalog.skills if s.id != skill.id]
         previous = self.catalog.get(skill.id)
         if previous is None or previous.opened_by_uri:
-            _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
+            skill = _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
         if refresh or (previous is not None and listing_changes([previous], [skill])):
             self.files.pop(skill.id, None)  # read against the entry this one replaces
             self._directories.pop(skill.id, None)
@@ -689,8 +700,7 @@ class CatalogSession:
             children = await self.reader.read_directory(skill, uri)
         except (SourceError, KeyError) as exc:
             return None, str(exc)
-        listings = self.directory_listings(skill)
-        listings[uri] = children
+        listings = {**self.directory_listings(skill), uri: children}  # a new one: views keep theirs
         self._directories[skill.id] = (skill, listings)
         self.events.verification_changed(skill.id)
         return children, ""
@@ -941,6 +951,7 @@ def _said_changes(catalog: Catalog, changes: ListingChanges, old: list[Skill]) -
 
 
 def _opened_by_uri(skill: Skill, label: str) -> Skill:
-    """Mark a skill as known from ``skills/get`` alone: no listing will carry it."""
-    skill.problems.append(Problem(OPENED_BY_URI, f"opened by URI from {label}", "info"))
-    return skill
+    """``skill`` marked as known from ``skills/get`` alone (no listing will carry it): a
+    new entry, the one given stays as it was."""
+    note = Problem(OPENED_BY_URI, f"opened by URI from {label}", "info")
+    return replace(skill, problems=[*skill.problems, note])

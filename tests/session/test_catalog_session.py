@@ -4,6 +4,7 @@ stdio, read, verified and given approval states, every event recorded as it came
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import shlex
 import subprocess
@@ -14,6 +15,7 @@ from typing import Any
 
 from helpers.serve import serve_argv, write_skill
 
+from desktop.core.catalog import Catalog
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.session.approval_service import ApprovalService
 from desktop.session.catalog_session import CatalogChange, CatalogSession, SessionEvents
@@ -300,4 +302,45 @@ def test_a_server_is_listed_again_when_its_ttl_is_up_and_the_change_is_taken(
     assert description == "Deploys the service, and rolls it back."
     assert read_after == ""  # read against the old entry: it says nothing of the new one
     assert any(n.startswith("listing again at") for n in notes), notes
+    assert not [line for line in said.lines if line[0] == "error"], said.lines
+
+
+def test_what_the_session_published_stays_as_it_was_handed_out(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    """A view holds the catalog, skills and statuses it was given: listing again,
+    reading again after a change on disk, opening by URI and deciding make new ones and
+    leave those untouched."""
+    local, server = _folders(tmp_path)
+    session, _events, said = _session(tmp_path, [local, server])
+    deploy_id = "srv:skill://deploy/SKILL.md"
+
+    async def scenario() -> tuple[Catalog, Catalog]:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            published = session.catalog
+            snapshot = copy.deepcopy(published)
+            deploy = published.get(deploy_id)
+            assert deploy is not None
+            assert await session.approve(deploy) is not None
+            await session.relist("srv")  # nothing changed on the server
+            await session.open_uri("srv", deploy.uri, refresh=True)
+            write_skill(Path(local.endpoint), "notes", "Takes better notes.")
+            await session.reread_folder("mine", {"notes/SKILL.md"})
+            await session.revoke(deploy)
+            return published, snapshot
+        finally:
+            session.stop_relisting()
+            await session.reader.close()
+
+    published, snapshot = asyncio.run(scenario())
+    assert session.catalog is not published
+    assert published.sources == snapshot.sources
+    assert published.skills == snapshot.skills
+    assert published.collisions == snapshot.collisions
+    notes = session.catalog.get("mine:notes/SKILL.md")
+    assert notes is not None and notes.description == "Takes better notes."
+    status = session.catalog.source("srv")
+    assert status is not None and any(n.startswith("listing again at") for n in status.notes)
     assert not [line for line in said.lines if line[0] == "error"], said.lines

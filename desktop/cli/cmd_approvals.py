@@ -140,19 +140,19 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from desktop.cli.command_session import new_session
 
-    store = new_session([]).approvals  # the decisions, read through a session
+    approvals = new_session([]).approvals  # the stored decisions, through a session
     catalog = asyncio.run(load_catalog(args)) if specs_from_args(args) is not None else None
     try:
-        backend = asyncio.run(store.backend_name())
-        items = asyncio.run(store.records())
-        say_notices(NAME, store.take_notices())
+        backend = asyncio.run(approvals.backend_name())
+        items = asyncio.run(approvals.records())
+        say_notices(NAME, approvals.take_notices())
         if catalog is None and items and not args.format:
             # The sources in use tell whether each approval still holds: a change that
             # voided one shows without naming its source.
             catalog = asyncio.run(load_catalog(args))
     except ApprovalError as exc:
         if args.json:
-            emit_json({"service": store.service, "approvals": [], "error": exc.to_json()})
+            emit_json({"service": approvals.service, "approvals": [], "error": exc.to_json()})
         err(f"skill-catalog approvals: {exc.message}")
         return 1
     if args.format:
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(
             {
-                "service": store.service,
+                "service": approvals.service,
                 "backend": backend,
                 "exported_at": now_utc(),
                 "exported_by": current_user(),
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"Approvals in the OS keyring ({backend}, service {store.service}): {len(items)}")
+    print(f"Approvals in the OS keyring ({backend}, service {approvals.service}): {len(items)}")
     for item, row in zip(items, rows, strict=True):
         print()
         title = item.record.skill_id if item.record else item.entry.skill_id

@@ -17,15 +17,13 @@ from typing import TYPE_CHECKING
 
 from desktop.core.model import Skill, SkillFile
 from desktop.session.approval_service import ApprovalService
-from desktop.sources.config.trust_store import TrustNotSaved
+from desktop.sources.config.trust_store import TrustNotSaved as TrustNotSaved  # for callers
 
 if TYPE_CHECKING:
     from desktop.core.approvals import ApprovalKey, ApprovalRecord
     from desktop.core.trust import ProjectServer
     from desktop.store.approvals_store import IndexEntry
     from desktop.store.cache import SkillCache
-
-__all__ = ["Decision", "Revocation", "TrustNotSaved", "approve", "reject", "revoke"]
 
 
 @dataclass(frozen=True, slots=True)

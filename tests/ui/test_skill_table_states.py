@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.session.approval_service import ApprovalService
+from desktop.session.catalog_session import CatalogSession
 from desktop.session.content_reader import ContentReader
 from desktop.store.cache import SkillCache
 from desktop.ui.catalog_controller import CatalogController
@@ -37,8 +38,11 @@ def test_the_table_shows_the_sessions_states_as_they_are_now(
     )
     model = SkillTableModel(controller)
     try:
+        # The controller holds the session, it is not one: what it shows is the session's.
+        assert not isinstance(controller, CatalogSession)
         run_async(controller.refresh())
         run_async(controller.wait_idle())
+        assert controller.catalog is controller.session.catalog
         model.set_skills(controller.catalog.skills)
         qtmodeltester.check(model)
         row = next(r for r in range(model.rowCount()) if model.skill_at(r).name == "gamma-release")

@@ -67,11 +67,11 @@ from desktop.ui.review.review_html import (
 )
 from desktop.ui.widgets.plain_label import PlainLabel
 
-URI_ROLE = Qt.ItemDataRole.UserRole + 1
-REMOVED = "removed"
-
 if TYPE_CHECKING:
     from desktop.session.catalog_session import CatalogChange
+
+URI_ROLE = Qt.ItemDataRole.UserRole + 1
+REMOVED = "removed"
 
 
 class _Reads:

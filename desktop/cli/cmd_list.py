@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections import Counter
 from typing import Any
 
 from desktop.cli.output import cells, emit_json, say_notices, table
@@ -11,6 +12,7 @@ from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.approval_states import NOT_APPROVED
 from desktop.core.catalog import COLLISION_PREFIX, Catalog
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.states import Severity, SourceState
 from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.config.known_folders import annotate_collisions, collision_views
@@ -54,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     # saved and detected sources (no source option) may be down without failing a run.
     named = any(getattr(args, o, None) for o in ("folder", "server", "config"))
     # A server that asks for a sign-in is not a failed check: the line says what to run.
-    if named and any(s.status == "error" and not _asks_sign_in(s) for s in catalog.sources):
+    if named and any(
+        s.status == SourceState.FAILED and not _asks_sign_in(s) for s in catalog.sources
+    ):
         return 1
     if getattr(args, "unreadable_configs", None):
         return 1
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _asks_sign_in(status: SourceStatus) -> bool:
-    return status.sign_in in ("required", "again")
+    return status.sign_in_state.asks
 
 
 def provenance(spec: SourceSpec | None) -> dict[str, Any]:
@@ -150,7 +154,7 @@ def render(
         (skill, p)
         for skill in catalog.skills
         for p in skill.problems
-        if p.severity != "info" and not p.code.startswith(COLLISION_PREFIX)
+        if p.severity != Severity.INFO and not p.code.startswith(COLLISION_PREFIX)
     ]
     if shown:
         lines.append("")
@@ -183,18 +187,19 @@ def column_limits(rows: list[list[str]], limits: list[int]) -> list[int]:
 
 def severity_summary(catalog: Catalog) -> str:
     """The closing line: skills, collisions and problems counted by severity."""
-    by: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
-    for skill in catalog.skills:
-        for p in skill.problems:
-            if not p.code.startswith(COLLISION_PREFIX):
-                by[p.severity] = by.get(p.severity, 0) + 1
+    by = Counter(
+        p.level
+        for skill in catalog.skills
+        for p in skill.problems
+        if not p.code.startswith(COLLISION_PREFIX)
+    )
     parts = [
         count(len(catalog.skills), "skill"),
         count(len(catalog.collisions), "collision"),
-        count(by["error"], "error"),
-        count(by["warning"], "warning"),
+        count(by[Severity.ERROR], "error"),
+        count(by[Severity.WARNING], "warning"),
     ]
     line = ", ".join(parts)
-    if by["info"]:
-        line += f"; {count(by['info'], 'note')} not shown (see --json or skill-catalog lint)"
+    if by[Severity.INFO]:
+        line += f"; {count(by[Severity.INFO], 'note')} not shown (see --json or skill-catalog lint)"
     return line

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from desktop.cli.output import err
-from desktop.core.trust import CHANGED, NEW, ProjectServer, waiting
+from desktop.core.states import TrustState
+from desktop.core.trust import CHANGED, ProjectServer, waiting
 from desktop.core.visible import cut, cut_repr, one_line
 from desktop.core.words import count
 
@@ -40,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _state(s: ProjectServer) -> str:
     if s.skipped:
         return f"{s.skipped}: not started, needs no trust"
-    return {CHANGED: "changed since you trusted it", NEW: "not trusted"}.get(s.state, "trusted")
+    return TrustState(s.state).label
 
 
 def describe(servers: list[ProjectServer]) -> list[str]:

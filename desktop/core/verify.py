@@ -1,12 +1,12 @@
-"""Check fetched bytes against the held entry (V2-V5), and summarise per skill.
+"""Check fetched bytes against the held entry, and summarise per skill.
 
 Pure functions: bytes and an entry in, a result out. The order is fixed: a file not
-in the manifest is refused before anything else (V4), then size (V2), then the
-SHA-256 of the raw bytes (V2), then for ``SKILL.md`` the parsed frontmatter field by
-field (V3). A ``"dynamic"`` skill is never ``verified`` (V5): its bytes can only be
+in the manifest is refused before anything else, then size, then the
+SHA-256 of the raw bytes, then for ``SKILL.md`` the parsed frontmatter field by
+field. A ``"dynamic"`` skill is never ``verified``: its bytes can only be
 checked for frontmatter.
 
-A ``verified`` state means "these bytes agree with this manifest", never "safe" (V7).
+A ``verified`` state means "these bytes agree with this manifest", never "safe".
 """
 
 from __future__ import annotations
@@ -25,16 +25,17 @@ from desktop.core.model import INVALID as INVALID
 from desktop.core.model import OVER_LIMIT as OVER_LIMIT
 from desktop.core.model import Skill, SkillFile
 from desktop.core.skill_md import parse_skill_md
+from desktop.core.states import Severity, Verification
 from desktop.core.words import count
 
-VERIFIED = "verified"
-SIZE_MISMATCH = "size-mismatch"
-DIGEST_MISMATCH = "digest-mismatch"
-FRONTMATTER_MISMATCH = "frontmatter-mismatch"
-UNLISTED_FILE = "unlisted-file"
-READ_ERROR = "read-error"
+VERIFIED = Verification.VERIFIED
+SIZE_MISMATCH = Verification.SIZE_MISMATCH
+DIGEST_MISMATCH = Verification.DIGEST_MISMATCH
+FRONTMATTER_MISMATCH = Verification.FRONTMATTER_MISMATCH
+UNLISTED_FILE = Verification.UNLISTED_FILE
+READ_ERROR = Verification.READ_ERROR
 # Some of a skill's files read and matching, the others not read yet.
-PARTIAL = "partial"
+PARTIAL = Verification.PARTIAL
 
 STATES = (
     VERIFIED,
@@ -48,7 +49,7 @@ STATES = (
     READ_ERROR,
 )
 # States whose bytes must be discarded (never shown, never cached).
-MISMATCHES = frozenset({SIZE_MISMATCH, DIGEST_MISMATCH, FRONTMATTER_MISMATCH, UNLISTED_FILE})
+MISMATCHES: frozenset[str] = frozenset(v for v in Verification if v.mismatch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +134,16 @@ def measure(data: bytes) -> Measured:
 
 
 def check_listed(skill: Skill, uri: str) -> FileVerification | None:
-    """Refuse a read before fetching: unlisted file (V4), invalid or over-limit entry.
+    """Refuse a read before fetching: unlisted file, invalid or over-limit entry.
 
     Returns ``None`` when the file may be fetched.
     """
-    if skill.state == "invalid":
-        reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+    if skill.state == INVALID:
+        reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
         return FileVerification(
             uri, INVALID, f"the entry is invalid and cannot be loaded: {reasons}"
         )
-    if skill.state == "over-limit":
+    if skill.state == OVER_LIMIT:
         reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
         return FileVerification(uri, OVER_LIMIT, f"the skill is declined: {reasons}")
     if skill.is_dynamic:
@@ -272,7 +273,7 @@ MAX_NAMED_FIELDS = 20
 def compare_skill_md(
     skill: Skill, data: bytes
 ) -> tuple[FrontmatterMismatch | None, ParsedSkillMd | None]:
-    """Parse a fetched SKILL.md and compare its frontmatter with the entry's (V3).
+    """Parse a fetched SKILL.md and compare its frontmatter with the entry's.
 
     Each top-level field of the entry must equal the field as a YAML 1.1 reader (PyYAML)
     or a YAML 1.2 reader (ruamel.yaml) reads the file: publishers read frontmatter by
@@ -354,10 +355,10 @@ def _size(n: int) -> str:
 def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
     """One skill's state from its files: verified only when every file verified."""
     sid = skill.id
-    if skill.state == "invalid":
-        reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+    if skill.state == INVALID:
+        reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
         return SkillVerification(sid, INVALID, f"the entry is invalid: {reasons}", files)
-    if skill.state == "over-limit":
+    if skill.state == OVER_LIMIT:
         reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
         return SkillVerification(sid, OVER_LIMIT, f"declined: {reasons}", files)
     bad = [f for f in files if f.state not in (VERIFIED, DYNAMIC)]

@@ -28,6 +28,7 @@ from desktop.core.freshness import (
     relist_delay,
 )
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.states import Severity, SourceState
 from desktop.core.verify import MISMATCHES, FileVerification, SkillVerification, files_so_far
 from desktop.core.words import count
 from desktop.session import decisions
@@ -157,7 +158,7 @@ class CatalogSession:
         self._busy = 0
         self._approval_problems: set[str] = set()  # keyring failures already said
         self.closing = False  # set as the window closes: cancelled work starts nothing new
-        # Servers re-listed when their ttlMs is up (D5), no more often than the floor.
+        # Servers re-listed when their ttlMs is up, no more often than the floor.
         self.relist_floor = RELIST_FLOOR_SECONDS
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
         self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
@@ -166,7 +167,7 @@ class CatalogSession:
         """A kept server connection was given up between operations (a server exiting
         or flooding it): say so, the next read connects again; or it is open again: the
         source shows what its listing found once more."""
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             self.notifier.warning(f"{status.origin.label}: {status.message}")
         else:
             self.notifier.info(f"{status.origin.label}: connected again")
@@ -350,7 +351,7 @@ class CatalogSession:
         # (its row in the sources panel keeps showing it); a new failure is said.
         said = {}
         for status in catalog.sources:
-            if status.status == "error":
+            if status.status == SourceState.FAILED:
                 label = status.origin.label
                 said[label] = status.message
                 if self._said_errors.get(label) != status.message:
@@ -379,7 +380,7 @@ class CatalogSession:
         if not self.closing:  # the skills that did arrive get their approval states
             self.spawn(self.load_approvals(), "reading approvals")
 
-    # -- re-listing when a listing's ttlMs is up (D5) ----------------------------
+    # -- re-listing when a listing's ttlMs is up ----------------------------
 
     def stop_relisting(self) -> None:
         for handle, _due in self._relists.values():
@@ -430,7 +431,7 @@ class CatalogSession:
         if generation != self._generation:
             return  # a full refresh started meanwhile: its result wins
         stamp = time.strftime("%H:%M:%S")
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             # A new status in the old one's place: the one views hold stays as it was.
             failed = f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
             kept = replace(
@@ -444,7 +445,7 @@ class CatalogSession:
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
         listed = {s.id for s in skills}
-        # Skills opened by URI (D7) are in no listing: each is asked for again.
+        # Skills opened by URI are in no listing: each is asked for again.
         by_uri = [s for s in old if s.id not in listed and s.opened_by_uri]
         opened, notes = await self._get_again(label, by_uri)
         if generation != self._generation:
@@ -607,7 +608,7 @@ class CatalogSession:
 
     async def ask_skill(self, label: str, uri: str) -> Asked:
         """The entry of the skill at ``uri`` as the server ``label`` gives it now, asked
-        for with ``skills/get`` (D7) on the kept connection; nothing is added to the
+        for with ``skills/get`` on the kept connection; nothing is added to the
         catalog. Never raises for the server's failures: :attr:`Asked.answer` says what
         came back instead of an entry."""
         from desktop.sources.errors import SourceError
@@ -623,10 +624,10 @@ class CatalogSession:
             return Asked(FAILED, message=str(exc), connected=self.reader.connected(label))
 
     async def open_uri(self, label: str, uri: str, *, refresh: bool = False) -> Skill | None:
-        """Confirm a skill URI with the server's ``skills/get`` (D7) and add it.
+        """Confirm a skill URI with the server's ``skills/get`` and add it.
 
         With ``refresh`` the held entry is replaced by the server's current one (after
-        a mismatch, V2); what was read against the old entry is forgotten.
+        a mismatch); what was read against the old entry is forgotten.
         """
         asked = await self.ask_skill(label, uri)
         skill = asked.skill
@@ -684,7 +685,7 @@ class CatalogSession:
 
     async def read_directory(self, skill: Skill, uri: str) -> list[Any] | None:
         """A folder of a server skill as the server lists it (only where it declares
-        ``directoryRead``), each child marked in or out of the held entry (D10)."""
+        ``directoryRead``), each child marked in or out of the held entry."""
         children, trouble = await self.list_directory(skill, uri)
         if children is None:
             self.notifier.warning(f"{skill.qualified_name}: cannot list {uri}: {trouble}")
@@ -894,7 +895,7 @@ class CatalogSession:
         out = []
         for skill in self.catalog.skills:
             state = self.approval_states.get(skill.id)
-            if state is not None and state.state in ("not-approved", "changed"):
+            if state is not None and state.needs_decision:
                 out.append(skill)
         return out
 
@@ -953,5 +954,5 @@ def _said_changes(catalog: Catalog, changes: ListingChanges, old: list[Skill]) -
 def _opened_by_uri(skill: Skill, label: str) -> Skill:
     """``skill`` marked as known from ``skills/get`` alone (no listing will carry it): a
     new entry, the one given stays as it was."""
-    note = Problem(OPENED_BY_URI, f"opened by URI from {label}", "info")
+    note = Problem(OPENED_BY_URI, f"opened by URI from {label}", Severity.INFO)
     return replace(skill, problems=[*skill.problems, note])

@@ -44,8 +44,7 @@ def hidden_folder(tmp_path: Path) -> Path:
 
 
 def _settle(qtbot: Any, window: Any) -> None:
-    qtbot.wait(300)  # the automatic read starts once a selection stays a moment
-    wait_idle(qtbot, window)
+    wait_idle(qtbot, window)  # the automatic read starts once a selection stays a moment
 
 
 def test_the_list_and_the_skill_page_show_hidden_text_marked(
@@ -94,7 +93,7 @@ def test_the_review_view_shows_the_text_marked_and_what_it_hides(
     body = view.body.toPlainText()
     assert not raw_invisible(body)
     assert MARKER in body
-    assert f"error: 'description' holds hidden text in {len(HIDDEN)} invisible tag" in body
+    assert f"Error: 'description' holds hidden text in {len(HIDDEN)} invisible tag" in body
     assert f"a person does not see: “{HIDDEN}”" in body
     assert "the body of SKILL.md holds hidden text" in body
     assert "zero-width character (U+200B)" in body

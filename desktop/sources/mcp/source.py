@@ -1,7 +1,7 @@
 """MCP servers as skill sources: discovery, and later operations on an open connection.
 
-- :func:`discover_server` is what the registry calls: connect, apply the era rules
-  (D2/D3), walk ``skills/list`` within budgets (D4), check every entry (D8/D9), list the
+- :func:`discover_server` is what the registry calls: connect, apply the era rules,
+  walk ``skills/list`` within budgets, check every entry, list the
   server's tools for tool-affinity checks. Never raises; a failure is a status.
 - :class:`ServerHandle` keeps one connection open for later work (``skills/get``,
   verified reads, directory reads). A worker task owns the ``async with`` of the
@@ -23,6 +23,7 @@ from typing import Any, Self, TypeVar
 from desktop.core.entry import one_per_uri, parse_entry
 from desktop.core.loading import ToolIndex, affinity_report
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.states import EntryState, SourceState
 from desktop.core.verify import SkillVerification
 from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
@@ -138,13 +139,13 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     if tools is not None:
         index = ToolIndex(spec.label, tools)
         for skill in skills:
-            if skill.state == "invalid":
+            if skill.state is EntryState.INVALID:
                 continue
             _rows, problems = affinity_report(skill, index)
             skill.problems.extend(problems)
     status.skill_count = len(skills)
-    invalid = sum(1 for s in skills if s.state == "invalid")
-    over = sum(1 for s in skills if s.state == "over-limit")
+    invalid = sum(1 for s in skills if s.state is EntryState.INVALID)
+    over = sum(1 for s in skills if s.state is EntryState.OVER_LIMIT)
     parts = [f"{count(len(skills), 'skill')} in {count(listing.pages, 'page')}"]
     if invalid:
         parts.append(f"{invalid} invalid")
@@ -210,14 +211,14 @@ async def discover_server(
         status.status = "error"
         status.message = describe_error(exc)
     mask_status(status, conn)
-    if status.status == "pending":
+    if status.status == SourceState.PENDING:
         status.status = "error"
         status.message = status.message or "discovery ended without a result"
     status.skill_count = len(skills)
     return status, skills
 
 
-# -- directory reads (D10) -----------------------------------------------------------------
+# -- directory reads -----------------------------------------------------------------
 
 
 NOT_HELD = "not part of the skill you hold"
@@ -356,7 +357,7 @@ class ServerHandle:
                 return self.status
             self._start_error = None
             fill_status(self.status, conn)
-            if self.status.status in ("pending", "error"):
+            if self.status.status in (SourceState.PENDING, SourceState.FAILED):
                 # Open again after a loss: what the last listing found still holds (its
                 # skills are the ones shown); the loss itself stays among the notes.
                 self.status.status, self.status.message = self._listed or ("ok", "connected")
@@ -488,7 +489,7 @@ class ServerHandle:
         """Discovery on the kept connection; never raises for the server's failures.
 
         The connection that answered stays open for the reads that follow (and for a
-        re-list after ``ttlMs``, D5). ``timeout`` bounds the whole discovery, connect
+        re-list after ``ttlMs``). ``timeout`` bounds the whole discovery, connect
         included; on a timeout or a cancellation the connection is abandoned.
         """
         status = _status(self.spec)
@@ -507,7 +508,7 @@ class ServerHandle:
         except asyncio.CancelledError:
             self.abandon()
             raise
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             # A server whose listing failed (no answer in time, a dead connection) is
             # started afresh by the next discovery, as a Refresh would expect.
             self.abandon()
@@ -526,7 +527,7 @@ class ServerHandle:
             worker.add_done_callback(self._abandoned.discard)
 
     async def get_skill(self, uri: str) -> Skill:
-        """``skills/get`` (D7): the current entry for a URI, checked like a listed one.
+        """``skills/get``: the current entry for a URI, checked like a listed one.
 
         Raises :class:`SourceError` with a user message when there is no such skill.
         """
@@ -543,12 +544,12 @@ class ServerHandle:
                 )
             )
         tools = self.status.tools
-        if tools is not None and skill.state != "invalid":
+        if tools is not None and skill.state is not EntryState.INVALID:
             skill.problems.extend(affinity_report(skill, tools)[1])
         return skill
 
     async def read_file(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
-        """A verified read of one listed file (V1-V5); bytes only when usable."""
+        """A verified read of one listed file; bytes only when usable."""
         return await read_file(
             skill,
             uri,
@@ -574,7 +575,7 @@ class ServerHandle:
         )
 
     async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
-        """Children of a directory, each marked whether it is in the held entry (D10).
+        """Children of a directory, each marked whether it is in the held entry.
 
         Raises :class:`SourceError` when the server does not declare ``directoryRead``.
         """
@@ -719,7 +720,7 @@ async def with_server(
     handle = ServerHandle(spec, budgets, cache)
     try:
         status = await handle.start()
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             raise SourceError(status.message)
         return await fn(handle)
     finally:

@@ -19,6 +19,7 @@ from PySide6.QtGui import QBrush
 
 from desktop.core.approval_states import CHANGED
 from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
+from desktop.core.states import EntryState
 from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
 from desktop.ui.widgets.read_only_table_model import (
     FOREGROUND,
@@ -63,7 +64,7 @@ _BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
 
 def origin_text(skill: Skill) -> str:
-    """Origin beside every skill (P1); server skills say they are third-party (L6)."""
+    """Origin beside every skill; server skills say they are third-party."""
     if skill.origin.kind == "mcp":
         opened = " · opened by URI" if skill.opened_by_uri else ""
         return f"{skill.origin.label} · {skill.origin.transport} · third-party{opened}"
@@ -257,7 +258,7 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_TRIGGERS:
             return ", ".join(skill.loading.triggers)
         if col == COL_VERIFICATION:
-            if skill.state != "listed":
+            if skill.state is not EntryState.LISTED:
                 return skill.state
             state, text = self.verification_of(skill)
             return text or state or NOT_READ
@@ -271,7 +272,7 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_DESCRIPTION:
             return skill.description[:1200]
         if col == COL_NAME and skill.problems:
-            return "\n".join(f"{p.severity}: {p.message}" for p in skill.problems[:12])
+            return "\n".join(f"{p.level.label}: {p.message}" for p in skill.problems[:12])
         return None
 
     def _color(self, skill: Skill, col: int) -> QBrush | None:

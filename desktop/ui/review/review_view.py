@@ -38,8 +38,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.approvals import (
-    CHANGED,
-    NOT_APPROVED,
     ApprovalState,
     FileChange,
     error_problems,
@@ -49,6 +47,7 @@ from desktop.core.freshness import listing_changes
 from desktop.core.grants import has_scripts, is_script, requested_risks
 from desktop.core.model import Skill, SkillFile
 from desktop.core.review import approve_gate, is_binary, read_count, unread_files
+from desktop.core.states import Approval
 from desktop.core.verify import MISMATCHES
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
@@ -227,10 +226,9 @@ class ReviewView(QDialog):
     # -- the queue ----------------------------------------------------------------
 
     def _queue_from(self, skill_id: str) -> list[str]:
-        order = {CHANGED: 0, NOT_APPROVED: 1}
         waiting = sorted(
             self.c.needs_decision(),
-            key=lambda s: (order.get(self.c.approval_states[s.id].state, 2), s.qualified_name),
+            key=lambda s: (Approval(self.c.approval_states[s.id].state).rank, s.qualified_name),
         )
         ids = [s.id for s in waiting]
         if skill_id and skill_id not in ids:
@@ -637,7 +635,7 @@ class ReviewView(QDialog):
         """Write every stored decision to ``path`` as ``markdown`` or ``csv``."""
         return await export_to(self.c, path, fmt)
 
-    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: Any) -> None:
         self.diffs.closed = True
         try:
             self.c.approvalsChanged.disconnect(self._refresh_state)

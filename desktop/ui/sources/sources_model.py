@@ -9,6 +9,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.states import SourceState
 from desktop.core.visible import quoted
 from desktop.sources.launchers import spec_runner, starting_message
 from desktop.ui.widgets.read_only_table_model import (
@@ -77,9 +78,6 @@ class SourcesModel(ReadOnlyTableModel):
                 self.index(0, 0), self.index(len(self.specs) - 1, len(COLUMNS) - 1)
             )
 
-    def spec_at(self, row: int) -> SourceSpec | None:
-        return self.specs[row] if 0 <= row < len(self.specs) else None
-
     def row_items(self) -> list[Any]:
         return self.specs
 
@@ -116,7 +114,7 @@ class SourcesModel(ReadOnlyTableModel):
                 return QGuiApplication.palette().brush(
                     QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
                 )
-            if status is not None and status.status == "error" and col == 4:
+            if status is not None and status.status == SourceState.FAILED and col == 4:
                 return status_brush("bad")
             return None
         return spec.label  # LABEL_ROLE

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.states import TrustState
 from desktop.core.trust import CHANGED, ProjectServer
 from desktop.core.visible import cut, one_line
 from desktop.core.words import count
@@ -171,7 +172,7 @@ class TrustDialog(QDialog):
         self.tree.setUniformRowHeights(False)
         self.items: list[QTreeWidgetItem] = []
         for s in self.servers:
-            state = "changed since you trusted it" if s.state == CHANGED else "not trusted"
+            state = TrustState(s.state).label
             top = QTreeWidgetItem([cut(one_line(s.server_id), 80), f"{_file_name(s)} — {state}"])
             top.setToolTip(0, "Checked: trusted and started when you press Trust")
             top.setToolTip(1, cut(one_line(s.file)))

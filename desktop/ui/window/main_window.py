@@ -44,6 +44,7 @@ from desktop.core.library import (
 )
 from desktop.core.model import Skill
 from desktop.core.query import SkillQuery
+from desktop.core.states import Severity
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.library.filter_bar_widget import FilterBarWidget
@@ -580,7 +581,7 @@ class MainWindow(WindowSurface):
 
     def _on_notice(self, notice: Notice) -> None:
         self.messages.appendPlainText(notice.line())
-        if notice.level == "info":
+        if notice.level == Severity.INFO:
             self.notice.notify(notice.text)  # a moment; the Activity view keeps it
         self.statusBar().showMessage(f"{notice.level}: {notice.text}", 15000)
 

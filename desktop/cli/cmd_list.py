@@ -9,13 +9,13 @@ from typing import Any
 
 from desktop.cli.output import cells, emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.approval_states import NOT_APPROVED
 from desktop.core.catalog import COLLISION_PREFIX, Catalog
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.states import Severity, SourceState
 from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.config.known_folders import annotate_collisions, collision_views
-from desktop.store.approvals_store import ApprovalStore, add_approval_field
 
 NAME = "list"
 HELP = "list every skill from every source"
@@ -41,9 +41,14 @@ def run(args: argparse.Namespace) -> int:
         source.update(provenance(by_label.get(source.get("label", ""))))
     annotate_collisions(data.get("collisions", []), [s.origin for s in catalog.sources])
     if args.json:
-        store = ApprovalStore()
-        add_approval_field(data, catalog, store)
-        say_notices(NAME, store.notices)
+        from desktop.cli.command_session import new_session
+
+        approvals = new_session([]).approvals  # the approval states, read through a session
+        states = asyncio.run(approvals.states(catalog.skills))
+        for item in data.get("skills", []):
+            state = states.get(item.get("id"))
+            item["approval"] = state.to_json() if state else {"state": NOT_APPROVED}
+        say_notices(NAME, approvals.take_notices())
         emit_json(data)
     else:
         print(render(catalog, agents, by_label))

@@ -11,6 +11,7 @@ Trust is kept in the user's settings, bound to each entry as written now.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 
@@ -66,8 +67,8 @@ def _names(servers: list[ProjectServer]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from desktop.session.decisions import TrustNotSaved
     from desktop.sources.config.saved import project_servers
-    from desktop.sources.config.trust_store import TrustNotSaved, change_trust
 
     folder = Path(args.dir).expanduser()
     if not folder.is_dir():
@@ -112,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing trusted.")
             return 1
+    from desktop.cli.command_session import new_session
+
     try:
-        n = change_trust(lambda store: store.trust(pending))
+        n = asyncio.run(new_session([]).trust_servers(pending))
     except (TrustNotSaved, OSError) as exc:
         err(f"skill-catalog trust: {exc}")
         return 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -65,6 +65,9 @@ from desktop.ui.review.review_html import (
     summary_html,
 )
 from desktop.ui.widgets.plain_label import PlainLabel
+
+if TYPE_CHECKING:
+    from desktop.session.catalog_session import CatalogChange
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
 REMOVED = "removed"
@@ -536,8 +539,8 @@ class ReviewView(QDialog):
         self._fill_files()
         self._update_gate()
 
-    def _catalog_changed(self) -> None:
-        if self.c.interim or not self.queue:
+    def _catalog_changed(self, change: CatalogChange) -> None:
+        if change.interim or not self.queue:
             return
         skill_id = self.queue[self.index]
         current = self.c.catalog.get(skill_id)

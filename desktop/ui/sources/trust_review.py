@@ -67,6 +67,7 @@ class TrustBar(QFrame):
         parent: QWidget | None,
         *,
         spawn: Spawn,
+        trust: Callable[[list[ProjectServer]], Coroutine[Any, Any, int]],
         reload: Callable[[], Coroutine[Any, Any, Any]],
         warn: Callable[[str], object],
     ) -> None:
@@ -75,6 +76,7 @@ class TrustBar(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName("Project servers not trusted")
         self._spawn, self._reload, self._warn = spawn, reload, warn
+        self._trust = trust  # the session's: the one door for decisions
         self.servers: list[ProjectServer] = []
         self.dismissed: tuple[str, ...] = ()
         self.label = QLabel(self)
@@ -126,15 +128,10 @@ class TrustBar(QFrame):
 
     async def trust(self, servers: list[ProjectServer]) -> None:
         """Trust ``servers`` as they were shown, then read the sources again."""
-        import asyncio
-
-        from desktop.sources.config.trust_store import TrustNotSaved, change_trust
-
-        def work() -> None:
-            change_trust(lambda store: store.trust(servers))
+        from desktop.session.decisions import TrustNotSaved
 
         try:
-            await asyncio.to_thread(work)
+            await self._trust(servers)
         except (TrustNotSaved, OSError) as exc:
             self._warn(f"nothing was trusted: {exc}")
             return

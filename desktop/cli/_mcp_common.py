@@ -14,11 +14,12 @@ def server_spec(args: argparse.Namespace, label: str) -> SourceSpec:
     specs = resolve_specs(args)
     for spec in specs:
         if spec.label == label:
-            if spec.kind != "mcp":
-                fail_usage(f"{label!r} is a local folder, not an MCP server")
+            if not spec.kind_info.runs_code:
+                word = spec.kind_info.word_for(spec.transport)
+                fail_usage(f"{label!r} is a {word}, not an MCP server")
             if spec.untrusted:
                 say_source_notes()  # how to trust it
             return spec
     say_source_notes()  # a server not started may be the one asked for
-    known = ", ".join(s.label for s in specs if s.kind == "mcp") or "none"
+    known = ", ".join(s.label for s in specs if s.kind_info.runs_code) or "none"
     fail_usage(f"no MCP server labelled {label!r} (servers: {known}); add --server {label}=...")

@@ -116,7 +116,7 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
             now = server.endpoint if key.transport else origin.legacy_endpoint()
             if key.transport and server.transport != key.transport:
                 now = str(server)
-        if origin is not None and origin.kind == "mcp" and now != key.endpoint:
+        if origin is not None and origin.kind_info.runs_code and now != key.endpoint:
             shown_now = mask_endpoint(origin.transport, now or "")
             if shown_now == key.shown_endpoint:
                 # Two endpoints that differ only where a secret is masked.

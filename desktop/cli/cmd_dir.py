@@ -53,7 +53,7 @@ async def _list(args: argparse.Namespace) -> tuple[Skill, str, list[DirectoryChi
         skill = picked.skill
         if skill is None:
             raise CheckFailed(f"skill-catalog {NAME}: {picked.message}")
-        if skill.origin.kind != "mcp":
+        if skill.kind_info.folder_on_disk:
             fail_usage(f"{args.id!r} is a local skill; dir lists a server skill's directory")
         if picked.said:
             print(f"skill-catalog {NAME}: {picked.said}", file=sys.stderr)

@@ -125,7 +125,7 @@ def render(
                 skill.state,
                 skill.origin.label
                 + (" (sample)" if skill.origin.label in samples else "")
-                + (" (third-party)" if skill.kind == "mcp" else ""),
+                + (" (third-party)" if skill.kind_info.third_party else ""),
                 strategy,
                 files,
                 skill.description,

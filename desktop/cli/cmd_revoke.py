@@ -98,7 +98,8 @@ def _key_of(given: str, specs: list[SourceSpec]) -> ApprovalKey | None:
         ident = Identity.parse(given)
     except ValueError:
         return None
-    named = sorted((s for s in specs if s.label == ident.label), key=lambda s: s.kind != "mcp")
+    named = [s for s in specs if s.label == ident.label]
+    named.sort(key=lambda s: s.kind_info.folder_on_disk)  # a server's skill first
     return next((k for s in named if (k := _key_at(s, ident.uri)) is not None), None)
 
 
@@ -116,11 +117,11 @@ def _key_at(spec: SourceSpec, uri: str) -> ApprovalKey | None:
     shows it (its folder's real path); ``None`` when ``uri`` names no such skill. A local
     skill's folder or id given with a server's label is revoked as typed (its key holds
     the folder alone, no endpoint)."""
-    if spec.kind == "mcp":
-        if not is_server_uri(uri):
+    if not spec.kind_info.folder_on_disk:
+        if spec.kind_info.runs_code and not is_server_uri(uri):
             return None
         return ApprovalKey.for_identity(SkillIdentity(spec.origin, uri))
-    source = SourceIdentity(spec.label, "local", "folder", os.path.realpath(spec.endpoint))
+    source = SourceIdentity(spec.label, spec.kind, spec.transport, os.path.realpath(spec.endpoint))
     folder = SkillIdentity(source, uri).folder()
     return ApprovalKey.for_identity(SkillIdentity(source, uri), folder) if folder else None
 

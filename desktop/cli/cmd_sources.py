@@ -159,7 +159,7 @@ def _row(entry: Any) -> dict[str, Any]:
     spec: SourceSpec = entry.spec
     row: dict[str, Any] = {
         "label": spec.label,
-        "kind": "folder" if spec.kind == "local" else spec.transport,
+        "kind": spec.transport,
         "endpoint": spec.shown_endpoint,
         "enabled": spec.enabled,
         "origin": ORIGINS.get(entry.origin, entry.origin),
@@ -227,8 +227,8 @@ def _add(args: argparse.Namespace) -> int:
 
     spec = _parse_source(args.source, args.env, args.header)
     if args.connect_timeout is not None:
-        if spec.kind != "mcp":
-            fail_usage("--connect-timeout is for servers, not folders")
+        if not spec.kind_info.runs_code:
+            fail_usage(f"--connect-timeout is for servers, not a {spec.kind_info.word}")
         try:
             spec = replace(spec, connect_timeout=parse_timeout(args.connect_timeout))
         except ValueError as exc:
@@ -245,7 +245,7 @@ def _add(args: argparse.Namespace) -> int:
     _save(cfg)
     saved = cfg.get(added.label)
     added = saved.spec if saved is not None else added
-    kind = "folder" if added.kind == "local" else f"{added.transport} server"
+    kind = f"{added.transport} server" if added.kind_info.runs_code else added.transport
     print(f"added {added.label} ({kind}: {added.shown_endpoint})")
     pairs = [("environment value", n, v) for n, v in added.env]
     pairs += [("header", n, v) for n, v in added.headers]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 async def server_pool(specs: Sequence[SourceSpec]) -> AsyncIterator[ServerPool | None]:
     """Kept connections to the servers of ``specs`` (closed after the block); ``None``
     when they name no server: for folders alone the MCP client is not loaded."""
-    if not any(s.kind == "mcp" and s.enabled for s in specs):
+    if not any(s.kind_info.runs_code and s.enabled for s in specs):
         yield None
         return
     from desktop.sources.mcp.source import ServerPool

@@ -104,7 +104,7 @@ class Resolver:
         label, rest = split_label(target) or ("", "")
         spec = self.spec(label) if label else None
         if spec is not None and rest:
-            if spec.kind == "mcp" and is_server_uri(rest):
+            if spec.kind_info.asks_again and is_server_uri(rest):
                 if self.listed:
                     found = (await self._catalog([spec])).named(target)
                     if len(found) == 1:
@@ -115,7 +115,7 @@ class Resolver:
             if not found:  # LABEL:NAME of a skill whose shown name holds its path
                 found = [s for s in catalog.skills if s.name == rest]
             picked = self._one(target, found, catalog, f"{label}'s listing")
-            if picked.skill is None and not found and spec.kind == "mcp":
+            if picked.skill is None and not found and spec.kind_info.asks_again:
                 picked.message += (
                     " (a skill its server does not list is asked for by the URI of its "
                     "SKILL.md: LABEL:URI)"

@@ -1,5 +1,6 @@
-"""Source options shared by every command: ``--folder``, ``--server``, ``--config``,
-and ``--input`` for the values servers ask for.
+"""Source options shared by every command: each kind's own (``--folder``, ``--server``,
+``--zip``, …, from :mod:`desktop.sources.kinds`), ``--config``, and ``--input`` for the
+values servers ask for.
 
 When any source option is given, only those sources are used (no saved configuration,
 no detected folders), so a run is reproducible. Without any, the saved and detected
@@ -16,25 +17,13 @@ from typing import Any
 from desktop.cli.output import err, fail_usage
 from desktop.core.catalog import Catalog
 from desktop.core.model import SourceSpec
+from desktop.sources import kinds
 from desktop.sources.config import options
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("sources (when any is given, only these are used)")
-    group.add_argument(
-        "--folder",
-        action="append",
-        default=[],
-        metavar="[LABEL=]DIR",
-        help="a local folder of skills",
-    )
-    group.add_argument(
-        "--server",
-        action="append",
-        default=[],
-        metavar="LABEL=COMMAND|URL",
-        help="an MCP server: a command line (stdio) or an http(s):// URL (Streamable HTTP)",
-    )
+    kinds.add_kind_options(group)
     group.add_argument(
         "--config",
         action="append",
@@ -75,7 +64,7 @@ def ask_inputs(args: argparse.Namespace, specs: list[SourceSpec], *, terminal: b
     asking on a terminal (hidden for a password). A value given is kept in the keyring
     for that server; a server still without one is not started and says which it needs."""
     given = dict(getattr(args, "input", None) or [])
-    wanted = [s for s in specs if s.kind == "mcp" and s.enabled and not s.untrusted]
+    wanted = [s for s in specs if s.kind_info.runs_code and s.enabled and not s.untrusted]
     if not wanted:
         return
     from desktop.sources.config import inputs as config_inputs
@@ -139,21 +128,7 @@ def with_connect_timeout(args: argparse.Namespace, specs: list[SourceSpec]) -> l
     seconds = getattr(args, "connect_timeout", None)
     if seconds is None:
         return specs
-    return [replace(s, connect_timeout=seconds) if s.kind == "mcp" else s for s in specs]
-
-
-def parse_server(value: str) -> SourceSpec:
-    try:
-        return options.parse_server(value)
-    except options.SourceOptionError as exc:
-        fail_usage(str(exc))
-
-
-def parse_folder(value: str) -> SourceSpec:
-    try:
-        return options.parse_folder(value)
-    except options.SourceOptionError as exc:
-        fail_usage(f"--folder: {exc}")
+    return [replace(s, connect_timeout=seconds) if s.kind_info.runs_code else s for s in specs]
 
 
 def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
@@ -163,13 +138,14 @@ def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
     args.unreadable_configs = unreadable
     try:
         specs = options.specs_from_options(
-            getattr(args, "folder", []) or [],
-            getattr(args, "server", []) or [],
+            [],
+            [],
             getattr(args, "config", []) or [],
             err,
             unreadable,
+            parsed=kinds.specs_from_kind_options(args),
         )
-    except options.SourceOptionError as exc:
+    except ValueError as exc:  # a SourceOptionError, or a kind's own
         fail_usage(str(exc))
     if specs is None:
         return None

@@ -24,10 +24,11 @@ def run(args: argparse.Namespace) -> int:
     specs = resolve_specs(args)
     spec = next((s for s in specs if s.label == label), None)
     if spec is None:
-        known = ", ".join(s.label for s in specs if s.kind == "mcp") or "none"
+        known = ", ".join(s.label for s in specs if s.kind_info.runs_code) or "none"
         fail_usage(f"no server is labelled {one_line(label)!r} (the servers: {known})")
-    if spec.kind != "mcp":
-        fail_usage(f"{one_line(label)} is a folder: only a server writes output")
+    if not spec.kind_info.runs_code:
+        word = spec.kind_info.word_for(spec.transport)
+        fail_usage(f"{one_line(label)} is a {word}: only a server writes output")
     if spec.transport != "stdio":
         err(
             f"{one_line(label)} is a server over HTTP ({one_line(spec.shown_endpoint)}): it "

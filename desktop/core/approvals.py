@@ -43,6 +43,7 @@ from desktop.core.approval_states import REJECTED as REJECTED
 from desktop.core.approval_states import UNAPPROVABLE as UNAPPROVABLE
 from desktop.core.identity import QUALIFIER, SkillIdentity, server_key, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
+from desktop.core.source_kinds import kind_info
 from desktop.core.states import Severity, needs_decision
 
 FORMAT_VERSION = 1
@@ -102,7 +103,7 @@ class ApprovalKey:
         transport, endpoint with placeholders filled in from ``environ``, the process's
         by default, normalized; ``serve ${DIR}`` is another server when DIR changes)
         and its URI. A local skill's is its resolved ``folder`` alone."""
-        if identity.source.kind == "local":
+        if kind_info(identity.source.kind).folder_on_disk:
             if not folder:
                 raise ApprovalError("no-path", f"{identity}: a local skill without a folder path")
             return cls("local", "", "", folder)
@@ -116,7 +117,7 @@ class ApprovalKey:
         """The key versions before the server key (up to 3f4c5c9) stored a server skill's
         approval under: label, endpoint with placeholders filled in (not normalized),
         URI, no transport. ``None`` for a local skill, whose key did not change."""
-        if identity.source.kind == "local":
+        if kind_info(identity.source.kind).path_endpoint:
             return None
         return cls("mcp", identity.label, identity.source.legacy_endpoint(environ), identity.uri)
 
@@ -129,7 +130,7 @@ class ApprovalKey:
             return False
         if (self.kind, self.label, self.uri) != (key.kind, key.label, key.uri):
             return False
-        server = server_key("mcp", key.transport, self.endpoint, {})  # type: ignore[arg-type]
+        server = server_key("mcp", key.transport, self.endpoint, {})
         return server == (key.transport, key.endpoint)
 
     @property
@@ -464,7 +465,7 @@ def unapprovable_reason(skill: Skill) -> str | None:
             "list may be missing files an approval would have to cover"
         )
     links = [p.message for p in skill.problems if p.code in UNBOUND_LINKS]
-    if links and skill.origin.kind == "local":
+    if links and skill.kind_info.folder_on_disk:
         return (
             f"it holds links that are not followed ({'; '.join(links)}): what an agent "
             "reads through them is in no file list an approval could bind, and could "

@@ -119,7 +119,7 @@ def _assign_names(skills: list[Skill]) -> None:
                 if len(group) == 1:
                     # A server skill published under a deeper path than its name's own
                     # folder (skill://documents/pdf/) shows that path.
-                    key = path if skill.origin.kind == "mcp" and path != name else name
+                    key = path if skill.kind_info.third_party and path != name else name
                 elif paths.count(path) == 1:  # in-listing duplicates, told apart by path
                     key = path
                 else:  # the same path under two schemes: the whole URI tells them apart
@@ -139,7 +139,7 @@ def _assign_names(skills: list[Skill]) -> None:
 
 
 def _qualify(skill: Skill, key: str) -> None:
-    if skill.origin.kind == "mcp":
+    if skill.kind_info.third_party:
         skill.qualified_name = qualified_name(skill.origin.label, key)
     else:
         # The qualifier marks a server's skill: a local name holding it (which
@@ -151,7 +151,7 @@ def _qualify(skill: Skill, key: str) -> None:
 def _nest_server_skills(skills: list[Skill]) -> None:
     by_source: dict[str, list[Skill]] = defaultdict(list)
     for skill in skills:
-        if skill.origin.kind == "mcp":
+        if skill.kind_info.third_party:
             by_source[skill.origin.label].append(skill)
     for group in by_source.values():
         dirs = {skill_dir_of(s.uri): s for s in group if skill_dir_of(s.uri)}
@@ -223,7 +223,7 @@ def build_catalog(sources: list[SourceStatus], skills: list[Skill]) -> Catalog:
         replace(
             s,
             problems=[p for p in s.problems if not p.code.startswith(COLLISION_PREFIX)],
-            nested_in=None if s.origin.kind == "mcp" else s.nested_in,
+            nested_in=None if s.kind_info.third_party else s.nested_in,
         )
         for s in skills
     ]
@@ -264,7 +264,7 @@ def skill_json(skill: Skill, details: dict[int, str] | None = None) -> dict[str,
     resources: Any = skill.resources  # "dynamic" or None when not a manifest
     if isinstance(resources, tuple):
         resources = [f.to_json() for f in resources]
-    local = origin.kind == "local"
+    local = origin.kind_info.folder_on_disk
     out: dict[str, Any] = {
         "id": skill.id,
         "origin": origin.label,
@@ -281,7 +281,7 @@ def skill_json(skill: Skill, details: dict[int, str] | None = None) -> dict[str,
     out["resources"] = resources
     out["loading"] = skill.loading.to_json()
     out["allowed_tools"] = skill.allowed_tools()
-    out["third_party"] = not local
+    out["third_party"] = origin.kind_info.third_party
     out["nested_in"] = skill.nested_in
     out["state"] = skill.state
     out["problems"] = [p.to_json() for p in skill.problems]

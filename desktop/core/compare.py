@@ -17,7 +17,7 @@ from desktop.core.model import Skill, SkillFile
 
 
 def relative_files(skill: Skill) -> tuple[SkillFile, ...]:
-    if skill.origin.kind == "local":
+    if skill.kind_info.folder_on_disk:  # its files' URIs are its folder's already
         return skill.files
     base = skill_dir_of(skill.uri)
     prefix = base + "/" if base else ""
@@ -33,7 +33,8 @@ def _value(skill: Skill, key: str) -> str:
     lo = skill.loading
     fm = skill.frontmatter or {}
     values = {
-        "origin": skill.origin.describe() + (" — third-party" if skill.kind == "mcp" else ""),
+        "origin": skill.origin.describe()
+        + (" — third-party" if skill.kind_info.third_party else ""),
         "qualified name": skill.qualified_name,
         "name": skill.name,
         "description": skill.description,

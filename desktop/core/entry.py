@@ -402,4 +402,4 @@ def skill_uri_positions(text: str) -> dict[str, int]:
 
 def skill_md_uri(skill: Skill) -> str:
     """The URI under which a skill's own SKILL.md appears in its manifest."""
-    return SKILL_MD if skill.origin.kind == "local" else skill.uri
+    return SKILL_MD if skill.kind_info.folder_on_disk else skill.uri

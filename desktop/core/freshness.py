@@ -29,7 +29,7 @@ def relist_delay(status: SourceStatus, floor: float = RELIST_FLOOR_SECONDS) -> f
     whose listing ended in an error waits for the user's refresh; so do folders and
     servers answered ``-32601`` (no listing, so no ``ttlMs``).
     """
-    if status.origin.kind != "mcp" or status.ttl_ms is None or status.status == "error":
+    if not status.origin.kind_info.asks_again or status.ttl_ms is None or status.status == "error":
         return None
     ceiling_ms = int(RELIST_CEILING_SECONDS * 1000)
     return max(min(status.ttl_ms, ceiling_ms) / 1000.0, floor)

@@ -53,9 +53,9 @@ class RegistryView:
 
 
 def origin_tag(skill: Skill) -> str:
-    if skill.origin.kind == "mcp":
+    if skill.kind_info.third_party:
         return f"third-party, from server {skill.origin.label}"
-    return f"local, folder {skill.origin.label}"
+    return f"local, {skill.kind_info.word_for(skill.origin.transport)} {skill.origin.label}"
 
 
 def registry_line(skill: Skill) -> str:
@@ -65,7 +65,7 @@ def registry_line(skill: Skill) -> str:
 
 def model_registry(catalog: Catalog) -> RegistryView:
     view = RegistryView()
-    for skill in sorted(catalog.skills, key=lambda s: (s.kind != "local", s.qualified_name)):
+    for skill in sorted(catalog.skills, key=lambda s: (s.kind_info.third_party, s.qualified_name)):
         if not skill.loadable:
             view.left_out.append(f"{skill.qualified_name}: {skill.state}, not offered to a model")
             continue
@@ -82,7 +82,7 @@ def model_registry(catalog: Catalog) -> RegistryView:
                 f"“…{skill.description[DESCRIPTION_LIMIT - 40 : DESCRIPTION_LIMIT]}”"
             )
     for status in catalog.sources:
-        if status.origin.kind != "mcp":
+        if not status.origin.kind_info.runs_code:  # only a server gives instructions
             continue
         length = len(status.instructions or "")
         view.servers.append(

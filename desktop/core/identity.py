@@ -51,13 +51,17 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from desktop.core.placeholders import expand_env
+from desktop.core.source_kinds import kind_info
 
-SourceKind = Literal["local", "mcp"]
-Transport = Literal["folder", "stdio", "http"]
+# A kind's name (``local``, ``mcp``, or one added in ``desktop/sources/``) and how its
+# sources are reached (``folder``, ``stdio``, ``http``, …): what each means is asked of
+# the kind (:mod:`desktop.core.source_kinds`), never compared here.
+SourceKind = str
+Transport = str
 
 # A source label: what the host calls a source. It never contains ':' so that
 # "label:uri" ids and "label:name" qualified names split on the first ':'.
@@ -212,7 +216,7 @@ def server_key(
     """The key of the server a source of this kind, transport and endpoint (as written)
     reaches: the one function approvals, the cache and sign-in derive their keys from.
     Environment placeholders are filled in from ``environ`` (the process's by default)."""
-    if kind == "local":
+    if kind_info(kind).path_endpoint:
         return ServerKey(transport, os.path.normpath(endpoint) if endpoint else endpoint)
     filled = expand_env(endpoint, os.environ if environ is None else environ)
     if transport == "http":
@@ -225,7 +229,7 @@ def legacy_endpoint(
 ) -> str:
     """The endpoint versions before the server key (up to 3f4c5c9) keyed by: a server's
     with environment placeholders filled in, not normalized; a folder's as written."""
-    if kind == "local":
+    if kind_info(kind).path_endpoint:
         return endpoint
     return expand_env(endpoint, os.environ if environ is None else environ)
 
@@ -256,7 +260,7 @@ class SkillIdentity:
         """The folder a local skill at this URI lives in (its source's endpoint joined
         with the URI's folders, ``DIR/SKILL.md`` as ids write it); ``None`` for a server
         skill or a URI that names no ``SKILL.md`` inside the folder source."""
-        if self.source.kind != "local":
+        if not kind_info(self.source.kind).folder_on_disk:
             return None
         if self.uri == SKILL_MD:
             return self.source.endpoint

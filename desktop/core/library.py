@@ -131,9 +131,8 @@ _SOURCE_DETAIL = {
 
 
 def kind_word(spec: SourceSpec) -> str:
-    if spec.kind == "local":
-        return "folder"
-    return "local process" if spec.transport == "stdio" else "remote server"
+    """The plain word for the source's kind: "folder", "local process", "zip archive"."""
+    return spec.kind_info.word_for(spec.transport)
 
 
 def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
@@ -193,7 +192,7 @@ PROBLEMS_ICON = "dialog-warning"
 
 def origin_chip(skill: Skill) -> tuple[str, bool]:
     """The short origin shown beside the name, and whether it is third-party."""
-    if skill.origin.kind == "mcp":
+    if skill.kind_info.third_party:
         return f"{skill.origin.label} · server", True
     return skill.origin.label, False
 
@@ -285,7 +284,7 @@ def empty_state(
             return EmptyState(f"{source.label} could not be read", status.message, "retry", "Retry")
         if status is None or status.status == SourceState.PENDING:
             return EmptyState(f"Reading {source.label}…", "", "")
-        if source.kind == "local":
+        if source.kind_info.folder_on_disk:
             return EmptyState(
                 "This folder holds no skills",
                 source.endpoint,
@@ -386,8 +385,9 @@ def server_line(origin: Origin) -> str:
     """A source in a heading: its label and, briefly, what it is (a server's program by
     its name and its folders by their last part, an address by its host). The whole
     command or address is for a tooltip."""
-    if origin.kind == "local":
-        return f"{cut(origin.label)} (folder {brief_path(origin.endpoint)})"
+    if not origin.kind_info.runs_code:
+        word = origin.kind_info.word_for(origin.transport)
+        return f"{cut(origin.label)} ({word} {brief_path(origin.endpoint)})"
     how = "a local process" if origin.transport == "stdio" else "a remote server"
     return f"{cut(origin.label)} ({how}: {brief_endpoint(origin.transport, origin.shown_endpoint)})"
 
@@ -395,11 +395,12 @@ def server_line(origin: Origin) -> str:
 def origin_line(skill: Skill) -> str:
     """Where a skill comes from, in a sentence (the whole endpoint goes in a tooltip)."""
     o = skill.origin
-    if o.kind == "mcp":
+    if o.kind_info.third_party:
         how = "a local process" if o.transport == "stdio" else "a remote server"
         brief = brief_endpoint(o.transport, o.shown_endpoint)
         return (
             f"Third-party · from the server {o.label} ({how}: {brief}), "
             "written by the server's publisher"
         )
-    return f"From the folder {o.label} ({brief_path(skill.path or o.shown_endpoint)})"
+    word = o.kind_info.word_for(o.transport)
+    return f"From the {word} {o.label} ({brief_path(skill.path or o.shown_endpoint)})"

@@ -167,7 +167,7 @@ def loaded_always(skill: Skill) -> bool:
     """Whether a host loads ``skill`` with every message: a loadable skill declaring
     ``always``, from a local folder. A server's skill may declare it, but a host does
     not promote third-party content on its say alone."""
-    return skill.loadable and skill.loading.strategy == "always" and skill.kind != "mcp"
+    return skill.loadable and skill.loading.strategy == "always" and not skill.kind_info.third_party
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +235,7 @@ def affinity_report(
     is anchored over ``<server>__<tool>``, so a pattern only narrows within the
     server's own tools. A pattern matching none is a problem: the silent miss.
     """
-    if skill.origin.kind != "mcp" or tools is None:
+    if not skill.kind_info.runs_code or tools is None:
         return [AffinityRow(p, ()) for p in skill.loading.tool_affinity], []
     label = skill.origin.label
     if isinstance(tools, ToolIndex):

@@ -19,6 +19,7 @@ from desktop.core.identity import (
     skill_id,
 )
 from desktop.core.secrets import mask_endpoint
+from desktop.core.source_kinds import KindInfo, kind_info
 from desktop.core.states import EntryState, SignIn, SourceState, member
 from desktop.core.states import Severity as Severity
 
@@ -72,14 +73,21 @@ class SkillFile:
 class Origin(SourceIdentity):
     """Where a skill came from: its source's identity, and how it is shown.
 
-    ``kind`` is ``local`` or ``mcp``; ``transport`` is ``folder``, ``stdio`` or
-    ``http``; ``endpoint`` is the resolved folder path, the command line, or the URL.
+    ``kind`` is ``local``, ``mcp`` or a kind added in ``desktop/sources/``; what it
+    means is asked of :attr:`kind_info`. ``transport`` is how the source is reached
+    (``folder``, ``stdio``, ``http``, …); ``endpoint`` is the resolved folder path, the
+    command line, the URL or the file.
     """
+
+    @property
+    def kind_info(self) -> KindInfo:
+        """What this source's kind is (:mod:`desktop.core.source_kinds`)."""
+        return kind_info(self.kind)
 
     @property
     def shown_endpoint(self) -> str:
         """The endpoint as shown to people: secrets in a command or URL masked."""
-        if self.kind == "local":
+        if self.kind_info.path_endpoint:
             return self.endpoint
         return _masked_endpoint(self.transport, self.endpoint)
 
@@ -87,8 +95,6 @@ class Origin(SourceIdentity):
         """The source in a message: its label and where it is (cut to a readable length)."""
         from desktop.core.visible import cut
 
-        if self.kind == "local":
-            return f"{cut(self.label)} (folder {cut(self.endpoint)})"
         return f"{cut(self.label)} ({self.transport} {cut(self.shown_endpoint)})"
 
     def to_json(self) -> dict[str, str]:
@@ -178,6 +184,11 @@ class Skill:
     @property
     def kind(self) -> str:
         return self.origin.kind
+
+    @property
+    def kind_info(self) -> KindInfo:
+        """What its source's kind is (:mod:`desktop.core.source_kinds`)."""
+        return self.origin.kind_info
 
     @property
     def is_dynamic(self) -> bool:
@@ -296,7 +307,7 @@ class SourceStatus:
                 "skill_count": self.skill_count,
             }
         )
-        if self.origin.kind == "mcp":
+        if self.origin.kind_info.runs_code:  # a server's handshake and listing
             out.update(
                 {
                     "protocol_version": self.protocol_version,
@@ -350,8 +361,13 @@ class SourceSpec:
         return Origin(self.label, self.kind, self.transport, self.endpoint)
 
     @property
+    def kind_info(self) -> KindInfo:
+        """What this source's kind is (:mod:`desktop.core.source_kinds`)."""
+        return kind_info(self.kind)
+
+    @property
     def shown_endpoint(self) -> str:
         """The endpoint as shown to people: secrets in a command or URL masked."""
-        if self.kind == "local":
+        if self.kind_info.path_endpoint:
             return self.endpoint
         return mask_endpoint(self.transport, self.endpoint, self.command)

@@ -103,7 +103,7 @@ def search_text(skill: Skill) -> str:
         skill.origin.shown_endpoint,
         # The words the Origin column shows beside the label.
         skill.origin.transport,
-        "third-party" if skill.kind == "mcp" else "",
+        "third-party" if skill.kind_info.third_party else "",
         "opened by URI" if skill.opened_by_uri else "",
         *skill.loading.triggers,
     ]

@@ -264,7 +264,7 @@ class CatalogSession:
         they are."""
         import asyncio
 
-        served = [s for s in specs if s.kind == "mcp" and not s.untrusted]
+        served = [s for s in specs if s.kind_info.runs_code and not s.untrusted]
         others = [s for s in specs if s not in served]
         # Only what was read of these very folders, where they are now.
         ready = {
@@ -424,7 +424,7 @@ class CatalogSession:
         generation = self._generation
         spec = next((s for s in self.specs if s.label == label and s.enabled), None)
         old_status = next((s for s in self.catalog.sources if s.origin.label == label), None)
-        if spec is None or spec.kind != "mcp" or old_status is None:
+        if spec is None or not spec.kind_info.asks_again or old_status is None:
             return
         await load_mcp_support()
         status, skills = await self.reader.discover(spec)
@@ -497,9 +497,8 @@ class CatalogSession:
         import asyncio
 
         generation = self._generation
-        spec = next(
-            (s for s in self.specs if s.label == label and s.enabled and s.kind == "local"), None
-        )
+        found = (s for s in self.specs if s.label == label and s.enabled)
+        spec = next((s for s in found if s.kind_info.folder_on_disk), None)
         old_status = self.catalog.source(label)
         if spec is None or old_status is None or self.closing:
             return

@@ -1,10 +1,12 @@
-"""Verified reads for the catalog session: one pool of kept-open server connections.
+"""Verified reads for the catalog session: each source read by its kind.
 
-Nothing is shown before it is checked: every read goes through
-:mod:`desktop.sources.reader` (via :class:`desktop.sources.mcp.source.ServerPool`), which
-returns bytes only when they agree with the held entry (or the skill is dynamic, and
-then marked so). Local files are read and hashed in worker threads; server files come
-over a connection kept open per server on the window's loop.
+Nothing is shown before it is checked: every read goes to the skill's source (a
+:class:`desktop.sources.base.Source` made by its kind), which reads through
+:mod:`desktop.sources.reader` and returns bytes only when they agree with the held
+entry (or the skill is dynamic, and then marked so). Local files are read and hashed
+in worker threads; server files come over a connection kept open per server on the
+window's loop (one pool, :class:`desktop.sources.mcp.source.ServerPool`, shared by the
+servers' sources).
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ from typing import TYPE_CHECKING
 
 from desktop.core.entry import skill_md_uri
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.source_kinds import MCP_SERVER
 from desktop.core.verify import SkillVerification
+from desktop.sources.base import DirectoryChild, Source, SourceContext
 from desktop.sources.budgets import Budgets
-from desktop.sources.reader import ReadResult, read_file, verify_skill
+from desktop.sources.kinds import open_source
+from desktop.sources.reader import ReadResult
 from desktop.store.cache import SkillCache
 
 if TYPE_CHECKING:
     import asyncio
 
-    from desktop.sources.mcp.source import DirectoryChild, ServerPool
+    from desktop.sources.mcp.source import ServerPool
 
 __all__ = ["ContentReader", "ReadResult"]
 
@@ -46,10 +51,40 @@ class ContentReader:
         self.on_connection: Callable[[SourceStatus], None] | None = None
         self._retired: list[ServerPool] = []
         self._closing: set[asyncio.Task[None]] = set()
+        self._fresh_sources()
+
+    def _fresh_sources(self) -> None:
+        # The sources by label, made by their kinds on first use; servers share the pool.
+        self._sources: dict[str, Source] = {}
+        self.context = SourceContext(
+            self.budgets, self.cache, shared_makers={MCP_SERVER.name: lambda: self.pool}
+        )
+
+    def source(self, label: str) -> Source | None:
+        """The source ``label`` as its kind reads it; ``None`` when none is configured."""
+        found = self._sources.get(label)
+        if found is None:
+            spec = next((s for s in self.specs if s.label == label), None)
+            if spec is None:
+                return None
+            found = self._sources[label] = open_source(spec, self.context)
+        return found
+
+    def _source_of(self, skill: Skill) -> Source | None:
+        """The source of ``skill``: its configured one, or (for a kind that runs
+        nothing) one made of the skill's origin, as a folder named on its own is read."""
+        found = self.source(skill.origin.label)
+        if found is not None and found.spec.origin == skill.origin:
+            return found
+        if skill.kind_info.runs_code:
+            return found
+        o = skill.origin
+        return open_source(SourceSpec(o.label, o.kind, o.transport, o.endpoint), self.context)
 
     def use_pool(self, pool: ServerPool) -> None:
         """Read over ``pool``'s connections (its owner closes it)."""
         self._pool = pool
+        self._fresh_sources()
 
     @property
     def pool(self) -> ServerPool:
@@ -76,6 +111,7 @@ class ContentReader:
         """
         old, self._pool = self._pool, None
         self.specs = list(specs)
+        self._fresh_sources()
         if old is None:
             return
         import asyncio
@@ -91,18 +127,17 @@ class ContentReader:
         task.add_done_callback(self._closing.discard)
 
     async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
-        if skill.origin.kind == "local":
-            return await read_file(skill, uri)
-        if skill.origin.label not in {s.label for s in self.specs if s.kind == "mcp"}:
+        source = self._source_of(skill)
+        if source is None:
             from desktop.core.verify import READ_ERROR, FileVerification
 
             return ReadResult(
                 skill.id,
                 FileVerification(
-                    uri, READ_ERROR, f"the server {skill.origin.label} is not configured"
+                    uri, READ_ERROR, f"the source {skill.origin.label} is not configured"
                 ),
             )
-        return await self.pool.read_file(skill, uri, refresh=refresh)
+        return await source.read(skill, uri, refresh=refresh)
 
     async def discover(self, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         """A server's skills, listed on the connection its reads will use.
@@ -111,16 +146,19 @@ class ContentReader:
         not wait for it to start again. Never raises for the server's failures.
         """
         if spec.untrusted:  # a project's server not trusted: neither started nor connected
-            from desktop.sources.gather import untrusted_status
+            from desktop.sources.base import untrusted_status
 
             return untrusted_status(spec), []
         budgets = self.pool.budgets
         return await self.pool.handle(spec.label).discover(timeout=budgets.server_timeout)
 
     async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
-        """A folder of a server skill as its server lists it, each child judged against
-        the held entry; raises ``SourceError`` with a message."""
-        return await self.pool.handle(skill.origin.label).read_directory(skill, uri)
+        """A folder of a skill as its source lists it, each child judged against the
+        held entry; raises ``SourceError`` (or ``KeyError``) with a message."""
+        source = self._source_of(skill)
+        if source is None:
+            raise KeyError(skill.origin.label)
+        return await source.list_folder(skill, uri)
 
     async def get_skill(self, label: str, uri: str) -> Skill:
         """``skills/get`` on the server ``label`` (raises ``SourceError`` with a message)."""
@@ -146,9 +184,10 @@ class ContentReader:
 
     async def verify(self, skill: Skill) -> SkillVerification:
         """Every file of ``skill`` read and verified, within the skill's deadline."""
-        if skill.origin.kind == "local":
-            return await verify_skill(skill)
-        return await self.pool.verify(skill)
+        source = self._source_of(skill)
+        if source is None:
+            raise KeyError(skill.origin.label)
+        return await source.verify(skill)
 
     async def forget_source(self, label: str) -> int:
         """Remove a server's cached verified bytes; returns directories removed.

@@ -70,7 +70,7 @@ def _program(arg: str) -> str:
 
 def spec_runner(spec: SourceSpec) -> str | None:
     """The package runner a stdio source starts, or None."""
-    if spec.kind != "mcp" or spec.transport != "stdio":
+    if not spec.kind_info.runs_code or spec.transport != "stdio":
         return None
     return package_runner(spec.command)
 

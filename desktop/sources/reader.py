@@ -118,7 +118,7 @@ async def read_file(
     refused = check_listed(skill, uri)
     if refused is not None:
         return ReadResult(skill.id, refused)
-    if skill.origin.kind == "local":
+    if source is None and skill.kind_info.folder_on_disk:
         try:
             data = await asyncio.to_thread(read_local_file, skill, uri)
         except OSError as exc:

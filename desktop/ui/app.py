@@ -44,15 +44,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "the saved sources shared with the skill-catalog command (on a first run: the bundled "
         "sample skills and sample server).",
     )
+    from desktop.sources.kinds import add_kind_options, specs_from_kind_options
+
     group = parser.add_argument_group("sources (when any is given, only these are used)")
-    group.add_argument(
-        "--folder", action="append", default=[], metavar="[LABEL=]DIR",
-        help="a local folder of skills",
-    )  # fmt: skip
-    group.add_argument(
-        "--server", action="append", default=[], metavar="LABEL=COMMAND|URL",
-        help="an MCP server: a command line (stdio) or an http(s):// URL",
-    )  # fmt: skip
+    add_kind_options(group)
     group.add_argument(
         "--config", action="append", default=[], metavar="FILE",
         help="MCP servers from a client's config file (Claude, VS Code, Cursor, Codex)",
@@ -63,13 +58,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--preview", action="store_true", help="fetch the selected skill's preview")
     args = parser.parse_args(argv)
-    from desktop.sources.config.options import SourceOptionError, specs_from_options
+    from desktop.sources.config.options import specs_from_options
 
     try:
         args.specs = specs_from_options(
-            args.folder, args.server, args.config, lambda line: print(line, file=sys.stderr)
+            [],
+            [],
+            args.config,
+            lambda line: print(line, file=sys.stderr),
+            parsed=specs_from_kind_options(args),
         )
-    except SourceOptionError as exc:
+    except ValueError as exc:  # a SourceOptionError, or a kind's own
         parser.error(str(exc))
     return args
 

@@ -12,7 +12,7 @@ from conftest import TEST_BUDGETS, hostile_argv, hostile_spec, run, server_optio
 
 from desktop.core.model import SourceSpec
 from desktop.sources.gather import discover
-from desktop.sources.mcp.source import ServerPool
+from desktop.sources.kinds import open_source
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -58,12 +58,13 @@ def test_local_skills_go_through_the_same_verified_read(tmp_path: Path) -> None:
     async def go():
         catalog = await discover([local])
         (skill,) = catalog.skills
-        async with ServerPool([local]) as pool:
-            before = await pool.verify(skill)
-            preview = await pool.read_skill_md(skill)
-            (folder / "demo" / "references" / "notes.md").write_bytes(b"changed after the scan\n")
-            after = await pool.verify(skill)
-            unlisted = await pool.read_file(skill, "references/other.md")
+        source = open_source(local)  # read by its kind, as a server's skill is by its own
+        before = await source.verify(skill)
+        preview = await source.read(skill, "SKILL.md")
+        (folder / "demo" / "references" / "notes.md").write_bytes(b"changed after the scan\n")
+        after = await source.verify(skill)
+        unlisted = await source.read(skill, "references/other.md")
+        await source.close()
         return before, preview, after, unlisted
 
     before, preview, after, unlisted = run(go())

@@ -85,7 +85,7 @@ def stored_input(label: str, input_id: str, store: SecretStore | None = None) ->
 
 def missing_inputs(spec: SourceSpec, store: SecretStore | None = None) -> list[InputRequest]:
     """The inputs of a server that has not been given a value yet."""
-    if spec.kind != "mcp" or spec.untrusted:
+    if not spec.kind_info.runs_code or spec.untrusted:
         return []
     return [r for r in input_requests(spec) if stored_input(spec.label, r.id, store) is None]
 

@@ -27,6 +27,7 @@ from typing import Protocol
 
 from desktop.core.identity import Identity
 from desktop.core.model import SourceSpec
+from desktop.core.source_kinds import KindInfo
 
 CLAUDE_CODE = "Claude Code"
 CODEX = "Codex"
@@ -379,7 +380,7 @@ class _Located(Protocol):
     @property
     def label(self) -> str: ...
     @property
-    def kind(self) -> str: ...
+    def kind_info(self) -> KindInfo: ...
     @property
     def endpoint(self) -> str: ...
 
@@ -397,7 +398,7 @@ def folders_for_specs(
     detected = {f.path: f for f in detect_known_folders(environ, cwd)}
     out: list[KnownFolder] = []
     for spec in specs:
-        if spec.kind != "local":
+        if not spec.kind_info.folder_on_disk:
             continue
         f = detected.get(_resolve(Path(spec.endpoint)))
         if f is not None:

@@ -179,7 +179,7 @@ def unique_labels(specs: Iterable[SourceSpec]) -> list[SourceSpec]:
     for spec in specs:
         label = spec.label
         if label in seen:
-            if spec.kind == "mcp":
+            if spec.kind_info.runs_code:
                 raise SourceOptionError(
                     f"the label {label!r} is used twice; every source needs its own label"
                 )
@@ -199,18 +199,23 @@ def specs_from_options(
     configs: Iterable[str],
     report: Callable[[str], None],
     unreadable: list[str] | None = None,
+    *,
+    parsed: Iterable[SourceSpec] = (),
 ) -> list[SourceSpec] | None:
     """The sources the options name, or ``None`` when none was given.
 
     ``report`` receives one line per problem found in a client config file; the servers
     that could be read are still used. ``unreadable`` receives each config file of
     which no server could be read (the file is not understood, or every entry is bad).
+    ``parsed`` are sources read already from their kinds' options
+    (:func:`desktop.sources.kinds.specs_from_kind_options`).
     """
-    folders, servers, configs = list(folders), list(servers), list(configs)
-    if not (folders or servers or configs):
+    folders, servers, configs, parsed = list(folders), list(servers), list(configs), list(parsed)
+    if not (folders or servers or configs or parsed):
         return None
     specs = [parse_folder(v) for v in folders]
     specs.extend(parse_server(v) for v in servers)
+    specs.extend(parsed)
     if configs:
         from desktop.sources.config import saved as config
 

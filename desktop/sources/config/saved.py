@@ -26,11 +26,12 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from desktop.core.identity import LABEL_RE, SourceKind, Transport
+from desktop.core.identity import LABEL_RE
 from desktop.core.model import SourceSpec
 from desktop.core.placeholders import find_placeholders
+from desktop.core.source_kinds import is_known
 from desktop.core.trust import ProjectServer, waiting
 from desktop.core.visible import cut_repr, json_excerpt
 from desktop.sources.config import importers
@@ -345,7 +346,7 @@ def _spec_from_json(raw: Any) -> SavedSource:
             )
         return SavedSource(replace(found, label=label, enabled=enabled), bundled=str(bundled))
     kind, transport, endpoint = raw.get("kind"), raw.get("transport"), raw.get("endpoint")
-    if (kind, transport) not in (("local", "folder"), ("mcp", "stdio"), ("mcp", "http")):
+    if not (isinstance(kind, str) and isinstance(transport, str) and is_known(kind, transport)):
         raise SavedSourceError(f"source {label!r}: unknown kind/transport {kind!r}/{transport!r}")
     if not isinstance(endpoint, str) or not endpoint:
         raise SavedSourceError(f"source {label!r}: no endpoint")
@@ -369,8 +370,8 @@ def _spec_from_json(raw: Any) -> SavedSource:
     imported = raw.get("imported_from") if isinstance(raw.get("imported_from"), dict) else None
     spec = SourceSpec(
         label=label,
-        kind=cast(SourceKind, kind),
-        transport=cast(Transport, transport),
+        kind=kind,
+        transport=transport,
         endpoint=endpoint,
         command=tuple(command),
         env=tuple((str(k), v) for k, v in env.items()),
@@ -537,7 +538,7 @@ class Sources:
 
 def same_server(a: SourceSpec, b: SourceSpec) -> bool:
     """Whether two specs start or reach the same server (labels aside)."""
-    if a.kind != "mcp" or b.kind != "mcp" or a.transport != b.transport:
+    if not (a.kind_info.runs_code and b.kind_info.runs_code) or a.transport != b.transport:
         return False
     if a.transport == "stdio":
         return a.command == b.command and dict(a.env) == dict(b.env)
@@ -585,7 +586,7 @@ def collect_sources(
             detail = f"kept from {client}: {file}"
             spec = replace(spec, imported_from=(client, file))
         out.entries.append(SourceEntry(spec, "saved", f"saved:{spec.label}", detail))
-        if saved.spec.kind == "local":
+        if saved.spec.kind_info.folder_on_disk:
             real = Path(os.path.realpath(saved.spec.endpoint))
             saved_folders.add(real)
             if saved.spec.enabled:

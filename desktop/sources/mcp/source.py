@@ -17,15 +17,23 @@ import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Self, TypeVar
 
 from desktop.core.entry import one_per_uri, parse_entry
 from desktop.core.loading import ToolIndex, affinity_report
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.source_kinds import MCP_SERVER
 from desktop.core.states import EntryState, SourceState
 from desktop.core.verify import SkillVerification
 from desktop.core.words import count
+from desktop.sources.base import (
+    NOT_HELD,
+    BaseSource,
+    DirectoryChild,
+    SourceContext,
+    SourceRead,
+    judge_children,
+)
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
 from desktop.sources.errors import SourceError
 from desktop.sources.launchers import discovery_timeout
@@ -47,7 +55,9 @@ T = TypeVar("T")
 
 __all__ = [
     "Budgets",
+    "NOT_HELD",
     "DirectoryChild",
+    "McpSource",
     "ServerHandle",
     "ServerPool",
     "discover_server",
@@ -219,46 +229,6 @@ async def discover_server(
 
 
 # -- directory reads -----------------------------------------------------------------
-
-
-NOT_HELD = "not part of the skill you hold"
-
-
-@dataclass(frozen=True, slots=True)
-class DirectoryChild:
-    """One child of a directory read, judged against the held entry."""
-
-    uri: str
-    name: str
-    is_directory: bool
-    in_held_entry: bool
-
-    @property
-    def note(self) -> str:
-        """A warning for a file outside the held entry; empty otherwise."""
-        return "" if self.is_directory or self.in_held_entry else NOT_HELD
-
-    @property
-    def what(self) -> str:
-        """What the child is, for people: a folder, or a file in or out of the skill."""
-        if self.is_directory:
-            return "folder"
-        return "in the skill you hold" if self.in_held_entry else NOT_HELD
-
-
-def judge_children(skill: Skill, children: list[dict[str, Any]]) -> list[DirectoryChild]:
-    listed = {f.uri for f in skill.files}
-    prefixes = {f.uri.rsplit("/", 1)[0] for f in skill.files}
-    out: list[DirectoryChild] = []
-    for child in children:
-        uri = str(child.get("uri"))
-        is_dir = child.get("mimeType") == "inode/directory"
-        held = uri in listed or (
-            is_dir and any(p == uri or p.startswith(uri + "/") for p in prefixes)
-        )
-        name = child.get("name") if isinstance(child.get("name"), str) else uri.rsplit("/", 1)[-1]
-        out.append(DirectoryChild(uri, str(name)[:200], is_dir, held))
-    return out
 
 
 # -- a kept-open connection ------------------------------------------------------------------
@@ -657,7 +627,7 @@ class ServerPool:
     ) -> None:
         # A server not trusted keeps its handle, whose connection refuses to open
         # (McpConnection): a read of it says why instead of finding no such server.
-        self.specs = {s.label: s for s in specs if s.kind == "mcp"}
+        self.specs = {s.label: s for s in specs if s.kind == MCP_SERVER.name}
         self.budgets = budgets or DEFAULT_BUDGETS
         self.cache = cache if cache is not None else SkillCache()
         self.on_connection = on_connection  # given to each handle (see ServerHandle.on_connection)
@@ -680,19 +650,13 @@ class ServerPool:
                 self._handles[label] = old._handles.pop(label)
 
     async def read_file(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
-        """Verified read for a skill of either origin."""
-        if skill.origin.kind == "local":
-            return await read_file(skill, uri, refresh=refresh)
+        """Verified read of a server skill's file on its server's kept connection."""
         return await self.handle(skill.origin.label).read_file(skill, uri, refresh=refresh)
 
     async def read_skill_md(self, skill: Skill, *, refresh: bool = False) -> ReadResult:
-        if skill.origin.kind == "local":
-            return await read_skill_md(skill)
         return await self.handle(skill.origin.label).read_skill_md(skill, refresh=refresh)
 
     async def verify(self, skill: Skill, *, refresh: bool = False) -> SkillVerification:
-        if skill.origin.kind == "local":
-            return await verify_skill(skill)
         return await self.handle(skill.origin.label).verify(skill, refresh=refresh)
 
     async def close(self) -> None:
@@ -705,6 +669,52 @@ class ServerPool:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+class McpSource(BaseSource):
+    """One MCP server as a :class:`~desktop.sources.base.Source`: listed and read on
+    the connection its session's pool keeps open (the context's ``mcp`` share), or,
+    without one, listed on a connection closed after the listing."""
+
+    failed = "discovery"
+
+    def __init__(self, spec: SourceSpec, context: SourceContext | None = None) -> None:
+        super().__init__(spec, context)
+        self._own: ServerPool | None = None
+
+    @property
+    def pool(self) -> ServerPool:
+        shared = self.context.shared(MCP_SERVER.name)
+        if isinstance(shared, ServerPool):
+            return shared
+        if self._own is None:
+            self._own = ServerPool([self.spec], self.context.budgets, self.context.cache)
+        return self._own
+
+    def handle(self) -> ServerHandle:
+        return self.pool.handle(self.spec.label)
+
+    async def _discover(self) -> SourceRead:
+        shared = self.context.shared(MCP_SERVER.name)
+        if not isinstance(shared, ServerPool):
+            return await discover_server(self.spec, self.context.budgets)
+        b = shared.budgets
+        whole = discovery_timeout(self.spec, b.connect_timeout, b.server_timeout)
+        return await self.handle().discover(timeout=whole)
+
+    async def read(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
+        return await self.handle().read_file(skill, uri, refresh=refresh)
+
+    async def verify(self, skill: Skill) -> SkillVerification:
+        return await self.handle().verify(skill)
+
+    async def list_folder(self, skill: Skill, uri: str) -> list[DirectoryChild]:
+        return await self.handle().read_directory(skill, uri)
+
+    async def close(self) -> None:
+        own, self._own = self._own, None
+        if own is not None:
+            await own.close()
 
 
 # -- one-shot helpers for the CLI ----------------------------------------------------------

@@ -30,7 +30,7 @@ class OpenUriDialog(QDialog):
         self.server = QComboBox(self)
         self.server.setAccessibleName("Server")
         for spec in controller.specs:
-            if spec.kind == "mcp" and spec.enabled:
+            if spec.kind_info.asks_again and spec.enabled:
                 self.server.addItem(f"{spec.label} ({spec.shown_endpoint})", spec.label)
         self.uri = QLineEdit(self)
         self.uri.setAccessibleName("Skill URI")

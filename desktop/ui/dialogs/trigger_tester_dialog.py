@@ -72,7 +72,7 @@ class TriggerTesterDialog(QDialog):
             s = catalog.get(skill_id)
             if s is None:
                 continue
-            mark = " — third-party" if s.kind == "mcp" else ""
+            mark = " — third-party" if s.kind_info.third_party else ""
             rows.append(
                 f"<li>{skill_link(s.id, s.qualified_name)} ({escape(s.origin.label)}{mark}): "
                 f"trigger <code>{escape(trigger)}</code></li>"

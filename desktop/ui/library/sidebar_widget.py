@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.library import ALL, VIEWS, source_words
 from desktop.core.model import SourceSpec
+from desktop.core.source_kinds import icon_names
 from desktop.core.states import SignIn, SourceState
 from desktop.core.visible import quoted, visible
 from desktop.ui.sources.sources_model import SourcesModel
@@ -39,16 +40,13 @@ KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the view key or the source label
 
 def standard_icon(widget: QWidget, name: str) -> QIcon:
     """An icon of the platform's theme, or the style's own when the theme has none."""
+    kinds = icon_names()  # every kind's icons, by the names its words give
     fallback = {
-        "folder": QStyle.StandardPixmap.SP_DirIcon,
-        "local process": QStyle.StandardPixmap.SP_ComputerIcon,
-        "remote server": QStyle.StandardPixmap.SP_DriveNetIcon,
+        **{word: getattr(QStyle.StandardPixmap, pixmap) for word, (_t, pixmap) in kinds.items()},
         "add": QStyle.StandardPixmap.SP_FileDialogNewFolder,
     }
     theme = {
-        "folder": "folder",
-        "local process": "utilities-terminal",
-        "remote server": "network-server",
+        **{word: name for word, (name, _p) in kinds.items()},
         "dialog-error": "dialog-error",  # a failed source: the theme's own, not a warning
         "add": "list-add",
     }
@@ -219,7 +217,7 @@ class SidebarWidget(QWidget):
             if item is None:
                 continue
             words = source_words(spec, self.model.statuses.get(spec.label))
-            item.setIcon(0, self._icon(words.kind))
+            item.setIcon(0, self._icon(spec.kind_info.icon_for(spec.transport)))
             if words.ready:
                 shown = str(self._counts.get(spec.label, 0))
                 item.setIcon(1, QIcon())
@@ -336,9 +334,9 @@ class SidebarWidget(QWidget):
         self.retry_action.setEnabled(spec is not None and spec.enabled)
         connected = status is not None and status.status != SourceState.FAILED
         self.instructions_action.setEnabled(
-            spec is not None and spec.kind == "mcp" and spec.enabled and connected
+            spec is not None and spec.kind_info.runs_code and spec.enabled and connected
         )
-        self.open_folder_action.setEnabled(spec is not None and spec.kind == "local")
+        self.open_folder_action.setEnabled(spec is not None and spec.kind_info.folder_on_disk)
         stdio = spec is not None and spec.transport == "stdio"
         self.server_output_action.setEnabled(stdio)
         self.server_output_action.setToolTip(
@@ -359,7 +357,7 @@ class SidebarWidget(QWidget):
             self.status_line.hide()
             return
         words = source_words(spec, status)
-        kind = "folder" if spec.kind == "local" else spec.transport
+        kind = spec.transport
         self.status_line.setText(quoted(f"{spec.label} ({kind}): {self.model.text(spec, 4)}", 300))
         self.status_line.setToolTip(
             plain_tooltip(self.model.tooltip(spec, 4) or words.detail) or ""
@@ -369,9 +367,9 @@ class SidebarWidget(QWidget):
     def menu_actions(self) -> list[QAction]:
         spec = self.current_spec()
         actions = [self.edit_action, self.toggle_action, self.remove_action, self.retry_action]
-        if spec is not None and spec.kind == "mcp":
+        if spec is not None and spec.kind_info.runs_code:
             actions += [self.instructions_action, self.server_output_action]
-        if spec is not None and spec.kind == "local":
+        if spec is not None and spec.kind_info.folder_on_disk:
             actions.append(self.open_folder_action)
         if spec is not None and spec.transport == "http":
             actions += [self.sign_in_action, self.sign_out_action]

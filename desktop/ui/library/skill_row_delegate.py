@@ -43,7 +43,7 @@ def row_tooltip(skill: Skill, marks: list[Mark]) -> str:
     if skill.qualified_name != skill.name:
         lines.append(skill.qualified_name)
     lines.append(skill.origin.describe())
-    if skill.origin.kind == "mcp":
+    if skill.kind_info.third_party:
         lines.append("Third-party: written by the server's publisher")
     lines.extend(f"{m.word}: {m.tip}" for m in marks)
     if skill.description:

@@ -65,10 +65,10 @@ _BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
 def origin_text(skill: Skill) -> str:
     """Origin beside every skill; server skills say they are third-party."""
-    if skill.origin.kind == "mcp":
+    if skill.kind_info.third_party:
         opened = " · opened by URI" if skill.opened_by_uri else ""
         return f"{skill.origin.label} · {skill.origin.transport} · third-party{opened}"
-    return f"{skill.origin.label} · folder"
+    return f"{skill.origin.label} · {skill.origin.transport}"
 
 
 def strategy_text(skill: Skill) -> str:

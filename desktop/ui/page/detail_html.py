@@ -80,8 +80,9 @@ def _governed(tools: tuple[str, ...]) -> str:
 
 def origin_html(skill: Skill) -> str:
     o = skill.origin
-    if o.kind == "local":
-        return f"local folder <b>{escape(o.label)}</b> ({escape(o.endpoint)})"
+    if not o.kind_info.runs_code:
+        word = o.kind_info.word_for(o.transport)
+        return f"local {word} <b>{escape(o.label)}</b> ({escape(o.endpoint)})"
     return (
         f"server <b>{escape(o.label)}</b> over {escape(o.transport)} ({escape(o.shown_endpoint)})"
     )
@@ -136,7 +137,7 @@ def detail_html(
 ) -> str:
     fm = skill.frontmatter or {}
     out: list[str] = [f"<h2>{escape(skill.qualified_name or skill.name)}</h2>"]
-    if skill.origin.kind == "mcp":
+    if skill.kind_info.third_party:
         out.append(
             "<p style='background:#fff3cd;color:#5c4400;padding:4px'><b>⚠ "
             + escape(THIRD_PARTY.format(label=skill.origin.label))
@@ -253,7 +254,7 @@ def detail_html(
         out.append("</ul>")
 
     out.append(manifest_html(skill, files))
-    if directory_read and skill.origin.kind == "mcp" and not skill.is_dynamic:
+    if directory_read and skill.kind_info.asks_again and not skill.is_dynamic:
         out.append(directory_html(skill, directories or {}))
     if skill.problems:
         out.append("<h3>Problems</h3><ul>")

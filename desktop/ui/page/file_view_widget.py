@@ -97,7 +97,7 @@ class FileViewWidget(QWidget):
             self.status.setText(CHOOSE)
             self.read_button.setVisible(False)
             return
-        local = skill.kind == "local"
+        local = not skill.kind_info.runs_code  # read here: nothing is asked of a server
         self.read_button.setText("Read and check again" if local else "Read from server")
         self.read_button.setToolTip(
             "Read the file and check it against what the source listed"
@@ -117,7 +117,7 @@ class FileViewWidget(QWidget):
             return f"{skill.qualified_name} cannot be loaded ({skill.state}): {reasons}"
         f = skill.file(self.uri)
         size = f"{f.size:,} bytes" if f is not None else "no size or digest published"
-        if skill.kind == "local":
+        if not skill.kind_info.runs_code:
             return f"Nothing shown until checked: {self.uri} ({size})."
         return (
             f"Nothing shown until checked. Read from server fetches {self.uri} ({size}) "
@@ -196,7 +196,7 @@ class FileViewWidget(QWidget):
         """After a mismatch: ask the server for the skill's current entry, then read the
         file again against it."""
         skill, uri = self.skill, self.uri
-        if skill is None or skill.kind != "mcp":
+        if skill is None or not skill.kind_info.asks_again:
             return
 
         async def work() -> None:

@@ -94,7 +94,7 @@ def resolve_link(
     if parts.scheme:
         # A skill URI is scoped to its server: the linking skill's own server first, and
         # another server's skill of that URI only when its own serves none (asked first).
-        same = [s for s in catalog.skills if s.uri == href and s.origin.kind == "mcp"]
+        same = [s for s in catalog.skills if s.uri == href and s.kind_info.asks_again]
         if same:
             other = min(same, key=lambda s: s.origin.label != skill.origin.label)
             if other.id == skill.id:

@@ -103,7 +103,7 @@ def showable(
     vf = result.verification
     if result.data is None or not vf.usable:
         status.setText(f"Not shown: {vf.message}")
-        ask.setVisible(vf.state in MISMATCHES and skill is not None and skill.kind == "mcp")
+        ask.setVisible(vf.state in MISMATCHES and skill is not None and skill.kind_info.asks_again)
         return None
     ask.setVisible(False)
     return result.data
@@ -416,7 +416,7 @@ class PreviewWidget(QWidget):
     def refresh_entry(self) -> None:
         """After a mismatch: ask the server for the skill's current entry."""
         skill = self.skill
-        if skill is None or skill.kind != "mcp":
+        if skill is None or not skill.kind_info.asks_again:
             return
 
         async def work() -> None:

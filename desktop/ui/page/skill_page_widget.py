@@ -203,7 +203,7 @@ class SkillPageWidget(QWidget):
         self.title.setText(visible(skill.name))
         self.title.setToolTip(plain_tooltip(skill.qualified_name) or "")
         self.origin.setText(origin_line(skill))
-        where = skill.path if skill.origin.kind == "local" and skill.path else None
+        where = skill.path if skill.kind_info.folder_on_disk and skill.path else None
         whole = f"{skill.origin.label}: {where or cut(skill.origin.shown_endpoint, 2000)}"
         self.origin.setToolTip(plain_tooltip(whole) or "")
         self.set_states(approval, None)
@@ -314,7 +314,7 @@ class SkillPageWidget(QWidget):
         if self.file_view.skill is self.skill and self.file_view.uri == uri:
             return
         self.file_view.show_file(self.skill, str(uri))
-        if self.skill.kind == "local" and self.skill.loadable:
+        if not self.skill.kind_info.runs_code and self.skill.loadable:
             self.file_view.read()
 
     def _open_file(self, item: QTreeWidgetItem, _column: int) -> None:
@@ -367,5 +367,5 @@ class SkillPageWidget(QWidget):
             return
         uri = view.uri if skill.file(view.uri) is not None or skill.is_dynamic else ""
         view.show_file(skill, uri)
-        if uri and skill.kind == "local" and skill.loadable:
+        if uri and not skill.kind_info.runs_code and skill.loadable:
             view.read()

@@ -46,8 +46,8 @@ def _origin(skill: Skill) -> str:
     """Where the skill comes from: a folder by its whole path (the home folder as ~), a
     server by its whole command or URL (secrets masked), as a reviewer must see it."""
     o = skill.origin
-    if o.kind == "local":
-        return f"{o.label} (folder {brief_path(o.endpoint)})"
+    if o.kind_info.path_endpoint:
+        return f"{o.label} ({o.kind_info.word_for(o.transport)} {brief_path(o.endpoint)})"
     return o.describe()
 
 
@@ -104,7 +104,7 @@ def decision_html(state: ApprovalState | None) -> str:
 def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> str:
     third = (
         ' <span style="color:#b54708"><b>third-party server</b></span>'
-        if skill.kind == "mcp"
+        if skill.kind_info.third_party
         else ""
     )
     errors = len(error_problems(skill)) + sum(

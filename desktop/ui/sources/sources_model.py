@@ -83,7 +83,7 @@ class SourcesModel(ReadOnlyTableModel):
 
     def status_line(self, spec: SourceSpec) -> str:
         """One source's status in a sentence, for the line under the table."""
-        kind = "folder" if spec.kind == "local" else spec.transport
+        kind = spec.transport
         # Bounded, so a long error does not squeeze the table to a row or two; the
         # source's tooltip holds the rest.
         return quoted(f"{spec.label} ({kind}): {self.text(spec, 4)}", 300)
@@ -124,11 +124,11 @@ class SourcesModel(ReadOnlyTableModel):
         if col == 0:
             return spec.label + (" (sample)" if spec.sample else "")
         if col == 1:
-            return "folder" if spec.kind == "local" else spec.transport
+            return spec.transport
         if col == 2:
             return spec.shown_endpoint
         if col == 3:
-            return era_text(status) if spec.kind == "mcp" else ""
+            return era_text(status) if spec.kind_info.runs_code else ""
         if col == 4:
             if not spec.enabled:
                 return "off"

@@ -53,7 +53,7 @@ class FirstLook(QObject):
             self.read = {
                 spec.label: read_folder(spec)
                 for spec in snapshot.specs
-                if spec.enabled and spec.kind == "local" and not spec.untrusted
+                if spec.enabled and spec.kind_info.folder_on_disk and not spec.untrusted
             }
             self.snapshot = snapshot
         except Exception:  # noqa: BLE001 - the session reads again, and says what went wrong

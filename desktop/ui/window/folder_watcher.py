@@ -81,7 +81,7 @@ class FolderWatcher(QObject):
         c = self.controller
         if change.interim or self._stopped:
             return
-        wanted = {s.label: s for s in c.specs if s.enabled and s.kind == "local"}
+        wanted = {s.label: s for s in c.specs if s.enabled and s.kind_info.folder_on_disk}
         for label in list(self.folders):
             spec = wanted.get(label)
             if spec is None or spec.endpoint != self.folders[label].spec.endpoint:

@@ -507,7 +507,7 @@ class MainWindow(WindowSurface):
         )
         kept = [bar.value() for bar in bars]
         self.preview.follow_entry(skill)
-        if self.preview.result is not None or skill.kind != "local" or not skill.loadable:
+        if self.preview.result is not None or skill.kind_info.runs_code or not skill.loadable:
             return
 
         async def read_again() -> None:
@@ -638,7 +638,7 @@ class MainWindow(WindowSurface):
         if skill is None or self.preview.skill is None or self.preview.skill.id != skill.id:
             self.preview.show_skill(skill)
             if skill is not None:
-                local = skill.kind == "local"
+                local = not skill.kind_info.runs_code  # read here, nothing asked of a server
                 self.preview.fetch_button.setText(
                     "R&ead and check again" if local else "R&ead from server"
                 )
@@ -652,7 +652,7 @@ class MainWindow(WindowSurface):
                     self.auto_read.start()
         else:
             self.preview.follow_entry(skill)
-            if self.preview.result is None and skill.kind == "local" and skill.loadable:
+            if self.preview.result is None and not skill.kind_info.runs_code and skill.loadable:
                 self.auto_read.start()  # a new entry of the shown skill is read again
 
     def _approval(self, skill: Skill | None) -> ApprovalState | None:
@@ -678,7 +678,7 @@ class MainWindow(WindowSurface):
             return
         skill = self.current_skill()
         shown = self._page.preview.skill if self._page is not None else None
-        if skill is None or shown is None or shown.id != skill.id or skill.kind != "local":
+        if skill is None or shown is None or shown.id != skill.id or skill.kind_info.runs_code:
             return
         if self.preview.result is None and skill.loadable:
             self.preview.fetch()

@@ -243,7 +243,7 @@ class WindowActions:
             return
         for m in messages:
             self.w.notifier.warning(m)
-        if old_label is not None and (old_label != spec.label or spec.kind == "mcp"):
+        if old_label is not None and (old_label != spec.label or spec.kind_info.runs_code):
             await self.w.controller.reader.forget_source(old_label)
         self.w.notifier.info(f"saved source {added.label}")
         await self.w.reload_sources()
@@ -264,8 +264,8 @@ class WindowActions:
             return
         what = (
             "its cached files are deleted too"
-            if spec.kind == "mcp"
-            else "the folder itself is not touched"
+            if spec.kind_info.runs_code
+            else f"the {spec.kind_info.word} itself is not touched"
         )
         if not self.w.confirm(f"Remove the source {label} from the saved sources? ({what})"):
             return
@@ -277,7 +277,7 @@ class WindowActions:
         for m in messages:
             self.w.notifier.warning(m)
         removed = 0
-        if spec is not None and spec.kind == "mcp":
+        if spec is not None and spec.kind_info.runs_code:
             removed = await self.w.controller.reader.forget_source(label)
         self.w.notifier.info(
             f"removed source {label}" + (f" and its cached content ({removed})" if removed else "")
@@ -307,7 +307,7 @@ class WindowActions:
             skill = self.w.current_skill()
             label = spec.label if spec else (skill.origin.label if skill else "")
         status = self.w.controller.catalog.source(label)
-        if status is None or status.origin.kind != "mcp":
+        if status is None or not status.origin.kind_info.runs_code:
             self.w.notifier.info("select a server to read its instructions")
             return
         dialog = InstructionsDialog(status, self.w.controller, self.w)
@@ -318,7 +318,7 @@ class WindowActions:
         from desktop.ui.sources.server_output_dialog import ServerOutputDialog
 
         spec = self.w.sources_model.spec(label)
-        if spec is None or spec.kind != "mcp":
+        if spec is None or not spec.kind_info.runs_code:
             self.w.notifier.info("select a server to read what it wrote")
             return
         self._show(ServerOutputDialog(spec, self.w.controller, self.w))
@@ -328,7 +328,7 @@ class WindowActions:
         from PySide6.QtGui import QDesktopServices
 
         spec = self.w.sources_model.spec(label)
-        if spec is None or spec.kind != "local":
+        if spec is None or not spec.kind_info.folder_on_disk:
             return
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(spec.endpoint)):
             self.w.notifier.warning(f"could not open the folder {spec.endpoint}")

@@ -70,17 +70,28 @@ if [ "${1:-}" = "--check" ]; then
     exit $?
 fi
 gates_rc=0
+no_qt_ran=
 if [ -n "${SKILL_CATALOG_TEST_GATES:-}" ]; then
     # shellcheck disable=SC2086 # a list of gate names
     "$root/scripts/check" $SKILL_CATALOG_TEST_GATES || gates_rc=1
+    case " $SKILL_CATALOG_TEST_GATES " in *" no-qt "*) no_qt_ran=1 ;; esac
     unset SKILL_CATALOG_TEST_GATES
 fi
 if [ "$#" -eq 0 ]; then
     # The whole suite: spread over worker processes, each with a session bus and a
     # keyring of its own (tests/conftest.py); SKILL_CATALOG_TEST_WORKERS sets how many.
+    # After the no-qt gate (which ran every other test, without Qt), only the tests
+    # that need Qt are left to run: each test runs once.
     workers=${SKILL_CATALOG_TEST_WORKERS:-3}
-    say "running the whole suite on $workers worker processes"
     set -- -n "$workers" --durations=15
+    if [ -n "$no_qt_ran" ]; then
+        # shellcheck source=scripts/qt-tests.sh
+        source "$root/scripts/qt-tests.sh"
+        say "the no-qt gate ran the tests that need no Qt; running those that need Qt on $workers worker processes"
+        set -- "$@" "${qt_test_paths[@]}" "${qt_test_ids[@]}"
+    else
+        say "running the whole suite on $workers worker processes"
+    fi
 fi
 "$venv/bin/python" -m pytest "$@"
 rc=$?

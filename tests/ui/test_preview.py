@@ -258,6 +258,9 @@ def test_a_file_verified_before_a_refresh_that_changed_it_is_not_fetched_again(
     assert _verification_cell(window, ALPHA) == "1 of 3 files verified"
     skill_md = skills_folder / "alpha-notes" / "SKILL.md"
     skill_md.write_text(skill_md.read_text() + "\nA line added after the preview.\n")
+    # The shown skill's new entry would be read again at once: held off, to see what the
+    # refresh itself left of the old verification.
+    window.auto_read.setInterval(3_600_000)
     window.actions_.refresh()
     wait_idle(qtbot, window)
     assert _verification_cell(window, ALPHA) == "not read yet"

@@ -50,7 +50,7 @@ PAGE_TABS: tuple[tuple[str, str], ...] = (
     ("So&urce", "The raw text of the file shown, its problems marked"),
     ("&Details", ""),
     ("Pro&blems", ""),
-    ("Revie&w", "Read the evidence, choose the grants, then approve or reject"),
+    ("&Review", "Read the evidence, choose the grants, then approve or reject"),
 )
 PROBLEMS_TAB = 4
 REVIEW_TAB = 5

@@ -16,7 +16,7 @@ The queue is the skills waiting for a decision, in the list's order (the sidebar
 *To review* shows them); after a decision the next one is selected in the list and
 shown here, the keyboard focus on its summary.
 
-Keys while the review is shown: Alt+N next skill in the queue, Alt+P previous, Alt+R
+Keys while the review is shown: Alt+N next skill in the queue, Alt+P previous, Alt+G
 read the file, Alt+L read all files, Alt+E next unread file, Alt+A (or Ctrl+Return)
 approve, Alt+J reject.
 """
@@ -171,7 +171,7 @@ class ReviewView(QWidget):
         self.file_list.setAccessibleName("Files of the skill")
         self.file_list.currentItemChanged.connect(lambda *_: self._show_file())
         self.read_button = self._button(
-            "Read", ("Alt+R",), self.read_selected, "Read", "Read and check this file"
+            "Read", ("Alt+G",), self.read_selected, "Read", "Read and check this file"
         )
         self.read_all_button = self._button(
             "Read all", ("Alt+L",), self.read_all, "Read all files", "Read and check every file"

@@ -94,7 +94,7 @@ def resources_dir() -> Path | None:
     meipass = getattr(sys, "_MEIPASS", None)
     if meipass:
         candidates.append(Path(meipass) / "resources")
-    package = Path(__file__).resolve().parent.parent  # desktop/
+    package = Path(__file__).resolve().parents[2]  # desktop/
     candidates += [
         package / "resources",  # resources shipped inside the package
         package.parent / "resources",  # a source checkout

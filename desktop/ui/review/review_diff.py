@@ -99,8 +99,8 @@ def diff_page(
 
 class Diffs:
     """The diffs of the review: made on a worker thread, one per file version and
-    palette (light or dark), kept until the window closes. ``spawn`` runs a coroutine (the view's task runner);
-    ``ready`` is called with the key of each diff done."""
+    palette (light or dark), kept until the window closes. ``spawn`` runs a coroutine
+    (the view's task runner); ``ready`` is called with the key of each diff done."""
 
     def __init__(
         self,

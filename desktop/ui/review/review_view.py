@@ -72,6 +72,7 @@ from desktop.ui.review.review_html import (
     summary_html,
     tone,
 )
+from desktop.ui.review.wrap_check_box import WrapCheckBox
 from desktop.ui.widgets.plain_label import PlainLabel
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -142,7 +143,11 @@ class ReviewView(QWidget):
         self.position.setWordWrap(True)
         self.position.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.prev_button = self._button(
-            "◀ Previous", ("Alt+P",), self.previous, "Previous skill", "The previous skill to review"
+            "◀ Previous",
+            ("Alt+P",),
+            self.previous,
+            "Previous skill",
+            "The previous skill to review",
         )
         self.next_button = self._button(
             "Next ▶", ("Alt+N",), self.next, "Next skill", "The next skill to review"
@@ -166,8 +171,7 @@ class ReviewView(QWidget):
         self.read_line = QLabel(files)
         self.read_line.setAccessibleName("Files read")
         self.file_list = QListWidget(files)
-        self.file_list.setMinimumHeight(48)
-        self.file_list.setMaximumHeight(130)
+        self.file_list.setMinimumHeight(40)
         self.file_list.setAccessibleName("Files of the skill")
         self.file_list.currentItemChanged.connect(lambda *_: self._show_file())
         self.read_button = self._button(
@@ -214,8 +218,7 @@ class ReviewView(QWidget):
         self.grants_scroll.setWidget(self.grants)
         self.grants_scroll.setWidgetResizable(True)
         self.grants_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.grants_scroll.setMaximumHeight(110)
-        self.grants_scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.grants_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.grants_scroll)
         self.tool_boxes: list[QCheckBox] = []
         self.tools: list[str] = []
@@ -267,10 +270,10 @@ class ReviewView(QWidget):
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
+        self._fit_grants()
+        self._fit_files()
         want = (
-            Qt.Orientation.Horizontal
-            if self.width() >= SIDE_BY_SIDE
-            else Qt.Orientation.Vertical
+            Qt.Orientation.Horizontal if self.width() >= SIDE_BY_SIDE else Qt.Orientation.Vertical
         )
         if self.split.orientation() != want:
             self.split.setOrientation(want)
@@ -371,11 +374,7 @@ class ReviewView(QWidget):
 
     def show_skill(self, skill: Skill | None) -> None:
         """Review ``skill`` (the page's); the same entry again keeps what is shown."""
-        same = (
-            skill is not None
-            and self.skill is not None
-            and skill.id == self.skill.id
-        )
+        same = skill is not None and self.skill is not None and skill.id == self.skill.id
         renewed = not same or skill is not self.skill
         self.skill = skill
         if renewed:
@@ -435,7 +434,7 @@ class ReviewView(QWidget):
         held = self.state.record if self.state is not None and self.state.approved else None
         for risk in requested_risks(skill):
             text = f"Grant {visible(risk.name)}: {visible(risk.allows)} ({risk.level_words})"
-            box = QCheckBox(text.replace("&", "&&"), self.grants)
+            box = WrapCheckBox(text.replace("&", "&&"), self.grants)
             box.setAccessibleName(f"Grant tool {visible(risk.name)}")
             if risk.powerful:
                 self._danger(box)
@@ -446,7 +445,7 @@ class ReviewView(QWidget):
         if not self.tools:
             self.grants_layout.addWidget(QLabel("The skill requests no tools.", self.grants))
         if has_scripts(skill):
-            self.scripts_box = QCheckBox(
+            self.scripts_box = WrapCheckBox(
                 "Allow running the skill's bundled scripts (code that runs on this machine)",
                 self.grants,
             )
@@ -454,7 +453,19 @@ class ReviewView(QWidget):
             self._danger(self.scripts_box)
             self.scripts_box.setChecked(bool(held and held.grants.scripts))
             self.grants_layout.addWidget(self.scripts_box)
+        self.grants_layout.addStretch(1)
         self._tab_order()
+        self._fit_grants()
+
+    def _fit_grants(self) -> None:
+        """The grants as tall as they need, up to a quarter of the review (they scroll
+        past it): the decision below them stays in sight."""
+        width = max(self.grants_scroll.viewport().width(), 100)
+        layout = self.grants_layout
+        need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else 0
+        need = max(need, layout.sizeHint().height())
+        cap = max(60, self.height() // 4)
+        self.grants_scroll.setFixedHeight(min(need + 2, cap))
 
     def _danger(self, box: QCheckBox) -> None:
         """A grant that lets the skill run code: said in the danger tone of the palette."""
@@ -522,7 +533,16 @@ class ReviewView(QWidget):
             self.file_list.setCurrentRow(0)
         self.file_list.blockSignals(False)
         self.read_line.setText(read_count(skill, dict.fromkeys(done, True)))
+        self._fit_files()
         self._show_file()
+
+    def _fit_files(self) -> None:
+        """The file list as tall as its rows, up to a fifth of the review (it scrolls past
+        that): the file's text below gets the room."""
+        rows = max(self.file_list.count(), 1)
+        row = self.file_list.sizeHintForRow(0) if self.file_list.count() else 18
+        need = rows * max(row, 1) + 2 * self.file_list.frameWidth() + 2
+        self.file_list.setFixedHeight(min(need, max(40, self.height() // 5)))
 
     def _short(self, uri: str) -> str:
         """A server file's URI without the skill's own folder (``skill://x/``)."""
@@ -816,4 +836,3 @@ class ReviewView(QWidget):
     def close_review(self) -> None:
         """The window is closing: diffs finishing later are dropped."""
         self.diffs.closed = True
-

@@ -107,7 +107,8 @@ class MessageBarWidget(QFrame):
 
 
 class NoticeWidget(PlainLabel):
-    """A brief notice over the bottom of the window; it goes after a few seconds."""
+    """A brief notice over the bottom left of the window (the list's end, away from the
+    page's buttons: a review's decision stays in sight); it goes after a few seconds."""
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__("", parent)
@@ -133,7 +134,7 @@ class NoticeWidget(PlainLabel):
         width = min(460, max(parent.width() // 2, 200))
         self.setFixedWidth(width)
         self.adjustSize()
-        self.move(parent.width() - width - 16, parent.height() - self.height() - 36)
+        self.move(16, parent.height() - self.height() - 36)
         self.raise_()
         self.show()
         self.timer.start(NOTICE_MS)

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QTextBrowser, QTextEdit
 from ui.conftest import folder_spec, wait_idle, write_skill
 
 from desktop.ui.page.safe_browser import SafeTextBrowser
-from desktop.ui.review.review_view import ReviewView
 
 UI = Path(__file__).resolve().parents[2] / "desktop" / "ui"
 RICH_VIEWS = {"QTextBrowser", "QTextEdit", "QWebEngineView"}

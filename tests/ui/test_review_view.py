@@ -1,6 +1,7 @@
-"""The review (the skill page's Review tab), against real folders, a real server whose requests are recorded,
-and the real Secret Service: reading every file before deciding, grants by risk, the
-diff of a change against the approved bytes, rejecting, errors blocking, the keys."""
+"""The review (the skill page's Review tab), against real folders, a real server whose
+requests are recorded, and the real Secret Service: reading every file before deciding,
+grants by risk, the diff of a change against the approved bytes, rejecting, errors
+blocking, the keys."""
 
 from __future__ import annotations
 

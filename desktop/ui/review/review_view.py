@@ -121,7 +121,7 @@ class ReviewView(QWidget):
         its press animation), while the review is shown and the button can be pressed."""
         button = QPushButton(text, self)
         if keys:
-            action = QAction(f"{name} (review)", self)
+            action = QAction(f"Review: {name}", self)
             action.setShortcuts([QKeySequence(k) for k in keys])
             action.triggered.connect(lambda _checked=False: button.isEnabled() and slot())
             self.addAction(action)

@@ -220,11 +220,10 @@ async def review_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     from desktop.ui.review.review_view import URI_ROLE
 
     # A copy of its own at each size (approving one changes what the next would show),
-    # shown as ~/skills/review-samples.
-    copy = Path.home() / "skills" / "review-samples"
-    if copy.exists():
-        shutil.rmtree(copy)
-    shutil.copytree(bundled_sources()[0].endpoint, copy)
+    # shown as ~/skills/review-WxH.
+    copy = Path.home() / "skills" / f"review-{size[0]}x{size[1]}"
+    if not copy.exists():
+        shutil.copytree(bundled_sources()[0].endpoint, copy)
     spec = SourceSpec("samples", "local", "folder", str(copy))
     ini = scratch / f"window-review-{size[0]}x{size[1]}.ini"
     window = build_window([spec], settings=QSettings(str(ini), QSettings.Format.IniFormat))
@@ -259,10 +258,6 @@ async def review_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     save(window, out, size, "7-review-changed")
     window.close()
     await window.controller.reader.close()
-    await asyncio.sleep(0.2)
-    # Its decisions go with it: the next size starts from the same first look.
-    for skill in window.controller.catalog.skills:
-        await window.controller.approvals.revoke(skill)
 
 
 def dark_palette() -> QPalette:

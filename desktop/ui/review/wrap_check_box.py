@@ -56,8 +56,9 @@ class WrapCheckBox(QCheckBox):
         return QSize(width, self.heightForWidth(width))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """Narrow, one line high: the height a width needs is heightForWidth's."""
         width = self._indent() + self.fontMetrics().averageCharWidth() * 12
-        return QSize(width, self.heightForWidth(width))
+        return QSize(width, self.heightForWidth(self.sizeHint().width()))
 
     def hitButton(self, pos: QPoint) -> bool:  # noqa: N802 - Qt's name
         return self.rect().contains(pos)

@@ -222,7 +222,7 @@ class MainWindow(WindowSurface):
         self.resizeDocks([self.messages_dock], [120], Qt.Orientation.Vertical)
         self.messages_dock.hide()  # the log, on demand (View ▸ Activity)
 
-        self.notice = NoticeWidget(self)
+        self.notice = NoticeWidget(self, anchor=self.skill_list)
         self.progress = ProgressWidget(self)
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)

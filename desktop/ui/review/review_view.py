@@ -107,6 +107,7 @@ class ReviewView(QWidget):
         # Diffs of changed files, made off the GUI thread (see review_diff).
         self.diffs = Diffs(self._spawn, self._diff_ready)
         self._raw: tuple[SkillFile, SkillFile, tuple[str, str]] | None = None
+        self._grants_for: tuple[object, ...] = (None, None)
         self._build()
         controller.approvalsChanged.connect(self._refresh_state)
         controller.verificationChanged.connect(self._verification_changed)
@@ -428,6 +429,7 @@ class ReviewView(QWidget):
             if widget is not None:
                 widget.deleteLater()
         self.tool_boxes, self.tools, self.scripts_box = [], [], None
+        self._grants_for = self._held_key(skill)
         if skill is None:
             self._tab_order()
             return
@@ -466,6 +468,12 @@ class ReviewView(QWidget):
         need = max(need, layout.sizeHint().height())
         cap = max(60, self.height() // 4)
         self.grants_scroll.setFixedHeight(min(need + 2, cap))
+
+    def _held_key(self, skill: Skill | None) -> tuple[object, ...]:
+        """What the grant boxes were ticked from: the entry and the approval held."""
+        state = self.state
+        held = state.record if state is not None and state.approved else None
+        return (skill, id(held) if held is not None else None)
 
     def _danger(self, box: QCheckBox) -> None:
         """A grant that lets the skill run code: said in the danger tone of the palette."""
@@ -715,6 +723,8 @@ class ReviewView(QWidget):
     def _refresh_state(self) -> None:
         if self.skill is None or not self.isVisible():
             return  # shown again when its tab is
+        if self._held_key(self.skill) != self._grants_for:
+            self._build_grants(self.skill)  # a decision taken or voided: its grants
         self._say_position()
         self._refresh_summary()
         self._fill_files()

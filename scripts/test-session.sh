@@ -1,24 +1,26 @@
 # Part of scripts/test: runs inside `dbus-run-session` with the throw-away directories
-# already exported. Starts gnome-keyring (Secret Service, unlocked) and Xvfb, runs pytest,
-# stops both. Not meant to be called directly.
+# already exported. Starts gnome-keyring (Secret Service, unlocked) and Xvfb, runs the gates
+# of scripts/check given in SKILL_CATALOG_TEST_GATES (or, with --check GATE..., those alone),
+# runs pytest, stops both. Not meant to be called directly.
 set -uo pipefail
 if { true >&4; } 2>/dev/null; then exec 2>&4 4>&-; fi
 
 scratch=${SKILL_CATALOG_TEST_SCRATCH:?run scripts/test, not this file}
 venv=${SKILL_CATALOG_VENV:?run scripts/test, not this file}
 keyring_pid=""
-xvfb_pid=""
+# shellcheck source=scripts/xvfb.sh
+source "$(dirname "${BASH_SOURCE[0]}")/xvfb.sh"
 
 say() { printf 'scripts/test: %s\n' "$*" >&2; }
 
 stop_services() {
-    if [ -n "$xvfb_pid" ]; then kill "$xvfb_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null; fi
+    stop_xvfb
     keyring_pid=$(keyring_owner 2>/dev/null || true)
     if [ -n "$keyring_pid" ]; then
         kill "$keyring_pid" 2>/dev/null
         for _ in $(seq 50); do kill -0 "$keyring_pid" 2>/dev/null || break; sleep 0.1; done
     fi
-    xvfb_pid="" keyring_pid=""
+    keyring_pid=""
 }
 trap stop_services EXIT
 trap 'exit 130' INT
@@ -52,24 +54,27 @@ if [ -z "$keyring_pid" ]; then
 fi
 
 # A virtual X server on the first free display number, for the tests marked `xvfb`.
-exec 3>"$scratch/xvfb.display"
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp >"$scratch/xvfb.log" 2>&1 &
-xvfb_pid=$!
-exec 3>&-
-for _ in $(seq 100); do
-    [ -s "$scratch/xvfb.display" ] && break
-    kill -0 "$xvfb_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ ! -s "$scratch/xvfb.display" ]; then
+if ! start_xvfb 1280x800 "$scratch/xvfb.log"; then
     cat "$scratch/xvfb.log" >&2
     say "Xvfb did not start"
     exit 1
 fi
-export SKILL_CATALOG_TEST_DISPLAY=":$(tr -d '[:space:]' <"$scratch/xvfb.display")"
+export SKILL_CATALOG_TEST_DISPLAY=$xvfb_display
 export SKILL_CATALOG_TEST_SESSION=1
 
 say "Secret Service: gnome-keyring (pid $keyring_pid); Xvfb on $SKILL_CATALOG_TEST_DISPLAY"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "${1:-}" = "--check" ]; then
+    shift
+    "$root/scripts/check" "$@"
+    exit $?
+fi
+gates_rc=0
+if [ -n "${SKILL_CATALOG_TEST_GATES:-}" ]; then
+    # shellcheck disable=SC2086 # a list of gate names
+    "$root/scripts/check" $SKILL_CATALOG_TEST_GATES || gates_rc=1
+    unset SKILL_CATALOG_TEST_GATES
+fi
 if [ "$#" -eq 0 ]; then
     # The whole suite: spread over worker processes, each with a session bus and a
     # keyring of its own (tests/conftest.py); SKILL_CATALOG_TEST_WORKERS sets how many.
@@ -98,6 +103,10 @@ stop_services
 
 if [ "$rc" -eq 5 ]; then
     say "pytest collected no tests: that is a failure (check the paths and -k/-m options)"
+    exit 1
+fi
+if [ "$gates_rc" -ne 0 ] && [ "$rc" -eq 0 ]; then
+    say "the tests passed, but a gate of scripts/check failed (see above)"
     exit 1
 fi
 exit "$rc"

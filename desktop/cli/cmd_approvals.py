@@ -1,4 +1,4 @@
-"""``skill-catalog approvals``: every approval stored in the OS keyring (A6).
+"""``skill-catalog approvals``: every approval stored in the OS keyring.
 
 With source options, each approval also shows its skill's current state and, when
 the files changed, the diff. ``--json`` is complete enough to keep as an audit
@@ -24,7 +24,6 @@ from desktop.core.approvals import (
 from desktop.core.audit import FORMATS, audit_rows, export
 from desktop.core.catalog import Catalog
 from desktop.core.grants import explain_tool
-from desktop.core.model import Skill
 from desktop.core.secrets import mask_endpoint
 from desktop.core.visible import one_line
 from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
@@ -41,12 +40,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print every decision as a Markdown table or as CSV (an audit export)",
     )
     add_source_options(parser)
-
-
-def find_skill(catalog: Catalog, target: str) -> Skill | None:
-    """A skill by id, or by qualified name when exactly one skill has it."""
-    named = catalog.named(target)
-    return named[0] if len(named) == 1 else None
 
 
 def describe_key(key: ApprovalKey, transport: str = "") -> str:

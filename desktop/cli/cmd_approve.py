@@ -1,9 +1,9 @@
 """``skill-catalog approve ID``: approve one skill exactly as it is listed now.
 
-The approval binds the skill's whole (uri, digest) set (A2). Tools the skill asks
+The approval binds the skill's whole (uri, digest) set. Tools the skill asks
 for in ``allowed-tools`` are granted one by one with ``--grant-tool``; running
-its bundled scripts is ``--allow-scripts`` (A3), for a skill that has scripts.
-Only the listed entry is used: no file is fetched (V1), and the record says the
+its bundled scripts is ``--allow-scripts``, for a skill that has scripts.
+Only the listed entry is used: no file is fetched, and the record says the
 files were not read. ``--read`` reads and verifies every file first (refusing the
 approval when one does not match), records that, and keeps the verified copies so a
 later change can be compared with them. A skill with errors is approved only with

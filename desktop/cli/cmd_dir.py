@@ -1,7 +1,7 @@
 """``skill-catalog dir SKILL [PATH]``: a server skill's directory as the server lists it.
 
 Only for a server that declares ``directoryRead`` (``resources/directory/read``). What
-it lists never extends the skill (D10): each file is marked as in the entry you hold or
+it lists never extends the skill: each file is marked as in the entry you hold or
 not part of it, and a file that is not part of it is never read as one of its files.
 """
 

@@ -1,8 +1,8 @@
-"""``skill-catalog get LABEL URI``: confirm a skill by URI with ``skills/get`` (D7).
+"""``skill-catalog get LABEL URI``: confirm a skill by URI with ``skills/get``.
 
 An empty or partial listing is not proof of absence: a URI pasted by the user, named
 by another skill or by the server's instructions is confirmed here. The entry is
-checked like a listed one (D8, D9); nothing of its files is fetched.
+checked like a listed one; nothing of its files is fetched.
 """
 
 from __future__ import annotations

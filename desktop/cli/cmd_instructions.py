@@ -1,8 +1,8 @@
-"""``skill-catalog instructions LABEL``: a server's instructions in full (P4).
+"""``skill-catalog instructions LABEL``: a server's instructions in full.
 
 Some clients keep only the first 2048 characters of a server's instructions (seed
 004): the point is marked, and skill URIs the text mentions are listed so they can
-be confirmed with ``skill-catalog get`` (D7).
+be confirmed with ``skill-catalog get``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from desktop.core.model import SourceSpec
 from desktop.core.visible import visible
 
 if TYPE_CHECKING:
+    from desktop.core.catalog import Catalog
     from desktop.session.catalog_session import CatalogSession
 
 T = TypeVar("T")
@@ -135,7 +136,7 @@ async def discover(
     show: bool,
     budgets: Any = None,
     session: CatalogSession | None = None,
-) -> Any:
+) -> Catalog:
     """The catalog of ``specs``, read by the catalog session (``session``, the command's,
     whose connections stay open for the reads that follow; else one of its own), with
     the sources' progress when ``show``."""

@@ -1,4 +1,4 @@
-"""Approvals of skills, bound to the exact set of files a reviewer saw (A1-A6).
+"""Approvals of skills, bound to the exact set of files a reviewer saw.
 
 Pure: no keyring, no filesystem, no clock. The store (``desktop.store.approvals``)
 keeps records in the OS keyring; this module decides what a record means.
@@ -7,14 +7,14 @@ keeps records in the OS keyring; this module decides what a record means.
   :class:`~desktop.core.identity.SkillIdentity`. A server skill is (label, server
   key, uri): the server it reaches (:func:`~desktop.core.identity.server_key`: its
   transport and its normalized endpoint) is part of it so an approval never moves to
-  another server that takes over a label (I1). A local skill is its resolved skill
+  another server that takes over a label. A local skill is its resolved skill
   folder path. :meth:`ApprovalKey.legacy_for_identity` is the key versions before the
   server key wrote (no transport, endpoint not normalized), by which the store finds
   and moves their records.
-- :func:`file_set_hash` hashes the canonical sorted (uri, digest) set (A2).
+- :func:`file_set_hash` hashes the canonical sorted (uri, digest) set.
 - :func:`bind` compares a skill with its record: ``not-approved``, ``approved``,
-  ``changed`` (with a :class:`SetDiff`) or ``unapprovable`` (A5, V5).
-- Grants (A3): each requested tool from ``allowed-tools`` is granted explicitly;
+  ``changed`` (with a :class:`SetDiff`) or ``unapprovable``.
+- Grants: each requested tool from ``allowed-tools`` is granted explicitly;
   running bundled scripts is a separate yes/no, offered only for a skill with
   scripts (:mod:`desktop.core.grants` says what each allows). Nothing is granted
   unless the skill is ``approved`` right now.
@@ -99,7 +99,7 @@ class ApprovalKey:
         """The key of the skill ``identity`` names. A server skill's is its label, the
         server key of its source (:func:`~desktop.core.identity.server_key`:
         transport, endpoint with placeholders filled in from ``environ``, the process's
-        by default, normalized; ``serve ${DIR}`` is another server when DIR changes, I1)
+        by default, normalized; ``serve ${DIR}`` is another server when DIR changes)
         and its URI. A local skill's is its resolved ``folder`` alone."""
         if identity.source.kind == "local":
             if not folder:
@@ -433,15 +433,15 @@ def skill_grants_problem(record: ApprovalRecord, skill: Skill) -> ApprovalError 
     return grants_problem(record, tuple(skill.allowed_tools()), has_scripts(skill))
 
 
-# Problems of a local scan meaning files may be missing from the manifest (A2).
+# Problems of a local scan meaning files may be missing from the manifest.
 MANIFEST_GAPS = frozenset({"file-unreadable", "folder-unreadable", "file-special"})
 # Links a local scan does not follow: an agent reading the folder follows them, to
-# content no manifest lists, which may change while every listed digest stays (A2).
+# content no manifest lists, which may change while every listed digest stays.
 UNBOUND_LINKS = frozenset({"symlink-outside", "symlink-directory"})
 
 
 def unapprovable_reason(skill: Skill) -> str | None:
-    """Why a skill cannot be approved against content, or ``None`` (A5, V5, D9)."""
+    """Why a skill cannot be approved against content, or ``None``."""
     state = skill.state
     if state == DYNAMIC:
         return (
@@ -748,7 +748,7 @@ def bind(
     problem: ApprovalError | None = None,
     elsewhere: list[ApprovalKey] | None = None,
 ) -> ApprovalState:
-    """The state of ``skill`` against its stored ``record`` (A2, A4, A5)."""
+    """The state of ``skill`` against its stored ``record``."""
     reason = unapprovable_reason(skill)
     if reason:
         return ApprovalState(UNAPPROVABLE, reason=reason, record=record, problem=problem)
@@ -783,7 +783,7 @@ def bind(
         listed = frontmatter_hash(skill.frontmatter)
         if record.frontmatter_hash and record.frontmatter_hash != listed:
             # Same files, other words: the entry no longer describes the SKILL.md whose
-            # digest was approved (a read would fail its frontmatter check, V3).
+            # digest was approved (a read would fail its frontmatter check).
             return ApprovalState(
                 CHANGED,
                 reason="the listed frontmatter is not the one approved, while the files "

@@ -1,11 +1,11 @@
 """The catalog: every source's skills merged, named and checked for collisions.
 
-- Qualified names (I2): a server skill is ``label:name``; ``:`` is forbidden in skill
+- Qualified names: a server skill is ``label:name``; ``:`` is forbidden in skill
   names, so such a name can only have been built here and never equals a local one.
-- Two entries of one source with the same name are told apart by their paths (I3).
+- Two entries of one source with the same name are told apart by their paths.
 - Names equal as written, after case folding, after NFKC normalisation, or once their
-  invisible characters (tag and zero-width ones) are removed are reported as collisions
-  (I3, I4), never silently resolved: every copy stays in the catalog.
+  invisible characters (tag and zero-width ones) are removed are reported as collisions,
+  never silently resolved: every copy stays in the catalog.
 - Server skills nest by URI prefix (the listing is flat); local nesting comes from the
   folder scan.
 """
@@ -120,7 +120,7 @@ def _assign_names(skills: list[Skill]) -> None:
                     # A server skill published under a deeper path than its name's own
                     # folder (skill://documents/pdf/) shows that path.
                     key = path if skill.origin.kind == "mcp" and path != name else name
-                elif paths.count(path) == 1:  # in-listing duplicates, told apart by path (I3)
+                elif paths.count(path) == 1:  # in-listing duplicates, told apart by path
                     key = path
                 else:  # the same path under two schemes: the whole URI tells them apart
                     key = skill_dir_of(skill.uri) or skill.uri
@@ -142,7 +142,7 @@ def _qualify(skill: Skill, key: str) -> None:
     if skill.origin.kind == "mcp":
         skill.qualified_name = qualified_name(skill.origin.label, key)
     else:
-        # The qualifier marks a server's skill (I2): a local name holding it (which
+        # The qualifier marks a server's skill: a local name holding it (which
         # breaks the name rules anyway) shows it as its code, so it can never read as,
         # or sort beside, a server skill's qualified name.
         skill.qualified_name = key.replace(QUALIFIER, f"\\u{ord(QUALIFIER):04x}")

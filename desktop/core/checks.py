@@ -1,4 +1,4 @@
-"""The Agent Skills rules (F3), reported as problems with stable codes.
+"""The Agent Skills rules, reported as problems with stable codes.
 
 A lenient reader still lists a skill that breaks these rules; only a skill without a
 usable ``name`` or ``description`` is invalid.

@@ -1,9 +1,9 @@
-"""Turn a server's wire ``Skill`` entry into a :class:`Skill`, checking it first (D8, D9).
+"""Turn a server's wire ``Skill`` entry into a :class:`Skill`, checking it first.
 
 An entry comes from an arbitrary server, so nothing in it is trusted: every field is
 checked for type, the frontmatter is bounded in size and depth before it is kept, and
-an entry that breaks a D8 rule is kept as an *invalid* skill with its problems (shown,
-never loadable) rather than dropped or raised.
+an entry that breaks a rule of its shape is kept as an *invalid* skill with its problems
+(shown, never loadable) rather than dropped or raised.
 """
 
 from __future__ import annotations
@@ -238,7 +238,7 @@ def _uri_key(uri: str) -> str:
 
 def one_per_uri(skills: list[Skill]) -> list[Skill]:
     """One skill per URI of a source's listing, since its label and URI are its
-    identity (I1): two entries for one URI would be two skills with one id, and which
+    identity: two entries for one URI would be two skills with one id, and which
     of them an approval or a read meant could not be told.
 
     A URI listed again with the same entry is kept once, with a warning. Listed with
@@ -283,10 +283,10 @@ def one_per_uri(skills: list[Skill]) -> list[Skill]:
 
 
 def parse_entry(raw: Any, origin: Origin) -> Skill:
-    """Build a :class:`Skill` from one wire entry, with every D8/D9 problem attached.
+    """Build a :class:`Skill` from one wire entry, with every problem of shape and limits.
 
-    Never raises on bad input. An entry that breaks a D8 rule gets ``invalid``
-    problems (state ``invalid``, never loadable); one over a D9 limit gets
+    Never raises on bad input. An entry that breaks a rule of its shape gets ``invalid``
+    problems (state ``invalid``, never loadable); one over a limit gets
     ``limit-*`` problems (state ``over-limit``).
     """
     problems: list[Problem] = []
@@ -330,7 +330,7 @@ def parse_entry(raw: Any, origin: Origin) -> Skill:
     if frontmatter is not None:
         fm_problems = check_frontmatter(frontmatter, last)
         for p in fm_problems:
-            # The URI's last segment must equal the name (D8): invalid, not a style issue.
+            # The URI's last segment must equal the name: invalid, not a style issue.
             if p.code == "name-mismatch":
                 p = _invalid(
                     "name-uri-mismatch",
@@ -380,13 +380,13 @@ def _broken(origin: Origin, uri: str, message: str, raw: Any) -> Skill:
     )
 
 
-# Some clients keep only this many characters of a server's instructions (P4).
+# Some clients keep only this many characters of a server's instructions.
 INSTRUCTIONS_KEPT = 2048
 _SKILL_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>()\[\]`]+/SKILL\.md")
 
 
 def mentioned_skill_uris(text: str) -> list[str]:
-    """Skill URIs (``.../SKILL.md``) a text names, in order, once each (D7 pointers)."""
+    """Skill URIs (``.../SKILL.md``) a text names, in order, once each (for ``skills/get``)."""
     return list(skill_uri_positions(text))
 
 

@@ -1,4 +1,4 @@
-"""When a server's listing is asked for again (D5), and what changed when it was.
+"""When a server's listing is asked for again, and what changed when it was.
 
 ``ttlMs`` on a ``skills/list`` result is the server's hint for how long the listing
 may be treated as current. The window re-lists a server when that time is up, but

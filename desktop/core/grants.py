@@ -1,4 +1,4 @@
-"""What each grant an approval can give allows, in plain words, by risk (A3).
+"""What each grant an approval can give allows, in plain words, by risk.
 
 A skill asks for tools in ``allowed-tools``; approving it can grant each one. The
 names are an agent's tool names: :func:`explain_tool` says what granting one lets

@@ -4,7 +4,7 @@
   (``local`` or ``mcp``), its transport (``folder``, ``stdio`` or ``http``) and its
   endpoint as written (a folder path, a command line or a URL, placeholders kept).
 - :class:`Identity` is what an id says: a source label and a URI, written
-  ``LABEL:URI`` (rule I1). :meth:`Identity.parse` reads one, ``str()`` writes it.
+  ``LABEL:URI``. :meth:`Identity.parse` reads one, ``str()`` writes it.
 - :class:`SkillIdentity` is a source identity and a URI: the whole of what a skill
   is known by. Approval keys (:mod:`desktop.core.approvals`) and the cache's folders
   (:mod:`desktop.store.cache`) are derived from it.
@@ -65,7 +65,7 @@ Transport = Literal["folder", "stdio", "http"]
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 # Joins a source label and a URI in an id, and a server label and a skill name in a
-# qualified name (I2). The Agent Skills name pattern forbids it, so a qualified name
+# qualified name. The Agent Skills name pattern forbids it, so a qualified name
 # can only have been built by the host.
 QUALIFIER = ":"
 
@@ -73,12 +73,12 @@ SKILL_MD = "SKILL.md"
 
 
 def skill_id(label: str, uri: str) -> str:
-    """A skill's id: its source label and URI, joined by the qualifier (I1)."""
+    """A skill's id: its source label and URI, joined by the qualifier."""
     return f"{label}{QUALIFIER}{uri}"
 
 
 def qualified_name(label: str, name: str) -> str:
-    """A server skill's name as lists show it: its label and its name (I2)."""
+    """A server skill's name as lists show it: its label and its name."""
     return f"{label}{QUALIFIER}{name}"
 
 
@@ -98,7 +98,7 @@ def is_server_uri(uri: str) -> bool:
 
 @dataclass(frozen=True, slots=True, order=True)
 class Identity:
-    """(source label, URI): the only key a skill is ever stored or looked up by (I1)."""
+    """(source label, URI): the only key a skill is ever stored or looked up by."""
 
     label: str
     uri: str

@@ -166,7 +166,7 @@ def read_loading(
 def loaded_always(skill: Skill) -> bool:
     """Whether a host loads ``skill`` with every message: a loadable skill declaring
     ``always``, from a local folder. A server's skill may declare it, but a host does
-    not promote third-party content on its say alone (L6)."""
+    not promote third-party content on its say alone."""
     return skill.loadable and skill.loading.strategy == "always" and skill.kind != "mcp"
 
 

@@ -1,4 +1,4 @@
-"""Digests, sizes and the per-skill limits (D9)."""
+"""Digests, sizes and the per-skill limits."""
 
 from __future__ import annotations
 

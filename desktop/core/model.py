@@ -1,6 +1,6 @@
 """The catalog's nouns: origins, skill files, skills, problems.
 
-A skill is always addressed by its identity (source label + URI, rule I1; see
+A skill is always addressed by its identity (source label + URI; see
 :mod:`desktop.core.identity`), never by its name and never by its URI alone.
 """
 
@@ -21,8 +21,8 @@ from desktop.core.identity import (
 from desktop.core.secrets import mask_endpoint
 
 # Severity of a problem.
-#   invalid: the entry can never be loaded (D8, unparseable frontmatter, missing name).
-#   error:   the Agent Skills rules are broken, but a lenient reader still loads it (F3).
+#   invalid: the entry can never be loaded (unparseable frontmatter, missing name).
+#   error:   the Agent Skills rules are broken, but a lenient reader still loads it.
 #   warning: worth fixing; nothing breaks.
 #   info:    worth knowing (unknown fields, defaults applied).
 Severity = Literal["invalid", "error", "warning", "info"]
@@ -103,7 +103,7 @@ def _masked_endpoint(transport: str, endpoint: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LoadingConfig:
-    """How a host would load the skill, read leniently (L1-L6).
+    """How a host would load the skill, read leniently.
 
     Each value says whether it was declared by the skill or is a default.
     """
@@ -179,7 +179,7 @@ class Skill:
 
     @property
     def opened_by_uri(self) -> bool:
-        """Known from ``skills/get`` alone (D7): no listing of its server carries it."""
+        """Known from ``skills/get`` alone: no listing of its server carries it."""
         return any(p.code == OPENED_BY_URI for p in self.problems)
 
     @property
@@ -215,7 +215,7 @@ class Skill:
         return None
 
     def allowed_tools(self) -> list[str]:
-        """The ``allowed-tools`` a skill requests (a request for power, A3)."""
+        """The ``allowed-tools`` a skill requests (a request for power)."""
         fm = self.frontmatter or {}
         raw = fm.get("allowed-tools")
         if isinstance(raw, str):

@@ -172,16 +172,6 @@ def entry_breaches(entry: Mapping[str, Any]) -> list[Breach]:
     return out
 
 
-def clients_refusing(breaches: Iterable[Breach]) -> list[str]:
-    """Every client that refuses for one of ``breaches``, in a stable order."""
-    found: list[str] = []
-    for breach in breaches:
-        for client in breach.clients:
-            if client not in found:
-                found.append(client)
-    return found
-
-
 def refusal_summary(breaches: list[Breach]) -> str:
     """One sentence: who refuses a whole listing holding this entry, and why."""
     reasons = "; ".join(b.message for b in breaches)

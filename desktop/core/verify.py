@@ -1,12 +1,12 @@
-"""Check fetched bytes against the held entry (V2-V5), and summarise per skill.
+"""Check fetched bytes against the held entry, and summarise per skill.
 
 Pure functions: bytes and an entry in, a result out. The order is fixed: a file not
-in the manifest is refused before anything else (V4), then size (V2), then the
-SHA-256 of the raw bytes (V2), then for ``SKILL.md`` the parsed frontmatter field by
-field (V3). A ``"dynamic"`` skill is never ``verified`` (V5): its bytes can only be
+in the manifest is refused before anything else, then size, then the
+SHA-256 of the raw bytes, then for ``SKILL.md`` the parsed frontmatter field by
+field. A ``"dynamic"`` skill is never ``verified``: its bytes can only be
 checked for frontmatter.
 
-A ``verified`` state means "these bytes agree with this manifest", never "safe" (V7).
+A ``verified`` state means "these bytes agree with this manifest", never "safe".
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def measure(data: bytes) -> Measured:
 
 
 def check_listed(skill: Skill, uri: str) -> FileVerification | None:
-    """Refuse a read before fetching: unlisted file (V4), invalid or over-limit entry.
+    """Refuse a read before fetching: unlisted file, invalid or over-limit entry.
 
     Returns ``None`` when the file may be fetched.
     """
@@ -272,7 +272,7 @@ MAX_NAMED_FIELDS = 20
 def compare_skill_md(
     skill: Skill, data: bytes
 ) -> tuple[FrontmatterMismatch | None, ParsedSkillMd | None]:
-    """Parse a fetched SKILL.md and compare its frontmatter with the entry's (V3).
+    """Parse a fetched SKILL.md and compare its frontmatter with the entry's.
 
     Each top-level field of the entry must equal the field as a YAML 1.1 reader (PyYAML)
     or a YAML 1.2 reader (ruamel.yaml) reads the file: publishers read frontmatter by

@@ -150,7 +150,7 @@ class CatalogSession:
         self._busy = 0
         self._approval_problems: set[str] = set()  # keyring failures already said
         self.closing = False  # set as the window closes: cancelled work starts nothing new
-        # Servers re-listed when their ttlMs is up (D5), no more often than the floor.
+        # Servers re-listed when their ttlMs is up, no more often than the floor.
         self.relist_floor = RELIST_FLOOR_SECONDS
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
         self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
@@ -376,7 +376,7 @@ class CatalogSession:
         if not self.closing:  # the skills that did arrive get their approval states
             self.spawn(self.load_approvals(), "reading approvals")
 
-    # -- re-listing when a listing's ttlMs is up (D5) ----------------------------
+    # -- re-listing when a listing's ttlMs is up ----------------------------
 
     def stop_relisting(self) -> None:
         for handle, _due in self._relists.values():
@@ -438,7 +438,7 @@ class CatalogSession:
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
         listed = {s.id for s in skills}
-        # Skills opened by URI (D7) are in no listing: each is asked for again.
+        # Skills opened by URI are in no listing: each is asked for again.
         by_uri = [s for s in old if s.id not in listed and s.opened_by_uri]
         opened, notes = await self._get_again(label, by_uri)
         if generation != self._generation:
@@ -597,7 +597,7 @@ class CatalogSession:
 
     async def ask_skill(self, label: str, uri: str) -> Asked:
         """The entry of the skill at ``uri`` as the server ``label`` gives it now, asked
-        for with ``skills/get`` (D7) on the kept connection; nothing is added to the
+        for with ``skills/get`` on the kept connection; nothing is added to the
         catalog. Never raises for the server's failures: :attr:`Asked.answer` says what
         came back instead of an entry."""
         from desktop.sources.errors import SourceError
@@ -613,10 +613,10 @@ class CatalogSession:
             return Asked(FAILED, message=str(exc), connected=self.reader.connected(label))
 
     async def open_uri(self, label: str, uri: str, *, refresh: bool = False) -> Skill | None:
-        """Confirm a skill URI with the server's ``skills/get`` (D7) and add it.
+        """Confirm a skill URI with the server's ``skills/get`` and add it.
 
         With ``refresh`` the held entry is replaced by the server's current one (after
-        a mismatch, V2); what was read against the old entry is forgotten.
+        a mismatch); what was read against the old entry is forgotten.
         """
         asked = await self.ask_skill(label, uri)
         skill = asked.skill
@@ -674,7 +674,7 @@ class CatalogSession:
 
     async def read_directory(self, skill: Skill, uri: str) -> list[Any] | None:
         """A folder of a server skill as the server lists it (only where it declares
-        ``directoryRead``), each child marked in or out of the held entry (D10)."""
+        ``directoryRead``), each child marked in or out of the held entry."""
         children, trouble = await self.list_directory(skill, uri)
         if children is None:
             self.notifier.warning(f"{skill.qualified_name}: cannot list {uri}: {trouble}")

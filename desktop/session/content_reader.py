@@ -28,7 +28,7 @@ __all__ = ["ContentReader", "ReadResult"]
 
 
 class ContentReader:
-    """Reads files of local and server skills, verified; opens skills by URI (D7)."""
+    """Reads files of local and server skills, verified; opens skills by URI."""
 
     def __init__(
         self,
@@ -119,7 +119,7 @@ class ContentReader:
 
     async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
         """A folder of a server skill as its server lists it, each child judged against
-        the held entry (D10); raises ``SourceError`` with a message."""
+        the held entry; raises ``SourceError`` with a message."""
         return await self.pool.handle(skill.origin.label).read_directory(skill, uri)
 
     async def get_skill(self, label: str, uri: str) -> Skill:
@@ -151,7 +151,7 @@ class ContentReader:
         return await self.pool.verify(skill)
 
     async def forget_source(self, label: str) -> int:
-        """Remove a server's cached verified bytes (V6); returns directories removed.
+        """Remove a server's cached verified bytes; returns directories removed.
         Off the loop: a server's cache may hold thousands of files."""
         import asyncio
 

@@ -1,4 +1,4 @@
-"""Limits on what one MCP server may cost us during discovery (D4) and reads.
+"""Limits on what one MCP server may cost us during discovery and reads.
 
 Every limit that stops a walk leaves a note on the server's status saying which
 limit it was, so a truncated listing is never mistaken for a complete one.

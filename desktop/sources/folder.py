@@ -1,4 +1,4 @@
-"""Local folders as a source (F1, F2).
+"""Local folders as a source.
 
 A folder is walked for skill directories (a directory holding ``SKILL.md``), nested
 ones included. Each skill gets the manifest a server would publish: every file below
@@ -264,7 +264,7 @@ def _whole_characters(data: bytes) -> bytes:
 
 
 def cache_real_path() -> str | None:
-    """Where verified server bytes are cached: never scanned as a skill folder (V6)."""
+    """Where verified server bytes are cached: never scanned as a skill folder."""
     try:
         from desktop.store.cache import default_cache_root
 
@@ -408,7 +408,7 @@ def _collect(
         status.message = f"no skill folders (a folder holding {SKILL_MD}) under {root}"
     if tree.errors:
         status.notes.extend(f"could not read {e}" for e in tree.errors[:20])
-    # Links leaving their skill are not followed (F1). Inside a skill its problems say so;
+    # Links leaving their skill are not followed. Inside a skill its problems say so;
     # elsewhere (a skill folder, or a SKILL.md, that is such a link) a note does.
     for d, links in sorted(tree.outside.items()):
         if any(_within(d, s) for s in skill_dirs):
@@ -557,7 +557,7 @@ def _scan_skill(
                     "error",
                 )
             )
-    # Links the walk did not follow, each a warning of the skill they are in (F1).
+    # Links the walk did not follow, each a warning of the skill they are in.
     for d in tree.dirs_under(rel_dir) if tree.linked_dirs else ():
         for n in tree.linked_dirs.get(d, ()):
             shown = f"{d}/{n}"[prefix_len:] if d else n
@@ -646,7 +646,7 @@ def read_local_file(skill: Skill, rel_uri: str) -> bytes:
 
     Raises ``PermissionError`` for a path outside the skill and ``OSError`` when the
     file cannot be read or is no regular file. Whether the file is listed is the
-    verifier's question (V4); at most one byte past its listed size is read (past
+    verifier's question; at most one byte past its listed size is read (past
     16 MiB when it is not listed), enough to tell a size mismatch.
     """
     if skill.path is None:

@@ -1,6 +1,6 @@
-"""Verified reads of a skill's files, the one path for both origins (V1-V7).
+"""Verified reads of a skill's files, the one path for both origins.
 
-Server skills: refuse unlisted files before fetching (V4), serve from the private
+Server skills: refuse unlisted files before fetching, serve from the private
 cache when the cached copy still hashes to the entry, else ``resources/read``,
 check size, digest and (for ``SKILL.md``) frontmatter, and cache only verified
 bytes. Local skills: re-read the file from disk and verify it against the scanned

@@ -1,4 +1,4 @@
-"""Approvals kept in the OS keyring (A1, A6, A7), with an index of what is stored.
+"""Approvals kept in the OS keyring, with an index of what is stored.
 
 One keyring value per approved skill, named by a digest of its
 :class:`~desktop.core.approvals.ApprovalKey`, plus an ``index`` value listing the
@@ -10,7 +10,7 @@ For the window (all blocking; run them on a worker thread, e.g. ``asyncio.to_thr
 ``store.approve(skill, grant_tools=[...], allow_scripts=False) -> ApprovalRecord``,
 ``store.revoke(skill.id, key=ApprovalKey.for_skill(skill))``, ``store.records()``;
 ``ApprovalState.diff`` holds a ``changed`` skill's added/removed/changed files, and
-``ApprovalState.tool_granted(name)`` / ``.scripts_allowed`` are the gates (A3).
+``ApprovalState.tool_granted(name)`` / ``.scripts_allowed`` are the gates.
 Write calls raise :class:`~desktop.core.approvals.ApprovalError` with ``.message``.
 
 An approval stored by a version before the server key (up to 3f4c5c9: its key had
@@ -249,7 +249,7 @@ class StoredApproval:
 def _entry_of(name: str, value: Any) -> IndexEntry | None:
     """The index entry of a stored record found by listing the keyring. A damaged record
     (altered, or of a format not known) is listed too when it names its key, so that it
-    keeps showing with its problem (A6); ``None`` when it names none, or another."""
+    keeps showing with its problem; ``None`` when it names none, or another."""
     try:
         entry = IndexEntry.of(ApprovalRecord.from_json(value))
     except ApprovalError:
@@ -348,7 +348,7 @@ class ApprovalStore:
         """The index, for a change to it (under :func:`_writing`). When it is missing or
         cannot be read, it is first rebuilt from the records in the keyring where the
         backend can list them; a new index holding only the change would hide every
-        other approval (A6). Elsewhere a missing index starts empty (the approvals of
+        other approval. Elsewhere a missing index starts empty (the approvals of
         skills listed later are found again by their keys), and an unreadable one is
         left alone with a message saying how to start a new one."""
         try:
@@ -419,7 +419,7 @@ class ApprovalStore:
         who: str | None = None,
         when: str | None = None,
     ) -> ApprovalRecord:
-        """Approve ``skill`` exactly as listed now (no file is read here: V1).
+        """Approve ``skill`` exactly as listed now (no file is read here).
 
         ``files_read`` is the caller's word that it read and verified every file of
         this entry; ``despite_problems`` approves a skill with errors (recorded)."""
@@ -571,7 +571,7 @@ class ApprovalStore:
     def _reindex(self, blobs: KeyringBlobs, lookups: list[Any], read: list[Any]) -> None:
         """The index is gone (deleted by hand) but records were found for the skills at
         hand: list them again. Otherwise they would count while `approvals` showed none,
-        and the next approval, writing a new index, would silently void them (A6)."""
+        and the next approval, writing a new index, would silently void them."""
         healed = [
             IndexEntry(key.storage_name, key, skill.id, record.name, record.approved_at)
             for (skill, key, _elsewhere), (record, problem) in zip(lookups, read, strict=True)

@@ -1,4 +1,4 @@
-"""A private, content-addressed cache of verified server bytes (V6).
+"""A private, content-addressed cache of verified server bytes.
 
 Layout under the user's cache directory (``$XDG_CACHE_HOME/skill-catalog/verified``)::
 

@@ -76,7 +76,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def specs_from_args(args: argparse.Namespace) -> list[SourceSpec] | None:
     """The sources named on the command line, or None to use the saved ones."""
-    return args.specs
+    specs: list[SourceSpec] | None = args.specs
+    return specs
 
 
 def build_window(

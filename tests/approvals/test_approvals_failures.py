@@ -174,21 +174,24 @@ def test_unparseable_record_and_index(
 
 
 def test_a_keyring_that_does_not_answer_times_out_and_writes_nothing() -> None:
-    release = threading.Event()
+    release, answered, ended = threading.Event(), threading.Event(), threading.Event()
     wrote: list[str] = []
 
     def work(deadline: Deadline) -> None:
-        release.wait(10)  # an unlock prompt nobody answers
-        deadline.check()
-        wrote.append("record")
+        try:
+            release.wait(60)  # an unlock prompt nobody answers
+            answered.set()
+            deadline.check()
+            wrote.append("record")
+        finally:
+            ended.set()
 
-    started = time.monotonic()
     with pytest.raises(ApprovalError) as exc:
         run_bounded(work, 0.5)
     assert exc.value.code == "timeout" and "did not answer" in exc.value.message
-    assert time.monotonic() - started < 9
+    assert not answered.is_set()  # given up while the keyring was still silent
     release.set()
-    time.sleep(0.2)
+    assert ended.wait(10)
     assert wrote == []  # the abandoned work stopped before writing
 
 
@@ -239,9 +242,7 @@ def test_an_unlock_prompt_nobody_answers_does_not_hang(
     try:
         request.getfixturevalue("locked_secret_service")
         waiting = ApprovalStore(service_name, timeout=3)
-        started = time.monotonic()
         state = waiting.state(skill)
-        assert time.monotonic() - started < 20
         assert state.state == NOT_APPROVED and state.problem is not None
         assert state.problem.code == "timeout"
         assert "did not answer within 3 s" in state.message()

@@ -46,7 +46,7 @@ class Recorder:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            do_GET = do_POST = do_DELETE = _record  # noqa: N815 - http.server's names
+            do_GET = do_POST = do_DELETE = _record
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -4,7 +4,6 @@ reading only those skills again, on real files in a temporary folder."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -148,17 +147,15 @@ def test_a_listing_says_a_folder_cannot_be_read(tmp_path: Path) -> None:
         (tmp_path / "open" / "shut").chmod(0o755)
 
 
-def test_one_listing_of_10000_files_takes_a_fraction_of_a_second(tmp_path: Path) -> None:
+def test_one_listing_of_10000_files_lists_every_file_and_folder(tmp_path: Path) -> None:
+    """Every entry of a large folder, once (its speed: benchmarks/bench_watch.py)."""
     for i in range(1000):
         d = tmp_path / f"skill-{i:04d}"
         d.mkdir()
         for j in range(10):
             (d / f"f{j}.md").write_text("x")
-    start = time.perf_counter()
     listing = list_folder(str(tmp_path))
-    took = time.perf_counter() - start
     assert len(listing.entries) == 11_000
-    assert took < 0.5, f"{took:.3f} s"
 
 
 # -- reading a few skills again -------------------------------------------------------

@@ -116,10 +116,8 @@ def test_an_install_that_never_ends_is_ended_with_sigterm_to_its_group(
 ) -> None:
     monkeypatch.setattr(launchers, "PACKAGE_RUNNER_EXIT_GRACE", 1.0)
     npx = launcher(tmp_path, "npx", 600, sample_skills_dir)
-    started = time.monotonic()
     status, _ = run(discover_server(spec_of(npx, timeout=1), SHORT))
     assert status.status == "error"
-    assert time.monotonic() - started < 60
     # SIGTERM reached the runner (it could clean up), and its install child went too.
     assert (tmp_path / "npx.log").read_text().split() == ["interrupted"]
     child = int((tmp_path / "npx.child").read_text())

@@ -240,7 +240,6 @@ def test_a_rescan_in_progress_does_not_hold_other_reads(tmp_path: Path) -> None:
     another client is answered from the latest publication at once; it used to wait
     for the whole scan on the server's loop."""
     import threading
-    import time
 
     from desktop.serve.folder_state import PublishedFolder, scan_with_folder_scanner
 
@@ -261,10 +260,10 @@ def test_a_rescan_in_progress_does_not_hold_other_reads(tmp_path: Path) -> None:
     rescan.start()
     try:
         assert started.wait(10)
-        t0 = time.monotonic()
+        # Answered from the last scan while the next one hangs (waiting for it would
+        # return the next generation).
         assert folder_state.current()[0] == generation
         assert folder_state.snapshot(generation) is not None
-        assert time.monotonic() - t0 < 1.0
     finally:
         release.set()
         rescan.join(10)

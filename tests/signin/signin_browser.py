@@ -22,7 +22,7 @@ class Visit:
 
 def _open(url: str) -> Visit:
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(url, timeout=30) as response:
             return Visit(response.status, response.url, response.read().decode("utf-8", "replace"))
     except urllib.error.HTTPError as exc:
         return Visit(exc.code, exc.url or url, exc.read().decode("utf-8", "replace"))

@@ -156,9 +156,14 @@ def make_window(
 
 
 def wait_idle(qtbot: Any, window: MainWindow, timeout: int = 60000) -> None:
-    """Wait until every task of the window's controller has finished."""
-    qtbot.wait(10)
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=timeout)
+    """Wait until the window has no read pending (a selection's automatic read included)
+    and every task of its controller has finished."""
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()  # work posted to the event loop has started
+    qtbot.waitUntil(
+        lambda: not window.auto_read.isActive() and not window.controller.busy, timeout=timeout
+    )
 
 
 def folder_spec(path: Path, label: str = "local") -> SourceSpec:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from helpers.fonts import shows_monospace
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontInfo
 
 from desktop.ui.dialogs.compare_dialog import CompareDialog
 
@@ -33,7 +33,7 @@ def test_compare_shows_a_coloured_marked_diff_and_closes(
     qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     lines = dialog.diff.toPlainText().split("\n")
-    assert QFontInfo(dialog.diff.font()).fixedPitch()
+    assert shows_monospace(dialog.diff.font())
     assert dialog.diff.gutter.width() > 0
     added = lines.index("+Keep it brief.") + 1
     removed = lines.index("-Keep it short.") + 1

@@ -15,10 +15,14 @@ from .conftest import click_sidebar, folder_spec, wait_idle, write_skill
 BETA = "local:beta-tools/SKILL.md"
 AGAIN = "read again after a change on disk"
 
+# How long a test waits for a change to show: a condition waited for, never a promise of
+# speed (the changes show within a second on an idle machine; benchmarks measure it).
+WAIT_MS = 15_000
+
 
 def _watched(make_window: Any, qtbot: Any, root: Path) -> Any:
     window = make_window([folder_spec(root)], watch=True)
-    qtbot.waitUntil(lambda: window.watcher.ready, timeout=5000)
+    qtbot.waitUntil(lambda: window.watcher.ready, timeout=WAIT_MS)
     return window
 
 
@@ -44,14 +48,13 @@ def _many(root: Path, n: int = 60) -> None:
         write_skill(root, f"skill-{i:02d}")
 
 
-def test_a_saved_description_shows_in_the_row_and_page_within_a_second(
+def test_a_saved_description_shows_in_the_row_and_page(
     make_window: Any, skills_folder: Path, qtbot: Any
 ) -> None:
     _many(skills_folder)
     window = _watched(make_window, qtbot, skills_folder)
     assert window.select_skill(BETA)
-    qtbot.wait(300)  # the automatic read of a local skill
-    wait_idle(qtbot, window)
+    wait_idle(qtbot, window)  # the automatic read of a local skill
     bar = window.list.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
     bar.setValue(bar.maximum() // 2)
@@ -59,13 +62,14 @@ def test_a_saved_description_shows_in_the_row_and_page_within_a_second(
     skill_md = skills_folder / "beta-tools" / "SKILL.md"
     text = skill_md.read_text().replace("The beta-tools skill.", "Freshly edited words.")
     text = text.replace("# Beta", "# Beta edited")
-    start = time.monotonic()
     skill_md.write_text(text)
-    qtbot.waitUntil(lambda: _row_description(window, BETA) == "Freshly edited words.", timeout=1000)
-    qtbot.waitUntil(lambda: "Freshly edited words." in window.detail.text(), timeout=1000)
+    qtbot.waitUntil(
+        lambda: _row_description(window, BETA) == "Freshly edited words.", timeout=WAIT_MS
+    )
+    qtbot.waitUntil(lambda: "Freshly edited words." in window.detail.text(), timeout=WAIT_MS)
     qtbot.waitUntil(
         lambda: "Beta edited" in window.preview.rendered.toPlainText(),
-        timeout=max(1, int(1000 - (time.monotonic() - start) * 1000)),
+        timeout=WAIT_MS,
     )
     assert _current_id(window) == BETA
     assert window.table.selectionModel().isRowSelected(window.table.currentIndex().row())
@@ -82,7 +86,7 @@ def test_a_burst_of_saves_is_read_once(make_window: Any, skills_folder: Path, qt
     for i in range(20):  # 20 saves within 200 ms
         skill_md.write_text(base + f"\nSaved {i}.\n" + "x" * i)
         time.sleep(0.01)
-    qtbot.waitUntil(lambda: bool(_activity(window, AGAIN)), timeout=2000)
+    qtbot.waitUntil(lambda: bool(_activity(window, AGAIN)), timeout=WAIT_MS)
     qtbot.wait(600)  # time for any second read to show
     wait_idle(qtbot, window)
     assert len(_activity(window, AGAIN)) == 1
@@ -98,7 +102,7 @@ def test_problems_follow_the_saved_file(make_window: Any, skills_folder: Path, q
     assert window.tabs.tabText(4) == "Pro&blems"
     skill_md = skills_folder / "beta-tools" / "SKILL.md"
     skill_md.write_text("---\nname: other-name\ndescription: x\n---\nbody\n")
-    qtbot.waitUntil(lambda: window.tabs.tabText(4) == "Pro&blems (1)", timeout=1000)
+    qtbot.waitUntil(lambda: window.tabs.tabText(4) == "Pro&blems (1)", timeout=WAIT_MS)
     assert "other-name" in window.page.problems.item(0).text()
     assert _current_id(window) == BETA
 
@@ -116,7 +120,7 @@ def test_skill_folders_added_and_removed_come_and_go(
     write_skill(skills_folder, "delta-new")
     qtbot.waitUntil(
         lambda: window.controller.catalog.get("local:delta-new/SKILL.md") is not None,
-        timeout=2000,
+        timeout=WAIT_MS,
     )
     qtbot.waitUntil(lambda: _row_description(window, "local:delta-new/SKILL.md") != "")
     assert _current_id(window) == BETA
@@ -125,7 +129,7 @@ def test_skill_folders_added_and_removed_come_and_go(
     shutil.rmtree(skills_folder / "gamma-release")
     qtbot.waitUntil(
         lambda: window.controller.catalog.get("local:gamma-release/SKILL.md") is None,
-        timeout=2000,
+        timeout=WAIT_MS,
     )
     assert _row_description(window, "local:gamma-release/SKILL.md") == ""
     assert _activity(window, "gamma-release no longer there")
@@ -139,7 +143,7 @@ def test_a_watched_folder_removed_says_so_and_comes_back(
     window = _watched(make_window, qtbot, skills_folder)
     away = tmp_path / "away"
     skills_folder.rename(away)
-    qtbot.waitUntil(lambda: not window.controller.catalog.skills, timeout=2000)
+    qtbot.waitUntil(lambda: not window.controller.catalog.skills, timeout=WAIT_MS)
     warning = window.notifier.last("warning")
     assert warning is not None
     assert warning.text == (
@@ -150,7 +154,7 @@ def test_a_watched_folder_removed_says_so_and_comes_back(
     assert window.message_bar.isVisible()
     assert "could not be read (local)" in window.message_bar.text.text()
     away.rename(skills_folder)
-    qtbot.waitUntil(lambda: len(window.controller.catalog.skills) == 3, timeout=2000)
+    qtbot.waitUntil(lambda: len(window.controller.catalog.skills) == 3, timeout=WAIT_MS)
     assert window.sources_model.statuses["local"].status == "ok"
     assert _activity(window, "info: local: the folder can be read again")
     assert _activity(window, "info: local: alpha-notes, beta-tools, gamma-release found")
@@ -165,7 +169,7 @@ def test_the_preview_is_read_again_where_the_reader_was(
     window = _watched(make_window, qtbot, root)
     assert window.select_skill("local:long-one/SKILL.md")
     rendered = window.preview.rendered
-    qtbot.waitUntil(lambda: "Paragraph 299" in rendered.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: "Paragraph 299" in rendered.toPlainText(), timeout=WAIT_MS)
     wait_idle(qtbot, window)
     bar = rendered.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
@@ -173,7 +177,7 @@ def test_the_preview_is_read_again_where_the_reader_was(
     place = bar.value()
     skill_md = root / "long-one" / "SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("Paragraph 0 of", "Paragraph zero of"))
-    qtbot.waitUntil(lambda: "Paragraph zero" in rendered.toPlainText(), timeout=1000)
+    qtbot.waitUntil(lambda: "Paragraph zero" in rendered.toPlainText(), timeout=WAIT_MS)
     wait_idle(qtbot, window)
     assert bar.value() == place
 
@@ -183,7 +187,7 @@ def test_a_watched_folder_that_never_was_says_it_does_not_exist(
 ) -> None:
     missing = tmp_path / "never"
     window = make_window([folder_spec(missing, "later")], watch=True)
-    qtbot.waitUntil(lambda: window.watcher.ready, timeout=5000)
+    qtbot.waitUntil(lambda: window.watcher.ready, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     said = f"the folder {missing.resolve()} does not exist"
     status = window.sources_model.statuses["later"]
@@ -196,9 +200,9 @@ def test_a_watched_folder_that_never_was_says_it_does_not_exist(
     assert window.skill_list.empty.detail.text().endswith("does not exist")
     # Made, then removed while watched: now it is no longer there.
     write_skill(missing, "arrived")
-    qtbot.waitUntil(lambda: len(window.controller.catalog.skills) == 1, timeout=3000)
+    qtbot.waitUntil(lambda: len(window.controller.catalog.skills) == 1, timeout=WAIT_MS)
     shutil.rmtree(missing)
-    qtbot.waitUntil(lambda: not window.controller.catalog.skills, timeout=3000)
+    qtbot.waitUntil(lambda: not window.controller.catalog.skills, timeout=WAIT_MS)
     status = window.sources_model.statuses["later"]
     assert f"the folder {missing.resolve()} is no longer there" in status.message
     assert "no longer there" in line.text()

@@ -44,8 +44,7 @@ def hidden_folder(tmp_path: Path) -> Path:
 
 
 def _settle(qtbot: Any, window: Any) -> None:
-    qtbot.wait(300)  # the automatic read starts once a selection stays a moment
-    wait_idle(qtbot, window)
+    wait_idle(qtbot, window)  # the automatic read starts once a selection stays a moment
 
 
 def test_the_list_and_the_skill_page_show_hidden_text_marked(

@@ -252,12 +252,13 @@ def test_a_sort_keeps_the_selected_skill_in_sight(
     window = make_window([folder_spec(folder)])
     assert window.select_skill("local:skill-250/SKILL.md")
     window.proxy.sort(COL_NAME, Qt.SortOrder.DescendingOrder)
-    qtbot.wait(10)
     for shown in (window.list, window.table):
         window.actions_.table_action.setChecked(shown is window.table)
-        qtbot.wait(10)
-        view = shown.viewport().rect()
-        assert view.intersects(shown.visualRect(window.table.currentIndex()))
+        qtbot.waitUntil(
+            lambda shown=shown: (
+                shown.viewport().rect().intersects(shown.visualRect(window.table.currentIndex()))
+            )
+        )
     assert window.current_skill().name == "skill-250"
 
 

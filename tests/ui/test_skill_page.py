@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.fonts import shows_monospace
 from PySide6.QtCore import Qt
 
 from desktop.core.model import SourceSpec
@@ -21,8 +22,7 @@ BETA = "local:beta-tools/SKILL.md"
 
 
 def _settle(qtbot: Any, window: Any) -> None:
-    qtbot.wait(300)  # the automatic read starts once a selection stays a moment
-    wait_idle(qtbot, window)
+    wait_idle(qtbot, window)  # the automatic read starts once a selection stays a moment
 
 
 def test_a_local_skill_is_read_and_checked_when_selected(
@@ -166,8 +166,6 @@ def _runner(tmp_path: Path) -> Path:
 def test_a_file_opens_in_a_monospace_viewer_with_line_numbers(
     make_window: Any, tmp_path: Path, qtbot: Any
 ) -> None:
-    from PySide6.QtGui import QFontInfo
-
     window = make_window([folder_spec(_runner(tmp_path))])
     assert window.select_skill("local:runner/SKILL.md")
     window.tabs.setCurrentWidget(window.page.files_tab)
@@ -181,7 +179,7 @@ def test_a_file_opens_in_a_monospace_viewer_with_line_numbers(
     assert view.text.toPlainText() == "#!/bin/sh\necho one\necho two\n"
     assert view.status.text().startswith("Verified: matches what the source listed")
     assert "not a safety check" in view.status.text()
-    assert QFontInfo(view.text.font()).fixedPitch()
+    assert shows_monospace(view.text.font())
     assert view.text.isReadOnly()
     # The gutter numbers the four lines (the last one empty) beside the text.
     assert view.text.blockCount() == 4

@@ -10,8 +10,9 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from helpers.fonts import shows_monospace
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontInfo, QTextDocumentFragment
+from PySide6.QtGui import QTextDocumentFragment
 
 from desktop.core.host_view import DESCRIPTION_LIMIT, INSTRUCTIONS_CUT
 from desktop.core.words import budget
@@ -64,7 +65,7 @@ def test_model_view_shows_budgets_against_the_limits_and_closes(window: Any, qtb
     window.actions_.model_view()
     view = window.actions_.dialog
     assert isinstance(view, ModelViewDialog)
-    assert QFontInfo(view.text.font()).fixedPitch()
+    assert shows_monospace(view.text.font())
     # The server's instructions against the cut: a bar, the numbers, marked over.
     (bar,) = view.bars
     assert bar.bar.maximum() == INSTRUCTIONS_CUT and bar.bar.value() == INSTRUCTIONS_CUT
@@ -120,7 +121,7 @@ def test_trigger_tester_is_monospace_and_closes(window: Any, qtbot: Any) -> None
     window.actions_.trigger_tester()
     tester = window.actions_.dialog
     assert isinstance(tester, TriggerTesterDialog)
-    assert QFontInfo(tester.message.font()).fixedPitch()
+    assert shows_monospace(tester.message.font())
     qtbot.keyClicks(tester.message, "the alpha report, please")
     qtbot.keyClick(tester.message, Qt.Key.Key_Return)  # Enter tests; it does not close
     assert tester.isVisible()

@@ -106,14 +106,6 @@ def remember_input(label: str, input_id: str, value: str, store: SecretStore | N
     return ""
 
 
-def forget_inputs(label: str, input_ids_: list[str], store: SecretStore | None = None) -> None:
-    """Forget what was given for these inputs of a server (this run's and the keyring's)."""
-    store = store or KeyringSecrets()
-    for input_id in input_ids_:
-        _GIVEN.pop((label, input_id), None)
-        store.delete(input_entry(label, input_id))
-
-
 class InputValues(Mapping[str, str]):
     """One server's given input values, as the mapping placeholders are resolved from
     (each looked up when it is asked for)."""

@@ -235,12 +235,6 @@ def detect_known_folders(
     return found
 
 
-def known_folder_specs(
-    environ: Mapping[str, str] | None = None, cwd: Path | str | None = None
-) -> list[SourceSpec]:
-    return [f.spec() for f in detect_known_folders(environ, cwd)]
-
-
 # --- which copy each agent sees -------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 One rule for both the command line and the window: a folder is ``[LABEL=]DIR`` (the label
 defaults to the folder's name), a server is ``LABEL=COMMAND ARGS...`` (stdio, split like a
 shell line) or ``LABEL=http(s)://...`` (Streamable HTTP). A server always needs a label
-of its own (I1); folders whose names clash get ``-2``, ``-3``... appended.
+of its own; folders whose names clash get ``-2``, ``-3``... appended.
 """
 
 from __future__ import annotations

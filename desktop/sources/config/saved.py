@@ -9,7 +9,7 @@ switched off.
 :func:`default_sources` is what the CLI (with no source option) and the window use:
 saved sources, then on a first run (nothing saved) the bundled samples, then the
 detected skill folders, then the servers found in other clients' config files. Labels
-are unique across all of them (I1).
+are unique across all of them.
 
 Secrets are never written to the file: a literal secret in a header or env value is
 moved to the OS keyring and replaced by a ``${keyring:ENTRY}`` reference; without a

@@ -4,7 +4,7 @@
 leave it in the same task (the SDK's task groups require it); requests may be sent
 from other tasks on the same loop while it is open.
 
-It knows the era rules (D1-D3), sends each request within its time limit and watches
+It knows the era rules, sends each request within its time limit and watches
 what the server sends (floods, what is not JSON-RPC, a server that exits). The requests
 themselves are functions of a connection: ``skills/list`` and ``skills/get`` in
 :mod:`~desktop.sources.mcp.skills`, ``tools/list`` in :mod:`~desktop.sources.mcp.tools`,
@@ -529,7 +529,7 @@ class McpConnection:
         return text if isinstance(text, str) else None
 
     def should_list_skills(self) -> bool:
-        """D2/D3: modern only when declared; 2025-era always (once per discovery)."""
+        """Modern only when declared; 2025-era always (once per discovery)."""
         return bool(self.declares_extension) if self.modern else True
 
     # -- requests ----------------------------------------------------------------------

@@ -29,7 +29,7 @@ class ResumeRefused(Exception):
 
 class NoSkillsMethod(SourceError):
     """The server answered a skills method with an error where it publishes no skills:
-    -32601, or (not having declared the extension) any error it answered with (D3)."""
+    -32601, or (not having declared the extension) any error it answered with."""
 
 
 def server_answered(exc: BaseException) -> bool:

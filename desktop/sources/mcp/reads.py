@@ -1,5 +1,5 @@
 """Reads on an open connection: ``resources/read`` of one file, as the bytes the server
-sent, and ``resources/directory/read`` of one folder (D10), within the budgets."""
+sent, and ``resources/directory/read`` of one folder, within the budgets."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ async def read_bytes(
 
 
 async def read_directory(conn: McpConnection, uri: str) -> list[dict[str, Any]]:
-    """``resources/directory/read`` (all pages within budget); only where declared (D10)."""
+    """``resources/directory/read`` (all pages within budget); only where declared."""
     if not conn.directory_read:
         raise SourceError("the server does not declare directoryRead; directories are not read")
     b = conn.budgets

@@ -1,5 +1,5 @@
 """The Skills extension's requests on an open connection: ``skills/list`` walked page
-by page within the budgets (D4), and ``skills/get`` (D7).
+by page within the budgets, and ``skills/get``.
 
 Both return raw wire data; ``desktop.core.entry`` turns entries into skills.
 """
@@ -51,7 +51,7 @@ class Listing:
 async def list_skills(
     conn: McpConnection, on_page: Callable[[list[Any]], None] | None = None
 ) -> Listing:
-    """Walk ``skills/list`` within the budgets (D4).
+    """Walk ``skills/list`` within the budgets.
 
     ``on_page`` is called with each page's entries while the next page is already
     being fetched, so checking the entries overlaps the server's work. The walk
@@ -158,10 +158,10 @@ def _take(out: Listing, skills: list[Any], on_page: Callable[[list[Any]], None] 
 
 
 async def get_skill(conn: McpConnection, uri: str) -> Any:
-    """``skills/get`` for one URI (D7); returns the raw ``skill`` value.
+    """``skills/get`` for one URI; returns the raw ``skill`` value.
 
     Asked, like ``skills/list``, of a modern server only when it declares the
-    extension (D2); of a 2025-era one always (D3).
+    extension; of a 2025-era one always.
     """
     if not conn.should_list_skills():
         raise NoSkillsMethod(
@@ -170,7 +170,7 @@ async def get_skill(conn: McpConnection, uri: str) -> Any:
     try:
         result = await conn.request("skills/get", {"uri": uri})
     except MCPError as exc:
-        # -32602 is the answer for a URI it does not serve (D7), unless the server,
+        # -32602 is the answer for a URI it does not serve, unless the server,
         # not having declared the extension, already said it publishes no skills.
         unserved = exc.code == INVALID_PARAMS and not conn.answered_no_skills
         if _no_skills(conn, exc) and not unserved:

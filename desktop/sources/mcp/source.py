@@ -1,7 +1,7 @@
 """MCP servers as skill sources: discovery, and later operations on an open connection.
 
-- :func:`discover_server` is what the registry calls: connect, apply the era rules
-  (D2/D3), walk ``skills/list`` within budgets (D4), check every entry (D8/D9), list the
+- :func:`discover_server` is what the registry calls: connect, apply the era rules,
+  walk ``skills/list`` within budgets, check every entry, list the
   server's tools for tool-affinity checks. Never raises; a failure is a status.
 - :class:`ServerHandle` keeps one connection open for later work (``skills/get``,
   verified reads, directory reads). A worker task owns the ``async with`` of the
@@ -217,7 +217,7 @@ async def discover_server(
     return status, skills
 
 
-# -- directory reads (D10) -----------------------------------------------------------------
+# -- directory reads -----------------------------------------------------------------
 
 
 NOT_HELD = "not part of the skill you hold"
@@ -488,7 +488,7 @@ class ServerHandle:
         """Discovery on the kept connection; never raises for the server's failures.
 
         The connection that answered stays open for the reads that follow (and for a
-        re-list after ``ttlMs``, D5). ``timeout`` bounds the whole discovery, connect
+        re-list after ``ttlMs``). ``timeout`` bounds the whole discovery, connect
         included; on a timeout or a cancellation the connection is abandoned.
         """
         status = _status(self.spec)
@@ -526,7 +526,7 @@ class ServerHandle:
             worker.add_done_callback(self._abandoned.discard)
 
     async def get_skill(self, uri: str) -> Skill:
-        """``skills/get`` (D7): the current entry for a URI, checked like a listed one.
+        """``skills/get``: the current entry for a URI, checked like a listed one.
 
         Raises :class:`SourceError` with a user message when there is no such skill.
         """
@@ -548,7 +548,7 @@ class ServerHandle:
         return skill
 
     async def read_file(self, skill: Skill, uri: str, *, refresh: bool = False) -> ReadResult:
-        """A verified read of one listed file (V1-V5); bytes only when usable."""
+        """A verified read of one listed file; bytes only when usable."""
         return await read_file(
             skill,
             uri,
@@ -574,7 +574,7 @@ class ServerHandle:
         )
 
     async def read_directory(self, skill: Skill, uri: str) -> list[DirectoryChild]:
-        """Children of a directory, each marked whether it is in the held entry (D10).
+        """Children of a directory, each marked whether it is in the held entry.
 
         Raises :class:`SourceError` when the server does not declare ``directoryRead``.
         """

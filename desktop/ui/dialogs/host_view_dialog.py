@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
-from desktop.core.host_view import DESCRIPTION_LIMIT, INSTRUCTIONS_CUT, model_registry
+from desktop.core.checks import DESCRIPTION_MAX as DESCRIPTION_LIMIT
+from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
+from desktop.core.host_view import model_registry
 from desktop.core.visible import visible
 from desktop.core.words import count
 from desktop.ui.catalog_controller import CatalogController

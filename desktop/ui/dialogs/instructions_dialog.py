@@ -1,7 +1,7 @@
 """A server's ``instructions`` in full, monospace, with the cut many clients apply
-marked in the text and their length shown against it as a bar with the numbers (P4).
+marked in the text and their length shown against it as a bar with the numbers.
 
-Skill URIs the instructions mention can be confirmed with ``skills/get`` (D7): a
+Skill URIs the instructions mention can be confirmed with ``skills/get``: a
 mention is never trusted as a skill until the server's entry for it is fetched.
 """
 
@@ -14,7 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
-from desktop.core.host_view import INSTRUCTIONS_CUT
+from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
 from desktop.core.library import server_line
 from desktop.core.model import SourceStatus
 from desktop.core.visible import visible

@@ -1,4 +1,4 @@
-"""Open a skill by URI (D7): ask a server for its entry with ``skills/get``.
+"""Open a skill by URI: ask a server for its entry with ``skills/get``.
 
 An empty or partial listing is not proof of absence; a pasted URI is confirmed by the
 server before it becomes a skill in the catalog (marked as opened by URI).

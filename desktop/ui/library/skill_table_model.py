@@ -59,7 +59,7 @@ _BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
 
 def origin_text(skill: Skill) -> str:
-    """Origin beside every skill (P1); server skills say they are third-party (L6)."""
+    """Origin beside every skill; server skills say they are third-party."""
     if skill.origin.kind == "mcp":
         opened = " · opened by URI" if skill.opened_by_uri else ""
         return f"{skill.origin.label} · {skill.origin.transport} · third-party{opened}"

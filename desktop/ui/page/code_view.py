@@ -93,9 +93,6 @@ class CodeView(QPlainTextEdit):
         self._update_width()
         self.gutter.update()
 
-    def clear_marks(self) -> None:
-        self.set_marks({})
-
     def set_tints(self, tints: dict[int, str]) -> None:
         """Give these lines (1-based) the background of their kind in :data:`TINTS`."""
         self.tints = dict(tints)

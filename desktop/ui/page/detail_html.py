@@ -1,4 +1,4 @@
-"""The detail pane's content for one skill (P2), as escaped HTML.
+"""The detail pane's content for one skill, as escaped HTML.
 
 Every value that came from a skill or a server is escaped. Links use schemes the
 detail widget handles itself: ``skill:<id>`` selects another skill (collisions,
@@ -275,7 +275,7 @@ DIRECTORY_SHOWN = 300
 
 def directory_html(skill: Skill, listings: dict[str, list[Any]]) -> str:
     """Folders of a server skill as its server lists them (``resources/directory/read``),
-    each file marked in or out of the held entry (D10), with links to list more."""
+    each file marked in or out of the held entry, with links to list more."""
     base = skill.uri.rsplit("/", 1)[0]
     intro = (
         "<h3>Folder as the server lists it</h3><p>The server declares "

@@ -1,4 +1,4 @@
-"""The detail pane: what is known about the selected skill (P2). Values the skill did
+"""The detail pane: what is known about the selected skill. Values the skill did
 not declare, or that are the default, are left out until Show all is on."""
 
 from __future__ import annotations

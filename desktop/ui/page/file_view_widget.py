@@ -193,7 +193,7 @@ class FileViewWidget(QWidget):
 
     def refresh_entry(self) -> None:
         """After a mismatch: ask the server for the skill's current entry, then read the
-        file again against it (V2)."""
+        file again against it."""
         skill, uri = self.skill, self.uri
         if skill is None or skill.kind != "mcp":
             return

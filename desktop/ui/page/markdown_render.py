@@ -1,4 +1,4 @@
-"""Markdown to HTML for the preview, with the body's own HTML shown as text (P3).
+"""Markdown to HTML for the preview, with the body's own HTML shown as text.
 
 Raw HTML in a skill body is escaped, not interpreted; images become a visible
 placeholder naming their target (nothing is loaded); every link keeps its target as

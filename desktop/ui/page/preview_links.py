@@ -1,4 +1,4 @@
-"""What a click on a link in a skill's preview means (P3). Pure: no Qt.
+"""What a click on a link in a skill's preview means. Pure: no Qt.
 
 - a relative link to a file the skill lists: open that file, verified, in the pane;
 - a link naming another skill's ``SKILL.md`` (a server URI): open that skill, after a

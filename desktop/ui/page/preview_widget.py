@@ -1,4 +1,4 @@
-"""The preview (P3): a skill's files, shown only after their bytes are checked.
+"""The preview: a skill's files, shown only after their bytes are checked.
 
 Until a file is fetched the pane says what will be fetched and from where, and a
 button fetches it. A verified ``SKILL.md`` is shown rendered (Markdown, raw HTML
@@ -417,7 +417,7 @@ class PreviewWidget(QWidget):
         self.link_note.setText(f"Link not opened: {href} — {target.reason}")
 
     def refresh_entry(self) -> None:
-        """After a mismatch: ask the server for the skill's current entry (V2)."""
+        """After a mismatch: ask the server for the skill's current entry."""
         skill = self.skill
         if skill is None or skill.kind != "mcp":
             return

@@ -1,4 +1,4 @@
-"""A text browser that loads nothing by itself and follows no link (P3).
+"""A text browser that loads nothing by itself and follows no link.
 
 ``QTextBrowser`` would load local ``file:`` images and follow relative links on its
 own. Here every resource request is answered with nothing of the file (an empty

@@ -44,26 +44,26 @@ class WrapCheckBox(QCheckBox):
         room = QRect(0, 0, max(width - self._indent(), 20), 100000)
         return self.fontMetrics().boundingRect(room, int(FLAGS), self._shown()).height()
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+    def hasHeightForWidth(self) -> bool:
         return True
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+    def heightForWidth(self, width: int) -> int:
         indicator = self.style().pixelMetric(QStyle.PixelMetric.PM_IndicatorHeight, None, self)
         return max(self._text_height(width), indicator) + 2
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         width = self._indent() + self.fontMetrics().horizontalAdvance(self._shown()) + 4
         return QSize(width, self.heightForWidth(width))
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def minimumSizeHint(self) -> QSize:
         """Narrow, one line high: the height a width needs is heightForWidth's."""
         width = self._indent() + self.fontMetrics().averageCharWidth() * 12
         return QSize(width, self.heightForWidth(self.sizeHint().width()))
 
-    def hitButton(self, pos: QPoint) -> bool:  # noqa: N802 - Qt's name
+    def hitButton(self, pos: QPoint) -> bool:
         return self.rect().contains(pos)
 
-    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QStylePainter(self)
         option = QStyleOptionButton()
         self.initStyleOption(option)

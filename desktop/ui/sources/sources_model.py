@@ -77,9 +77,6 @@ class SourcesModel(ReadOnlyTableModel):
                 self.index(0, 0), self.index(len(self.specs) - 1, len(COLUMNS) - 1)
             )
 
-    def spec_at(self, row: int) -> SourceSpec | None:
-        return self.specs[row] if 0 <= row < len(self.specs) else None
-
     def row_items(self) -> list[Any]:
         return self.specs
 

@@ -44,10 +44,6 @@ class SourcesService:
         self.config_file = config_file
         self.detect = detect
 
-    @property
-    def pinned(self) -> bool:
-        return self._pinned is not None
-
     async def load(self) -> SourcesSnapshot:
         """The sources in use, read in a worker thread."""
         import asyncio

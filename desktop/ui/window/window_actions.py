@@ -6,11 +6,13 @@ decision starts (approve, save a source, fetch) runs as a task on the loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from desktop.core.library import PAGE_TABS
 from desktop.core.model import SourceSpec
@@ -83,7 +85,7 @@ class WindowActions:
         self.tab_actions = []
         for i, (title, _tip) in enumerate(PAGE_TABS):
             name = title.replace("&", "")
-            action = self._act(view, f"Show {name}", f"Ctrl+{i + 1}", lambda i=i: self._tab(i))
+            action = self._act(view, f"Show {name}", f"Ctrl+{i + 1}", partial(self._tab, i))
             self.tab_actions.append(action)
         help_menu = w.menuBar().addMenu("&Help")
         self.shortcuts_action = self._act(
@@ -143,7 +145,13 @@ class WindowActions:
         box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._show(box)
 
-    def _act(self, menu, text, shortcut, slot) -> QAction:
+    def _act(
+        self,
+        menu: QMenu,
+        text: str,
+        shortcut: str | QKeySequence.StandardKey,
+        slot: Callable[[], object],
+    ) -> QAction:
         action = QAction(text, self.w)
         action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(lambda _checked=False: slot())

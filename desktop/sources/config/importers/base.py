@@ -13,7 +13,7 @@ class ImportedServer:
     """One MCP server read from another client's config file, not yet saved.
 
     ``label`` is the host-assigned label proposed for it (unique among what was
-    imported together, I1); ``server_id`` is the name the file gave it. ``notes``
+    imported together); ``server_id`` is the name the file gave it. ``notes``
     say what was adjusted on the way (for the import preview). The ``repr`` never
     shows env or header values in full.
     """

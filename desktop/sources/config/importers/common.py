@@ -163,7 +163,7 @@ def proposed_label(server_id: str, fallback: str) -> str:
 
 
 class LabelAllocator:
-    """Hands out labels unique among everything it has seen (I1)."""
+    """Hands out labels unique among everything it has seen."""
 
     def __init__(self, taken: Iterable[str] = ()) -> None:
         self._taken = {t.casefold() for t in taken}

@@ -5,6 +5,10 @@
 - ``desktop.sources`` and ``desktop.store`` import ``core`` (and each other) but no Qt and
   neither views package; neither imports the catalog session above them.
 - ``desktop.session`` (the catalog session the views drive) imports no Qt and no view.
+- ``desktop.ui`` and ``desktop.cli`` decide through the catalog session: neither imports
+  the approvals store, its keyring records, the cache of verified copies or the trust
+  file, where decisions are kept, nor reaches the session's store or cache through its
+  attributes (``approvals.store``, ``reader.cache``).
 - ``desktop.ui`` and ``desktop.cli`` are imported by nothing else (``desktop/__main__.py``,
   the ``python -m desktop`` entry point, may start the CLI).
 
@@ -64,6 +68,15 @@ OUR_OTHER_PACKAGES = (
     "desktop.cli",
 )
 VIEWS = ("desktop.ui", "desktop.cli")
+# Where decisions and approval states are kept: reached through the session alone.
+DECISION_STORES = (
+    "desktop.store.approvals_store",
+    "desktop.store.approvals_keyring",
+    "desktop.store.cache",
+    "desktop.sources.config.trust_store",
+)
+# The same stores reached through the session's parts rather than an import.
+DECISION_BYPASSES = (("approvals", "store"), ("reader", "cache"))
 
 RULES: dict[str, tuple[str, ...]] = {
     "desktop.core": QT + NETWORK_AND_PROCESSES + OUR_OTHER_PACKAGES,
@@ -71,6 +84,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "desktop.store": QT + VIEWS + ("desktop.session",),
     "desktop.session": QT + VIEWS + ("desktop.serve",),
     "desktop.serve": QT + ("desktop.ui", "desktop.session"),
+    "desktop.ui": DECISION_STORES,
+    "desktop.cli": DECISION_STORES,
 }
 
 
@@ -136,6 +151,14 @@ def violations(path: Path, package_dir: Path = PACKAGE_DIR) -> list[str]:
     where = path.relative_to(package_dir.parent)
     problems: list[str] = []
     for imp in found:
+        if imp.attribute and layer in VIEWS:
+            parts = imp.module.split(".")
+            for pair in DECISION_BYPASSES:
+                if any(tuple(parts[i : i + 2]) == pair for i in range(len(parts) - 1)):
+                    problems.append(
+                        f"{where}:{imp.line}: {layer} must decide through the session, "
+                        f"not {'.'.join(pair)}"
+                    )
         if imp.attribute:
             forbidden = FORBIDDEN_CALLS_IN_CORE if layer == "desktop.core" else ()
         else:
@@ -194,6 +217,37 @@ def test_layers_import_only_what_they_may() -> None:
         ("sources/x.py", "import PySide6\n", "must not use PySide6"),
         ("store/x.py", "from desktop.cli import output\n", "must not use desktop.cli"),
         ("serve/x.py", "from desktop.cli.output import emit_json\n", "only desktop.cli may import"),
+        (
+            "cli/x.py",
+            "from desktop.store.approvals_store import ApprovalStore\n",
+            "desktop.cli must not use desktop.store.approvals_store",
+        ),
+        (
+            "cli/x.py",
+            "def run():\n    from desktop.store.cache import SkillCache\n",
+            "desktop.cli must not use desktop.store.cache",
+        ),
+        (
+            "ui/window/x.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from desktop.store.approvals_store import StoredApproval\n",
+            "desktop.ui must not use desktop.store.approvals_store",
+        ),
+        (
+            "ui/sources/x.py",
+            "from desktop.sources.config.trust_store import change_trust\n",
+            "desktop.ui must not use desktop.sources.config.trust_store",
+        ),
+        (
+            "ui/x.py",
+            "def f(c, s):\n    c.session.approvals.store.approve(s)\n",
+            "desktop.ui must decide through the session, not approvals.store",
+        ),
+        (
+            "cli/x.py",
+            "def f(session):\n    session.reader.cache.keep_decision('n', None)\n",
+            "desktop.cli must decide through the session, not reader.cache",
+        ),
     ],
 )
 def test_checker_reports(tmp_path: Path, relative: str, source: str, expected: str) -> None:
@@ -215,6 +269,9 @@ def test_checker_reports(tmp_path: Path, relative: str, source: str, expected: s
         ("store/x.py", "import keyring\nfrom ..core import approvals\n"),
         ("ui/x.py", "from PySide6.QtWidgets import QWidget\nfrom desktop.ui.models import M\n"),
         ("cli/x.py", "from desktop.sources.gather import discover\nfrom .output import emit\n"),
+        ("cli/x.py", "from desktop.session.decisions import TrustNotSaved\n"),
+        ("ui/x.py", "from desktop.store.os_keyring import choose_backend\n"),
+        ("ui/x.py", "def f(c):\n    return c.approvals.records(), c.reader.read\n"),
     ],
 )
 def test_checker_allows(tmp_path: Path, relative: str, source: str) -> None:

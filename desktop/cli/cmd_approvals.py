@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+import dataclasses
+from typing import TYPE_CHECKING, Any
 
 from desktop.cli.output import emit_json, err, say_notices
 from desktop.cli.sources_args import add_source_options, load_catalog, specs_from_args
@@ -26,7 +27,10 @@ from desktop.core.catalog import Catalog
 from desktop.core.grants import explain_tool
 from desktop.core.secrets import mask_endpoint
 from desktop.core.visible import one_line
-from desktop.store.approvals_store import ApprovalStore, StoredApproval, current_user, now_utc
+from desktop.session.approval_service import current_user, now_utc
+
+if TYPE_CHECKING:
+    from desktop.session.approval_service import StoredApproval
 
 NAME = "approvals"
 HELP = "list the approvals stored in the OS keyring (with sources: their current state)"
@@ -127,19 +131,21 @@ def current_state(item: StoredApproval, catalog: Catalog) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = ApprovalStore()
+    from desktop.cli.command_session import new_session
+
+    approvals = new_session([]).approvals  # the stored decisions, through a session
     catalog = asyncio.run(load_catalog(args)) if specs_from_args(args) is not None else None
     try:
-        backend = store.backend_name()
-        items = store.records()
-        say_notices(NAME, store.notices)
+        backend = asyncio.run(approvals.backend_name())
+        items = asyncio.run(approvals.records())
+        say_notices(NAME, approvals.take_notices())
         if catalog is None and items and not args.format:
             # The sources in use tell whether each approval still holds: a change that
             # voided one shows without naming its source.
             catalog = asyncio.run(load_catalog(args))
     except ApprovalError as exc:
         if args.json:
-            emit_json({"service": store.service, "approvals": [], "error": exc.to_json()})
+            emit_json({"service": approvals.service, "approvals": [], "error": exc.to_json()})
         err(f"skill-catalog approvals: {exc.message}")
         return 1
     if args.format:
@@ -152,8 +158,11 @@ def run(args: argparse.Namespace) -> int:
             # Checked against its skill, the record grants what no reviewer could have
             # given: shown as damaged, with none of its grants.
             error = current["error"]
-            item = items[i] = StoredApproval(
-                item.entry, problem=ApprovalError(error["code"], error["message"])
+            item = items[i] = dataclasses.replace(
+                item,
+                record=None,
+                problem=ApprovalError(error["code"], error["message"]),
+                chunks=0,
             )
         row = item.to_json()
         if current is not None:
@@ -162,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(
             {
-                "service": store.service,
+                "service": approvals.service,
                 "backend": backend,
                 "exported_at": now_utc(),
                 "exported_by": current_user(),
@@ -170,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"Approvals in the OS keyring ({backend}, service {store.service}): {len(items)}")
+    print(f"Approvals in the OS keyring ({backend}, service {approvals.service}): {len(items)}")
     for item, row in zip(items, rows, strict=True):
         print()
         title = item.record.skill_id if item.record else item.entry.skill_id

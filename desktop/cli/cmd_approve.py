@@ -23,7 +23,6 @@ from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.approvals import ApprovalError, make_record
 from desktop.core.model import Skill, SkillFile
 from desktop.core.visible import one_line
-from desktop.store.approvals_store import KEYRING_FAILURES, ApprovalStore
 
 if TYPE_CHECKING:
     from desktop.session.catalog_session import CatalogSession
@@ -61,40 +60,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    chosen = asyncio.run(_choose(args))
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from desktop.cli.command_session import command_session
+
+    async with command_session(resolve_specs(args)) as session:
+        chosen = await _choose(session, args)
     if chosen is None:
         return 1
     skill, read = chosen
-    store = ApprovalStore()
-    # Also lists again approvals an index deleted by hand lost.
-    before = store.states([skill]).get(skill.id)
-    try:
-        record = store.approve(
-            skill,
-            grant_tools=args.grant_tool,
-            allow_scripts=args.allow_scripts,
-            files_read=read is not None,
-            despite_problems=args.despite_problems,
-        )
-    except ApprovalError as exc:
-        say_notices(NAME, store.notices)
-        err(f"skill-catalog approve: {one_line(exc.message)}")
+    # Through the session, after its connections closed: approving fetches nothing.
+    done = await session.record_approval(
+        skill,
+        grant_tools=args.grant_tool,
+        allow_scripts=args.allow_scripts,
+        pairs=read,
+        despite_problems=args.despite_problems,
+    )
+    say_notices(NAME, list(done.notices))
+    record = done.record
+    if record is None:
+        err(f"skill-catalog approve: {one_line(done.error)}")
         return 1
-    say_notices(NAME, store.notices)
-    from desktop.store.cache import SkillCache
-
-    kept = SkillCache().keep_decision(record.key.storage_name, read)
-    if kept:
-        err(f"skill-catalog approve: {kept}")
-    if before is not None and before.problem and before.problem.code not in KEYRING_FAILURES:
+    if done.copies:
+        err(f"skill-catalog approve: {done.copies}")
+    if done.replaced:
         # The record this approval replaces was damaged: say so, it is gone now.
         err(
             "skill-catalog approve: the stored approval this one replaces could not be used: "
-            + one_line(before.problem.message)
+            + one_line(done.replaced)
         )
     if args.json:
         shown = {**record.to_json(), "identity": record.key.shown_json()}  # secrets masked
-        emit_json({"approved": shown, "service": store.service})
+        emit_json({"approved": shown, "service": done.service})
     else:
         print(f"Approved {one_line(skill.id)}")
         print(describe_record(record, indent="  "))
@@ -104,30 +104,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _choose(
-    args: argparse.Namespace,
+    session: CatalogSession, args: argparse.Namespace
 ) -> tuple[Skill, list[tuple[SkillFile, bytes]] | None] | None:
     """The skill to approve and, with ``--read``, its verified files, found and read by
-    one session; ``None`` (with the reason said) when it is not to be approved."""
-    from desktop.cli.command_session import command_session
-
-    async with command_session(resolve_specs(args)) as session:
-        # The one rule for names.
-        skill = (await Resolver(session, listed=True).pick(args.id)).chosen(NAME)
-        try:  # the rules first: nothing is read for an approval that would be refused
-            make_record(
-                skill,
-                grant_tools=tuple(args.grant_tool),
-                allow_scripts=args.allow_scripts,
-                approved_at="",
-                approved_by="",
-                despite_problems=args.despite_problems,
-            )
-        except ApprovalError as exc:
-            err(f"skill-catalog approve: {one_line(exc.message)}")
-            return None
-        if not args.read:
-            return skill, None
-        read, failures = await read_every_file(session, skill)
+    the command's session; ``None`` (with the reason said) when it is not to be approved."""
+    # The one rule for names.
+    skill = (await Resolver(session, listed=True).pick(args.id)).chosen(NAME)
+    try:  # the rules first: nothing is read for an approval that would be refused
+        make_record(
+            skill,
+            grant_tools=tuple(args.grant_tool),
+            allow_scripts=args.allow_scripts,
+            approved_at="",
+            approved_by="",
+            despite_problems=args.despite_problems,
+        )
+    except ApprovalError as exc:
+        err(f"skill-catalog approve: {one_line(exc.message)}")
+        return None
+    if not args.read:
+        return skill, None
+    read, failures = await read_every_file(session, skill)
     if failures:
         err(
             f"skill-catalog approve: {one_line(skill.id)} is not approved: "

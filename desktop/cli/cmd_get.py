@@ -17,6 +17,7 @@ from desktop.cli.sources_args import add_source_options
 from desktop.core.catalog import skill_json
 from desktop.core.manifest import format_size
 from desktop.core.model import INVALID, Skill, SourceSpec
+from desktop.core.states import Severity
 from desktop.core.visible import one_line
 
 NAME = "get"
@@ -52,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
         for f in skill.files:
             print(f"  {one_line(f.uri)}  {format_size(f.size)}  {one_line(f.digest)}")
         for p in skill.problems:
-            if p.severity != "info":
+            if p.severity != Severity.INFO:
                 print(f"  {p.severity}: {p.code}: {one_line(p.message)}")
     return 1 if skill.state == INVALID else 0

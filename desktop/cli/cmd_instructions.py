@@ -16,6 +16,7 @@ from desktop.cli.output import CheckFailed, emit_json
 from desktop.cli.sources_args import add_source_options
 from desktop.core.entry import INSTRUCTIONS_KEPT, skill_uri_positions
 from desktop.core.model import SourceStatus
+from desktop.core.states import SourceState
 
 NAME = "instructions"
 HELP = "print a server's instructions in full, with the 2048-character point marked"
@@ -38,7 +39,7 @@ async def _fetch(args: argparse.Namespace) -> SourceStatus:
 
 def run(args: argparse.Namespace) -> int:
     status = asyncio.run(_fetch(args))
-    if status.status == "error":
+    if status.status == SourceState.FAILED:
         raise CheckFailed(f"{args.label}: {status.message}")
     text = status.instructions or ""
     uris = skill_uri_positions(text)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections import Counter
 from typing import Any
 
 from desktop.cli.output import cells, emit_json, say_notices, table
 from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.approval_states import NOT_APPROVED
 from desktop.core.catalog import COLLISION_PREFIX, Catalog
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.states import Severity, SourceState
 from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.config.known_folders import annotate_collisions, collision_views
-from desktop.store.approvals_store import ApprovalStore, add_approval_field
 
 NAME = "list"
 HELP = "list every skill from every source"
@@ -39,9 +41,14 @@ def run(args: argparse.Namespace) -> int:
         source.update(provenance(by_label.get(source.get("label", ""))))
     annotate_collisions(data.get("collisions", []), [s.origin for s in catalog.sources])
     if args.json:
-        store = ApprovalStore()
-        add_approval_field(data, catalog, store)
-        say_notices(NAME, store.notices)
+        from desktop.cli.command_session import new_session
+
+        approvals = new_session([]).approvals  # the approval states, read through a session
+        states = asyncio.run(approvals.states(catalog.skills))
+        for item in data.get("skills", []):
+            state = states.get(item.get("id"))
+            item["approval"] = state.to_json() if state else {"state": NOT_APPROVED}
+        say_notices(NAME, approvals.take_notices())
         emit_json(data)
     else:
         print(render(catalog, agents, by_label))
@@ -49,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     # saved and detected sources (no source option) may be down without failing a run.
     named = any(getattr(args, o, None) for o in ("folder", "server", "config"))
     # A server that asks for a sign-in is not a failed check: the line says what to run.
-    if named and any(s.status == "error" and not _asks_sign_in(s) for s in catalog.sources):
+    if named and any(
+        s.status == SourceState.FAILED and not _asks_sign_in(s) for s in catalog.sources
+    ):
         return 1
     if getattr(args, "unreadable_configs", None):
         return 1
@@ -57,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _asks_sign_in(status: SourceStatus) -> bool:
-    return status.sign_in in ("required", "again")
+    return status.sign_in_state.asks
 
 
 def provenance(spec: SourceSpec | None) -> dict[str, Any]:
@@ -145,7 +154,7 @@ def render(
         (skill, p)
         for skill in catalog.skills
         for p in skill.problems
-        if p.severity != "info" and not p.code.startswith(COLLISION_PREFIX)
+        if p.severity != Severity.INFO and not p.code.startswith(COLLISION_PREFIX)
     ]
     if shown:
         lines.append("")
@@ -178,18 +187,19 @@ def column_limits(rows: list[list[str]], limits: list[int]) -> list[int]:
 
 def severity_summary(catalog: Catalog) -> str:
     """The closing line: skills, collisions and problems counted by severity."""
-    by: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
-    for skill in catalog.skills:
-        for p in skill.problems:
-            if not p.code.startswith(COLLISION_PREFIX):
-                by[p.severity] = by.get(p.severity, 0) + 1
+    by = Counter(
+        p.level
+        for skill in catalog.skills
+        for p in skill.problems
+        if not p.code.startswith(COLLISION_PREFIX)
+    )
     parts = [
         count(len(catalog.skills), "skill"),
         count(len(catalog.collisions), "collision"),
-        count(by["error"], "error"),
-        count(by["warning"], "warning"),
+        count(by[Severity.ERROR], "error"),
+        count(by[Severity.WARNING], "warning"),
     ]
     line = ", ".join(parts)
-    if by["info"]:
-        line += f"; {count(by['info'], 'note')} not shown (see --json or skill-catalog lint)"
+    if by[Severity.INFO]:
+        line += f"; {count(by[Severity.INFO], 'note')} not shown (see --json or skill-catalog lint)"
     return line

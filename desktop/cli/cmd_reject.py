@@ -13,11 +13,9 @@ import asyncio
 
 from desktop.cli.cmd_approvals import describe_record
 from desktop.cli.output import emit_json, err, say_notices
-from desktop.cli.resolve import SKILL_HELP, pick_skill
+from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
-from desktop.core.approvals import ApprovalError
 from desktop.core.visible import one_line
-from desktop.store.approvals_store import ApprovalStore
 
 NAME = "reject"
 HELP = "record that a skill's current files were rejected (with an optional reason)"
@@ -31,25 +29,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The one rule for names.
-    skill = asyncio.run(pick_skill(resolve_specs(args), args.id)).chosen("reject")
-    store = ApprovalStore()
-    try:
-        record = store.reject(skill, reason=args.reason)
-    except ApprovalError as exc:
-        say_notices(NAME, store.notices)
-        err(f"skill-catalog reject: {one_line(exc.message)}")
-        return 1
-    say_notices(NAME, store.notices)
-    from desktop.store.cache import SkillCache
+    return asyncio.run(_run(args))
 
-    # No approval: nothing to compare with later, so earlier copies are let go of.
-    kept = SkillCache().keep_decision(record.key.storage_name, None)
-    if kept:
-        err(f"skill-catalog reject: {kept}")
+
+async def _run(args: argparse.Namespace) -> int:
+    from desktop.cli.command_session import command_session
+
+    async with command_session(resolve_specs(args)) as session:
+        # The one rule for names.
+        skill = (await Resolver(session, listed=True).pick(args.id)).chosen(NAME)
+    done = await session.record_rejection(skill, reason=args.reason)
+    say_notices(NAME, list(done.notices))
+    record = done.record
+    if record is None:
+        err(f"skill-catalog reject: {one_line(done.error)}")
+        return 1
+    if done.copies:
+        err(f"skill-catalog reject: {done.copies}")
     if args.json:
         shown = {**record.to_json(), "identity": record.key.shown_json()}
-        emit_json({"rejected": shown, "service": store.service})
+        emit_json({"rejected": shown, "service": done.service})
     else:
         print(f"Rejected {one_line(skill.id)}")
         print(describe_record(record, indent="  "))

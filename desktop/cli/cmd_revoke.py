@@ -14,13 +14,12 @@ import os
 
 from desktop.cli.cmd_approvals import describe_key
 from desktop.cli.output import err, say_notices
-from desktop.cli.resolve import pick_skill
+from desktop.cli.resolve import Resolver
 from desktop.cli.sources_args import add_source_options, specs_from_args
 from desktop.core.approvals import ApprovalError, ApprovalKey
 from desktop.core.identity import Identity, SkillIdentity, SourceIdentity, is_server_uri
 from desktop.core.model import SourceSpec
 from desktop.core.visible import one_line
-from desktop.store.approvals_store import ApprovalStore
 
 NAME = "revoke"
 HELP = "remove a skill's approval or rejection from the OS keyring"
@@ -32,10 +31,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from desktop.cli.command_session import command_session, new_session
+
     key: ApprovalKey | None = None
     specs = specs_from_args(args)
-    if specs is not None:
-        picked = asyncio.run(pick_skill(specs, args.id))  # the one rule for names
+    if specs is None:  # no source options: the decisions alone, by what was typed
+        session = new_session([])
+    else:
+        async with command_session(specs) as session:
+            picked = await Resolver(session, listed=True).pick(args.id)  # the one rule for names
         skill = picked.skill
         if skill is not None:
             try:
@@ -62,33 +70,24 @@ def run(args: argparse.Namespace) -> int:
                     "revoke every approval matching it"
                 )
                 return 1
-    store = ApprovalStore()
-    damaged: dict[str, str] = {}
-    gone = []
-    try:
-        # With a key the approval is found by it; without, by what was typed.
-        for target in [args.id] if key is not None else _forms_of(args.id):
-            gone = store.revoke(target, key=key, damaged=damaged)
-            if gone:
-                break
-    except ApprovalError as exc:
-        say_notices(NAME, store.notices)
-        err(f"skill-catalog revoke: {exc.message}")
+    # With a key the approval is found by it; without, by what was typed.
+    done = await session.remove_decisions(
+        [args.id] if key is not None else _forms_of(args.id), key=key
+    )
+    say_notices(NAME, list(done.notices))
+    if done.error:
+        err(f"skill-catalog revoke: {done.error}")
         return 1
-    say_notices(NAME, store.notices)
-    if not gone:
+    if not done.removed:
         err(f"skill-catalog revoke: no stored approval matches {args.id!r} (see `approvals`)")
         return 1
-    from desktop.store.cache import SkillCache
-
-    cache = SkillCache()
-    for entry in gone:
-        kept = cache.keep_decision(entry.name, None)  # the approved copies go with the approval
+    for entry in done.removed:
+        kept = done.copies.get(entry.name)  # the approved copies go with the approval
         if kept:
             err(f"skill-catalog revoke: {kept}")
         print(f"Revoked {one_line(entry.skill_id or entry.name)}: {describe_key(entry.key)}")
-        if entry.name in damaged:
-            print(f"  (its stored record could not be used: {one_line(damaged[entry.name])})")
+        if entry.name in done.damaged:
+            print(f"  (its stored record could not be used: {one_line(done.damaged[entry.name])})")
     return 0
 
 

@@ -11,11 +11,13 @@ Trust is kept in the user's settings, bound to each entry as written now.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 
 from desktop.cli.output import err
-from desktop.core.trust import CHANGED, NEW, ProjectServer, waiting
+from desktop.core.states import TrustState
+from desktop.core.trust import CHANGED, ProjectServer, waiting
 from desktop.core.visible import cut, cut_repr, one_line
 from desktop.core.words import count
 
@@ -39,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _state(s: ProjectServer) -> str:
     if s.skipped:
         return f"{s.skipped}: not started, needs no trust"
-    return {CHANGED: "changed since you trusted it", NEW: "not trusted"}.get(s.state, "trusted")
+    return TrustState(s.state).label
 
 
 def describe(servers: list[ProjectServer]) -> list[str]:
@@ -65,8 +67,8 @@ def _names(servers: list[ProjectServer]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from desktop.session.decisions import TrustNotSaved
     from desktop.sources.config.saved import project_servers
-    from desktop.sources.config.trust_store import TrustNotSaved, change_trust
 
     folder = Path(args.dir).expanduser()
     if not folder.is_dir():
@@ -111,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("Nothing trusted.")
             return 1
+    from desktop.cli.command_session import new_session
+
     try:
-        n = change_trust(lambda store: store.trust(pending))
+        n = asyncio.run(new_session([]).trust_servers(pending))
     except (TrustNotSaved, OSError) as exc:
         err(f"skill-catalog trust: {exc}")
         return 1

@@ -4,6 +4,7 @@ config files' servers are not started again until trusted anew."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 from pathlib import Path
 
 from desktop.cli.output import err
@@ -21,16 +22,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from desktop.session.decisions import TrustNotSaved
     from desktop.sources.config.importers import project_root
-    from desktop.sources.config.trust_store import TrustNotSaved, change_trust
 
     folder = Path(args.dir).expanduser()
     if not folder.is_dir():
         err(f"skill-catalog untrust: {args.dir}: not a folder")
         return 2
     project = str(project_root(folder))  # resolved: a link to the folder is the folder
+    from desktop.cli.command_session import new_session
+
     try:
-        n = change_trust(lambda store: store.untrust(project))
+        n = asyncio.run(new_session([]).untrust_folder(project))
     except (TrustNotSaved, OSError) as exc:
         err(f"skill-catalog untrust: {exc}")
         return 1

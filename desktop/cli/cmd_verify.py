@@ -17,6 +17,7 @@ from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.catalog import Catalog
 from desktop.core.model import Skill
+from desktop.core.states import SourceState
 from desktop.core.verify import READ_ERROR, VERIFIED, SkillVerification
 from desktop.core.visible import one_line
 from desktop.core.words import count
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     results, catalog = asyncio.run(_verify(args))
     # With --all, a source that could not be read hides skills nobody verified: it is
     # named, and the run does not pass.
-    unread = [s for s in catalog.sources if s.status == "error"] if args.all else []
+    unread = [s for s in catalog.sources if s.status == SourceState.FAILED] if args.all else []
     if args.json:
         out: dict[str, object] = {"results": [r.to_json() for r in results]}
         if unread:

@@ -32,7 +32,6 @@ from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.identity import QUALIFIER, is_server_uri, split_label
 from desktop.core.model import Skill, SourceSpec, SourceStatus
 from desktop.core.visible import one_line
-from desktop.sources.gather import UNTRUSTED
 
 if TYPE_CHECKING:
     from desktop.session.catalog_session import CatalogSession
@@ -200,7 +199,7 @@ class Resolver:
                 candidates=found,
             )
         # A server not trusted is not started: it could not be read either.
-        failed = [s for s in catalog.sources if s.status in ("error", UNTRUSTED)]
+        failed = [s for s in catalog.sources if s.state is not None and s.state.unread]
         why = "".join(
             f"; {one_line(s.origin.label)} could not be read: {one_line(s.message)}" for s in failed
         )

@@ -43,6 +43,7 @@ from desktop.core.approval_states import REJECTED as REJECTED
 from desktop.core.approval_states import UNAPPROVABLE as UNAPPROVABLE
 from desktop.core.identity import QUALIFIER, SkillIdentity, server_key, skill_id
 from desktop.core.model import DYNAMIC, INVALID, OVER_LIMIT, Skill, SkillFile
+from desktop.core.states import Severity, needs_decision
 
 FORMAT_VERSION = 1
 RECORD_KIND = "skill-approval"
@@ -449,7 +450,7 @@ def unapprovable_reason(skill: Skill) -> str | None:
             "approval could not be bound to content"
         )
     if state == INVALID:
-        why = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+        why = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
         return f"the entry is invalid ({why})" if why else "the entry is invalid"
     if state == OVER_LIMIT:
         why = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
@@ -474,7 +475,7 @@ def unapprovable_reason(skill: Skill) -> str | None:
 
 def error_problems(skill: Skill) -> list[str]:
     """The messages of ``skill``'s error-level problems (they block an approval)."""
-    return [p.message for p in skill.problems if p.severity == "error"]
+    return [p.message for p in skill.problems if p.severity == Severity.ERROR]
 
 
 def make_record(
@@ -680,6 +681,11 @@ class ApprovalState:
     @property
     def approved(self) -> bool:
         return self.state == APPROVED
+
+    @property
+    def needs_decision(self) -> bool:
+        """Waiting for a reviewer: not approved yet, or changed since approval."""
+        return needs_decision(self.state)
 
     def tool_granted(self, tool: str) -> bool:
         """Whether ``tool`` may be used for this skill: only when approved and granted."""

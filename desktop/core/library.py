@@ -12,6 +12,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from desktop.core.model import Origin, Skill, SourceSpec, SourceStatus
+from desktop.core.states import (
+    Approval,
+    EntryState,
+    SignIn,
+    SourceState,
+    Verification,
+    member,
+    needs_decision,
+)
 from desktop.core.visible import cut
 
 ALL = "all"
@@ -58,7 +67,7 @@ REVIEW_TAB = 5
 
 def has_problems(skill: Skill) -> bool:
     """Whether the skill has a problem worth a user's eye (an error, not a note)."""
-    return skill.has_errors() or skill.state in ("invalid", "over-limit")
+    return skill.has_errors() or skill.state.is_problem
 
 
 def in_view(view: str, skill: Skill, approval: str | None) -> bool:
@@ -66,11 +75,11 @@ def in_view(view: str, skill: Skill, approval: str | None) -> bool:
     if view in ("", ALL):
         return True
     if view == TO_REVIEW:
-        return approval in ("not-approved", "changed")
+        return needs_decision(approval)
     if view == CHANGED:
-        return approval == "changed"
+        return approval == Approval.CHANGED
     if view == APPROVED:
-        return approval == "approved"
+        return approval == Approval.APPROVED
     if view == PROBLEMS:
         return has_problems(skill)
     return False
@@ -82,11 +91,11 @@ def view_counts(skills: Iterable[Skill], approvals: Mapping[str, str]) -> dict[s
     for skill in skills:
         approval = approvals.get(skill.id)
         counts[ALL] += 1
-        if approval in ("not-approved", "changed"):
+        if needs_decision(approval):
             counts[TO_REVIEW] += 1
-        if approval == "changed":
+        if approval == Approval.CHANGED:
             counts[CHANGED] += 1
-        if approval == "approved":
+        if approval == Approval.APPROVED:
             counts[APPROVED] += 1
         if has_problems(skill):
             counts[PROBLEMS] += 1
@@ -106,9 +115,21 @@ class SourceWords:
     """What the sidebar says of a source: its kind, a status word and a mark."""
 
     kind: str  # "folder" | "local process" | "remote server"
-    status: str  # a short word: "Ready", "Reading…", "Failed", "Off", "Empty"
-    mark: str  # "ok" | "busy" | "error" | "off" | "empty" | "partial"
+    status: str  # a short word: "Ready", "Reading…", "Failed", "Off", "No skills"
+    mark: str  # the name of the state's icon (desktop.core.states)
     detail: str  # the whole status, for a tooltip or a status line
+    ready: bool = False  # read, with skills: the sidebar shows their count, no mark
+
+
+# The mark of a source that is turned off (as one not trusted to start: not read).
+OFF_ICON = SourceState.UNTRUSTED.icon
+# What a source's status says when its message says nothing.
+_SOURCE_DETAIL = {
+    SourceState.FAILED: "Could not be read.",
+    SourceState.NO_SKILLS: "Holds no skills.",
+    SourceState.UNTRUSTED: "Not started.",
+    SourceState.CANCELLED: "Reading was stopped.",
+}
 
 
 def kind_word(spec: SourceSpec) -> str:
@@ -120,29 +141,23 @@ def kind_word(spec: SourceSpec) -> str:
 def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
     kind = kind_word(spec)
     if not spec.enabled:
-        return SourceWords(kind, "Off", "off", "Turned off: its skills are not shown.")
-    if status is None or status.status == "pending":
-        return SourceWords(kind, "Reading…", "busy", "Being read.")
+        return SourceWords(kind, "Off", OFF_ICON, "Turned off: its skills are not shown.")
+    if status is None or status.status == SourceState.PENDING:
+        return SourceWords(kind, SourceState.PENDING.label, SourceState.PENDING.icon, "Being read.")
     message = status.message
-    if status.sign_in == "required":
-        return SourceWords(kind, "Sign in required", "error", message)
-    if status.sign_in == "again":
-        return SourceWords(kind, "Sign in again", "error", message)
-    if status.status == "error":
-        return SourceWords(kind, "Failed", "error", message or "Could not be read.")
-    if status.status == "no-skills":
-        return SourceWords(kind, "No skills", "empty", message or "Holds no skills.")
-    if status.status == "untrusted":
-        return SourceWords(kind, "Not trusted", "off", message or "Not started.")
-    if status.status == "cancelled":
-        return SourceWords(kind, "Stopped", "partial", message or "Reading was stopped.")
-    if status.status != "ok":
-        return SourceWords(kind, status.status.capitalize(), "partial", message)
+    state = status.state
+    sign_in = status.sign_in_state
+    if sign_in.asks:
+        return SourceWords(kind, sign_in.label, sign_in.icon, message)
+    if state is None:  # a word no state has: shown as it is
+        return SourceWords(kind, status.status.capitalize(), "dialog-information", message)
+    if state is not SourceState.OK:
+        return SourceWords(kind, state.label, state.icon, message or _SOURCE_DETAIL[state])
     n = status.skill_count
     detail = f"{n} skill{'s' if n != 1 else ''}" + (f"; {message}" if message else "")
-    if status.sign_in == "signed-in":
+    if sign_in is SignIn.SIGNED_IN:
         detail += "; signed in"
-    return SourceWords(kind, "Ready", "ok", detail)
+    return SourceWords(kind, state.label, state.icon, detail, ready=True)
 
 
 def failed_sources(specs: Iterable[SourceSpec], statuses: Mapping[str, SourceStatus]) -> list[str]:
@@ -150,7 +165,7 @@ def failed_sources(specs: Iterable[SourceSpec], statuses: Mapping[str, SourceSta
     out = []
     for spec in specs:
         status = statuses.get(spec.label)
-        if spec.enabled and status is not None and status.status == "error":
+        if spec.enabled and status is not None and status.status == SourceState.FAILED:
             out.append(spec.label)
     return out
 
@@ -158,36 +173,10 @@ def failed_sources(specs: Iterable[SourceSpec], statuses: Mapping[str, SourceSta
 # -- a skill's row ------------------------------------------------------------------
 
 # Verification states in plain words, and the precise meaning for a tooltip.
-VERIFICATION_WORDS: dict[str, tuple[str, str]] = {
-    "verified": (
-        "Verified",
-        "Verified: the files match what the source listed (integrity, not safety)",
-    ),
-    "size-mismatch": ("Files differ", "A file's size is not the one the source listed"),
-    "digest-mismatch": ("Files differ", "A file's sha256 digest is not the one listed"),
-    "frontmatter-mismatch": (
-        "Files differ",
-        "The SKILL.md frontmatter read is not the one the listing described",
-    ),
-    "unlisted-file": ("Unlisted file", "A file was served that the listing does not name"),
-    "read-error": ("Could not read", "Reading a file failed"),
-    "partial": ("Partly verified", "The files read so far match what the source listed"),
-}
+VERIFICATION_WORDS: dict[str, tuple[str, str]] = {v: (v.label, v.tip) for v in Verification}
 NOT_READ = ("Not read yet", "Its files have not been read and checked against the listing")
 
-APPROVAL_WORDS: dict[str, tuple[str, str]] = {
-    "approved": ("Approved", "Approved for exactly the files it lists now"),
-    "not-approved": ("To review", "Nobody approved this skill yet"),
-    "changed": ("Changed", "Its files changed since they were approved: review the change"),
-    "unapprovable": (
-        "Cannot approve",
-        "This entry cannot be bound to files (invalid, dynamic or over a limit)",
-    ),
-    "rejected": (
-        "Rejected",
-        "A reviewer rejected exactly these files; it is to review again once they change",
-    ),
-}
+APPROVAL_WORDS: dict[str, tuple[str, str]] = {a: (a.label, a.tip) for a in Approval}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +186,11 @@ class Mark:
     key: str  # approved | to-review | changed | unapprovable | rejected | problems | mismatch
     word: str
     tip: str
+    icon: str = ""  # the name of its icon (desktop.core.states)
+
+
+# The icon of a row's problems mark.
+PROBLEMS_ICON = "dialog-warning"
 
 
 def origin_chip(skill: Skill) -> tuple[str, bool]:
@@ -207,35 +201,36 @@ def origin_chip(skill: Skill) -> tuple[str, bool]:
 
 
 def problem_count(skill: Skill) -> int:
-    return sum(1 for p in skill.problems if p.severity in ("invalid", "error"))
+    return sum(1 for p in skill.problems if p.level.is_error)
 
 
 def row_marks(skill: Skill, approval: str | None, verification: str | None) -> list[Mark]:
     """The marks a skill's row carries, in the order they are drawn."""
     marks: list[Mark] = []
-    if verification in VERIFICATION_WORDS and verification not in ("verified", "partial"):
-        word, tip = VERIFICATION_WORDS[verification]
-        marks.append(Mark("mismatch", word, tip))
+    checked = member(Verification, verification)
+    if checked is not None and not checked.matches:
+        marks.append(Mark("mismatch", checked.label, checked.tip, checked.icon))
     n = problem_count(skill)
     if n:
-        first = next(p.message for p in skill.problems if p.severity in ("invalid", "error"))
+        first = next(p.message for p in skill.problems if p.level.is_error)
         word = f"{n} problem{'s' if n != 1 else ''}"
-        marks.append(Mark("problems", word, f"{word}; the first: {first}"))
-    if approval in APPROVAL_WORDS:
-        key = "to-review" if approval == "not-approved" else approval
-        word, tip = APPROVAL_WORDS[approval]
-        marks.append(Mark(key, word, tip))
+        marks.append(Mark("problems", word, f"{word}; the first: {first}", PROBLEMS_ICON))
+    state = member(Approval, approval)
+    if state is not None:
+        key = TO_REVIEW if state is Approval.NOT_APPROVED else str(state)
+        marks.append(Mark(key, state.label, state.tip, state.icon))
     return marks
 
 
 def verification_words(skill: Skill, verification: str | None) -> tuple[str, str]:
     """The verification state in a word or two, and its meaning."""
-    if skill.state == "invalid":
-        return "Invalid entry", "The listing's entry breaks the format: nothing can be read"
-    if skill.state == "over-limit":
-        return "Over a limit", "The entry is larger than the limits allow: nothing is read"
-    if skill.state == "dynamic":
-        return "Dynamic", "The server lists no files for this skill: they cannot be checked"
+    state = skill.state
+    if state is EntryState.INVALID:
+        return state.label, "The listing's entry breaks the format: nothing can be read"
+    if state is EntryState.OVER_LIMIT:
+        return state.label, "The entry is larger than the limits allow: nothing is read"
+    if state is EntryState.DYNAMIC:
+        return state.label, "The server lists no files for this skill: they cannot be checked"
     if not verification:
         return NOT_READ
     return VERIFICATION_WORDS.get(verification, (verification, verification))
@@ -288,9 +283,9 @@ def empty_state(
     if source is not None:
         if not source.enabled:
             return EmptyState(f"{source.label} is turned off", "Its skills are not shown.", "")
-        if status is not None and status.status == "error":
+        if status is not None and status.status == SourceState.FAILED:
             return EmptyState(f"{source.label} could not be read", status.message, "retry", "Retry")
-        if status is None or status.status == "pending":
+        if status is None or status.status == SourceState.PENDING:
             return EmptyState(f"Reading {source.label}…", "", "")
         if source.kind == "local":
             return EmptyState(
@@ -326,13 +321,13 @@ def is_script(uri: str) -> bool:
 
 def primary_action(approval: str | None) -> tuple[str, str]:
     """The one button a skill's page leads with, and its tooltip."""
-    if approval == "not-approved":
+    if approval == Approval.NOT_APPROVED:
         return "Review and approve…", "Read what it asks for, then approve it or not"
-    if approval == "changed":
+    if approval == Approval.CHANGED:
         return "Review changes…", "Its files changed since approval: see what changed"
-    if approval == "unapprovable":
+    if approval == Approval.UNAPPROVABLE:
         return "Why can't I approve?", "See why this entry cannot be bound to files"
-    if approval == "rejected":
+    if approval == Approval.REJECTED:
         return "Review again…", "It was rejected for these files: review it again"
     return "Review approval…", "See what was approved, or revoke it"
 

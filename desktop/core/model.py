@@ -19,20 +19,21 @@ from desktop.core.identity import (
     skill_id,
 )
 from desktop.core.secrets import mask_endpoint
+from desktop.core.states import EntryState, SignIn, SourceState, member
+from desktop.core.states import Severity as Severity
 
-# Severity of a problem.
-#   invalid: the entry can never be loaded (unparseable frontmatter, missing name).
-#   error:   the Agent Skills rules are broken, but a lenient reader still loads it.
-#   warning: worth fixing; nothing breaks.
-#   info:    worth knowing (unknown fields, defaults applied).
-Severity = Literal["invalid", "error", "warning", "info"]
-SEVERITIES: tuple[str, ...] = ("invalid", "error", "warning", "info")
+# Severity of a problem (desktop.core.states.Severity): invalid (the entry can never be
+# loaded: unparseable frontmatter, missing name), error (the Agent Skills rules are
+# broken, but a lenient reader still loads it), warning, info. A problem may be
+# made with the word or the member; ``Problem.level`` is always the member.
+SeverityWord = Severity | Literal["invalid", "error", "warning", "info"]
+SEVERITIES: tuple[str, ...] = tuple(Severity)
 
 # States of a listed skill (the CLI's `state` field).
-LISTED = "listed"
-INVALID = "invalid"
-OVER_LIMIT = "over-limit"
-DYNAMIC = "dynamic"
+LISTED = EntryState.LISTED
+INVALID = EntryState.INVALID
+OVER_LIMIT = EntryState.OVER_LIMIT
+DYNAMIC = EntryState.DYNAMIC
 
 DYNAMIC_RESOURCES = "dynamic"
 OPENED_BY_URI = "opened-by-uri"  # the code of the note on a skill opened by URI
@@ -44,7 +45,12 @@ class Problem:
 
     code: str
     message: str
-    severity: Severity = "error"
+    severity: SeverityWord = Severity.ERROR
+
+    @property
+    def level(self) -> Severity:
+        """The severity as its type: its word for people, rank and icon."""
+        return Severity(self.severity)
 
     def to_json(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message, "severity": self.severity}
@@ -190,8 +196,8 @@ class Skill:
         return ()
 
     @property
-    def state(self) -> str:
-        if any(p.severity == "invalid" for p in self.problems):
+    def state(self) -> EntryState:
+        if any(p.severity == Severity.INVALID for p in self.problems):
             return INVALID
         if self.is_dynamic:
             return DYNAMIC
@@ -202,7 +208,7 @@ class Skill:
     @property
     def loadable(self) -> bool:
         """Whether files may be read against this entry (not invalid, not over a limit)."""
-        return self.state in (LISTED, DYNAMIC)
+        return self.state.loadable
 
     @property
     def total_size(self) -> int:
@@ -225,7 +231,7 @@ class Skill:
         return []
 
     def has_errors(self) -> bool:
-        return any(p.severity in ("invalid", "error") for p in self.problems)
+        return any(p.level.is_error for p in self.problems)
 
 
 def split_tools(text: str) -> list[str]:
@@ -257,7 +263,7 @@ class SourceStatus:
     """What happened when a source was read: shown beside its skills."""
 
     origin: Origin
-    status: str = "ok"  # ok | no-skills | error | pending | untrusted
+    status: str = SourceState.OK  # a SourceState's word: ok | no-skills | error | ...
     message: str = ""
     protocol_version: str | None = None
     declares_extension: bool | None = None
@@ -267,8 +273,19 @@ class SourceStatus:
     ttl_ms: int | None = None
     notes: list[str] = field(default_factory=list)
     skill_count: int = 0
-    # Sign-in of an HTTP server: "" (none asked) | required | again | signed-in.
-    sign_in: str = ""
+    # Sign-in of an HTTP server, a SignIn's word: "" (none asked) | required | again |
+    # signed-in.
+    sign_in: str = SignIn.NONE
+
+    @property
+    def state(self) -> SourceState | None:
+        """The status as its type; ``None`` for a word no state has."""
+        return member(SourceState, self.status)
+
+    @property
+    def sign_in_state(self) -> SignIn:
+        """The sign-in as its type (a word no state has: none asked)."""
+        return member(SignIn, self.sign_in) or SignIn.NONE
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = self.origin.to_json()

@@ -114,7 +114,7 @@ def skill_states(
     skill: Skill, verification: str | None = None, approval: str | None = None
 ) -> set[str]:
     """Every state name a state filter can select this skill by."""
-    states = {skill.state}
+    states: set[str] = {skill.state}
     if verification:
         states.add(verification)
     if approval:

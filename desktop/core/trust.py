@@ -21,11 +21,12 @@ from typing import Any
 
 from desktop.core.model import SourceSpec
 from desktop.core.secrets import display_value, mask_endpoint, redact_command
+from desktop.core.states import TrustState
 from desktop.core.visible import cut, one_line
 
-NEW = "new"  # never trusted
-CHANGED = "changed"  # trusted once, written otherwise since
-TRUSTED = "trusted"
+NEW = TrustState.NEW  # never trusted
+CHANGED = TrustState.CHANGED  # trusted once, written otherwise since
+TRUSTED = TrustState.TRUSTED
 
 
 class EntryTooDeep(ValueError):

@@ -25,16 +25,17 @@ from desktop.core.model import INVALID as INVALID
 from desktop.core.model import OVER_LIMIT as OVER_LIMIT
 from desktop.core.model import Skill, SkillFile
 from desktop.core.skill_md import parse_skill_md
+from desktop.core.states import Severity, Verification
 from desktop.core.words import count
 
-VERIFIED = "verified"
-SIZE_MISMATCH = "size-mismatch"
-DIGEST_MISMATCH = "digest-mismatch"
-FRONTMATTER_MISMATCH = "frontmatter-mismatch"
-UNLISTED_FILE = "unlisted-file"
-READ_ERROR = "read-error"
+VERIFIED = Verification.VERIFIED
+SIZE_MISMATCH = Verification.SIZE_MISMATCH
+DIGEST_MISMATCH = Verification.DIGEST_MISMATCH
+FRONTMATTER_MISMATCH = Verification.FRONTMATTER_MISMATCH
+UNLISTED_FILE = Verification.UNLISTED_FILE
+READ_ERROR = Verification.READ_ERROR
 # Some of a skill's files read and matching, the others not read yet.
-PARTIAL = "partial"
+PARTIAL = Verification.PARTIAL
 
 STATES = (
     VERIFIED,
@@ -48,7 +49,7 @@ STATES = (
     READ_ERROR,
 )
 # States whose bytes must be discarded (never shown, never cached).
-MISMATCHES = frozenset({SIZE_MISMATCH, DIGEST_MISMATCH, FRONTMATTER_MISMATCH, UNLISTED_FILE})
+MISMATCHES: frozenset[str] = frozenset(v for v in Verification if v.mismatch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +138,12 @@ def check_listed(skill: Skill, uri: str) -> FileVerification | None:
 
     Returns ``None`` when the file may be fetched.
     """
-    if skill.state == "invalid":
-        reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+    if skill.state == INVALID:
+        reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
         return FileVerification(
             uri, INVALID, f"the entry is invalid and cannot be loaded: {reasons}"
         )
-    if skill.state == "over-limit":
+    if skill.state == OVER_LIMIT:
         reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
         return FileVerification(uri, OVER_LIMIT, f"the skill is declined: {reasons}")
     if skill.is_dynamic:
@@ -354,10 +355,10 @@ def _size(n: int) -> str:
 def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
     """One skill's state from its files: verified only when every file verified."""
     sid = skill.id
-    if skill.state == "invalid":
-        reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+    if skill.state == INVALID:
+        reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
         return SkillVerification(sid, INVALID, f"the entry is invalid: {reasons}", files)
-    if skill.state == "over-limit":
+    if skill.state == OVER_LIMIT:
         reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))
         return SkillVerification(sid, OVER_LIMIT, f"declined: {reasons}", files)
     bad = [f for f in files if f.state not in (VERIFIED, DYNAMIC)]

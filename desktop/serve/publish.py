@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 from desktop.core.approvals import MANIFEST_GAPS
 from desktop.core.checks import check_name
 from desktop.core.model import Skill
+from desktop.core.states import Severity
 from desktop.core.strict_clients import CHECK_CODES, entry_breaches, refusal_summary
 from desktop.core.visible import visible
 from desktop.serve.content import DIRECTORY, MARKDOWN, mime_type
@@ -191,7 +192,7 @@ def publish(root: Path, skills: list[Skill], *, nonconforming: bool = False) -> 
         errors = [
             p.message
             for p in skill.problems
-            if p.severity == "error" and not (breaches and p.code in CHECK_CODES)
+            if p.severity == Severity.ERROR and not (breaches and p.code in CHECK_CODES)
         ]
         if errors:
             pub.warnings.append(
@@ -213,7 +214,7 @@ def _unpublishable(skill: Skill, skill_path: str) -> str | None:
     """Why a skill cannot be served as the Skills extension requires, or ``None``."""
     fm = skill.frontmatter
     if fm is None:
-        invalid = [p.message for p in skill.problems if p.severity == "invalid"]
+        invalid = [p.message for p in skill.problems if p.severity == Severity.INVALID]
         return invalid[0] if invalid else "no readable frontmatter"
     for key in ("name", "description"):
         value = fm.get(key)

@@ -12,11 +12,26 @@ from typing import TYPE_CHECKING, TypeVar
 from desktop.core.model import Skill
 
 if TYPE_CHECKING:
-    from desktop.core.approvals import ApprovalRecord, ApprovalState
-    from desktop.store.approvals_store import ApprovalStore, IndexEntry, StoredApproval
+    from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
+    from desktop.store.approvals_store import ApprovalStore, IndexEntry
+    from desktop.store.approvals_store import StoredApproval as StoredApproval
     from desktop.store.cache import SkillCache
 
 T = TypeVar("T")
+
+
+def current_user() -> str:
+    """Who decides: the name a decision is recorded under."""
+    from desktop.store.approvals_store import current_user
+
+    return current_user()
+
+
+def now_utc() -> str:
+    """The time a decision or an export is recorded at (UTC, ISO 8601)."""
+    from desktop.store.approvals_store import now_utc
+
+    return now_utc()
 
 
 def _default_store(cache: SkillCache | None = None) -> ApprovalStore:
@@ -33,6 +48,11 @@ class ApprovalService:
     ) -> None:
         self._store = store
         self._cache = cache  # the cache of the default store (approved copies moved there)
+
+    @property
+    def service(self) -> str:
+        """The keyring service the decisions are stored under."""
+        return self.store.service
 
     @property
     def store(self) -> ApprovalStore:
@@ -86,11 +106,17 @@ class ApprovalService:
         )
 
     async def records(self) -> list[StoredApproval]:
-        """Every stored decision (for the audit export)."""
+        """Every stored decision (for the audit export and ``approvals``)."""
         return await self._run_with_store(lambda store: store.records())
 
-    async def revoke(self, skill: Skill) -> list[IndexEntry]:
-        from desktop.core.approvals import ApprovalKey
+    async def backend_name(self) -> str:
+        """The name of the OS keyring backend in use (raises when there is none)."""
+        return await self._run_with_store(lambda store: store.backend_name())
 
-        key = ApprovalKey.for_skill(skill)
-        return await self._run_with_store(lambda store: store.revoke(skill.id, key=key))
+    async def revoke(
+        self, target: str, *, key: ApprovalKey | None = None, damaged: dict[str, str] | None = None
+    ) -> list[IndexEntry]:
+        """The decisions matching ``target`` removed (see :meth:`ApprovalStore.revoke`)."""
+        return await self._run_with_store(
+            lambda store: store.revoke(target, key=key, damaged=damaged)
+        )

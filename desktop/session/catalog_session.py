@@ -15,8 +15,8 @@ never an exception out of the session.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop.core.catalog import Catalog, build_catalog
@@ -28,8 +28,10 @@ from desktop.core.freshness import (
     relist_delay,
 )
 from desktop.core.model import OPENED_BY_URI, Problem, Skill, SkillFile, SourceSpec, SourceStatus
+from desktop.core.states import Severity, SourceState
 from desktop.core.verify import MISMATCHES, FileVerification, SkillVerification, files_so_far
 from desktop.core.words import count
+from desktop.session import decisions
 from desktop.session.approval_service import ApprovalService
 from desktop.session.content_reader import ContentReader, ReadResult
 from desktop.session.mcp_loading import load_mcp_support
@@ -39,7 +41,9 @@ from desktop.sources.gather import SourceRead, read_all, read_source
 if TYPE_CHECKING:
     import asyncio
 
-    from desktop.core.approvals import ApprovalRecord, ApprovalState
+    from desktop.core.approvals import ApprovalKey, ApprovalRecord, ApprovalState
+    from desktop.core.trust import ProjectServer
+    from desktop.session.decisions import Decision, Revocation
 
 INTERIM_EVERY = 0.3  # seconds between partial catalogs while sources arrive
 # Seconds the MCP client's import waits for the folders when the window reads its sources.
@@ -86,10 +90,20 @@ class Silent:
         """Dropped."""
 
 
+@dataclass(frozen=True, slots=True)
+class CatalogChange:
+    """What a new catalog is, told with it."""
+
+    # A partial catalog while sources still read: those may hold skills it lacks.
+    interim: bool = False
+    # Read again after a change on disk: views keep their place in it.
+    from_disk: bool = False
+
+
 class SessionEvents:
     """What a session reports as it happens; each does nothing unless overridden."""
 
-    def catalog_changed(self) -> None:
+    def catalog_changed(self, change: CatalogChange) -> None:
         """A new catalog (or an interim one while sources are still read)."""
 
     def source_done(self, status: SourceStatus) -> None:
@@ -138,12 +152,6 @@ class CatalogSession:
         # were judged against (a new entry makes them stale).
         self._directories: dict[str, tuple[Skill, dict[str, list[Any]]]] = {}
         self.approval_states: dict[str, ApprovalState] = {}
-        # True while a partial catalog is announced: the sources still reading may hold
-        # skills it lacks.
-        self.interim = False
-        # True while a catalog read again after a change on disk is announced: views keep
-        # their place in it.
-        self.from_disk = False
         self._said_errors: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
@@ -159,7 +167,7 @@ class CatalogSession:
         """A kept server connection was given up between operations (a server exiting
         or flooding it): say so, the next read connects again; or it is open again: the
         source shows what its listing found once more."""
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             self.notifier.warning(f"{status.origin.label}: {status.message}")
         else:
             self.notifier.info(f"{status.origin.label}: connected again")
@@ -237,11 +245,7 @@ class CatalogSession:
         """Show what some sources gave while others still read: a partial catalog (the
         names and collisions come with the full one)."""
         self.catalog = Catalog(sources=list(statuses), skills=list(skills))
-        self.interim = True
-        try:
-            self.events.catalog_changed()
-        finally:
-            self.interim = False
+        self.events.catalog_changed(CatalogChange(interim=True))
 
     async def read_sources(
         self,
@@ -347,13 +351,13 @@ class CatalogSession:
         # (its row in the sources panel keeps showing it); a new failure is said.
         said = {}
         for status in catalog.sources:
-            if status.status == "error":
+            if status.status == SourceState.FAILED:
                 label = status.origin.label
                 said[label] = status.message
                 if self._said_errors.get(label) != status.message:
                     self.notifier.error(f"{label}: {status.message}")
         self._said_errors = said
-        self.events.catalog_changed()
+        self.events.catalog_changed(CatalogChange())
         self.events.progress(total, max(total, 1), count(len(catalog.skills), "skill"))
         self._schedule_relists(catalog.sources)
         await self.load_approvals()
@@ -372,7 +376,7 @@ class CatalogSession:
                 statuses.append(status)
                 self.events.source_done(status)
         self.catalog = build_catalog(statuses, found)
-        self.events.catalog_changed()
+        self.events.catalog_changed(CatalogChange())
         if not self.closing:  # the skills that did arrive get their approval states
             self.spawn(self.load_approvals(), "reading approvals")
 
@@ -427,13 +431,16 @@ class CatalogSession:
         if generation != self._generation:
             return  # a full refresh started meanwhile: its result wins
         stamp = time.strftime("%H:%M:%S")
-        if status.status == "error":
-            old_status.notes[:] = [n for n in old_status.notes if not n.startswith(AGAIN)]
-            old_status.notes.insert(
-                0, f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
+        if status.status == SourceState.FAILED:
+            # A new status in the old one's place: the one views hold stays as it was.
+            failed = f"{AGAIN} {stamp} failed: {status.message}; the earlier listing is kept"
+            kept = replace(
+                old_status,
+                notes=[failed, *(n for n in old_status.notes if not n.startswith(AGAIN))],
             )
+            self._set_sources([kept if s is old_status else s for s in self.catalog.sources])
             self.notifier.warning(f"{label}: listing again failed: {status.message}")
-            self.events.source_done(old_status)
+            self.events.source_done(kept)
             self._schedule(label, self.relist_floor)  # whatever the ttlMs
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
@@ -444,7 +451,9 @@ class CatalogSession:
         if generation != self._generation:
             return
         changes = listing_changes(old, [*skills, *opened])
-        status.notes[:0] = [f"{AGAIN} {stamp}: {changes.summary()}", *notes]
+        status = replace(
+            status, notes=[f"{AGAIN} {stamp}: {changes.summary()}", *notes, *status.notes]
+        )
         self.events.source_done(status)
         statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
         if changes:
@@ -455,8 +464,14 @@ class CatalogSession:
             self.notifier.info(f"{label}: listed again, {changes.summary()}")
             await self.load_approvals([*skills, *opened])
         else:
-            self.catalog.sources = statuses
+            self._set_sources(statuses)
         self._schedule_relists([status])
+
+    def _set_sources(self, statuses: list[SourceStatus]) -> None:
+        """The catalog with these statuses, its skills as they are: a new catalog object,
+        the one views were handed stays as it was."""
+        old = self.catalog
+        self.catalog = Catalog(sources=statuses, skills=old.skills, collisions=old.collisions)
 
     # -- local folders read again after a change on disk ---------------------------
 
@@ -541,11 +556,7 @@ class CatalogSession:
         if in_place:
             self.events.skills_updated(list(changes.changed))
         else:
-            self.from_disk = True
-            try:
-                self.events.catalog_changed()
-            finally:
-                self.from_disk = False
+            self.events.catalog_changed(CatalogChange(from_disk=True))
         self.events.source_done(self.catalog.source(label) or status)
         if changes:
             self.notifier.info(f"{label}: {_said_changes(self.catalog, changes, old)}")
@@ -578,7 +589,7 @@ class CatalogSession:
     def _rebuild(self, statuses: list[SourceStatus], skills: list[Skill]) -> None:
         """A new catalog from these statuses and skills; collisions found afresh."""
         self.catalog = build_catalog(statuses, skills)
-        self.events.catalog_changed()
+        self.events.catalog_changed(CatalogChange())
 
     async def load_approvals(self, skills: Iterable[Skill] | None = None) -> None:
         chosen = list(self.catalog.skills if skills is None else skills)
@@ -629,7 +640,7 @@ class CatalogSession:
         skills = [s for s in self.catalog.skills if s.id != skill.id]
         previous = self.catalog.get(skill.id)
         if previous is None or previous.opened_by_uri:
-            _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
+            skill = _opened_by_uri(skill, label)  # no listing carries it, now or after a refresh
         if refresh or (previous is not None and listing_changes([previous], [skill])):
             self.files.pop(skill.id, None)  # read against the entry this one replaces
             self._directories.pop(skill.id, None)
@@ -690,8 +701,7 @@ class CatalogSession:
             children = await self.reader.read_directory(skill, uri)
         except (SourceError, KeyError) as exc:
             return None, str(exc)
-        listings = self.directory_listings(skill)
-        listings[uri] = children
+        listings = {**self.directory_listings(skill), uri: children}  # a new one: views keep theirs
         self._directories[skill.id] = (skill, listings)
         self.events.verification_changed(skill.id)
         return children, ""
@@ -743,7 +753,6 @@ class CatalogSession:
         """Approve ``skill`` as listed. ``read`` holds the verified bytes the reviewer read,
         by URI: when they cover every file the record says so, and they are kept in the
         private cache for as long as the approval exists (to show a later change)."""
-        from desktop.core.approvals import ApprovalError
         from desktop.core.review import verified_pairs
 
         current = self._current(skill, "approve")
@@ -752,18 +761,16 @@ class CatalogSession:
         skill = current
         pairs = verified_pairs(skill, read or {})
         files_read = len(pairs) == len(skill.files)
-        try:
-            record = await self.approvals.approve(
-                skill,
-                grant_tools=grant_tools,
-                allow_scripts=allow_scripts,
-                files_read=files_read,
-                despite_problems=despite_problems,
-            )
-        except ApprovalError as exc:
-            self.notifier.error(f"approve {skill.qualified_name}: {exc.message}")
+        done = await self.record_approval(
+            skill,
+            grant_tools=grant_tools,
+            allow_scripts=allow_scripts,
+            pairs=pairs if files_read else None,
+            despite_problems=despite_problems,
+        )
+        record = self._say_decision(done, f"approve {skill.qualified_name}")
+        if record is None:
             return None
-        await self._keep_copies(record.key.storage_name, pairs if files_read else None)
         read_words = "every file read" if files_read else "files not read"
         self.notifier.info(
             f"approved {skill.qualified_name} ({count(record.file_count, 'file')}, "
@@ -776,7 +783,6 @@ class CatalogSession:
         self, skill: Skill, *, reason: str = "", read: Mapping[str, bytes] | None = None
     ) -> ApprovalRecord | None:
         """Record a rejection of ``skill`` as listed (with the reviewer's reason)."""
-        from desktop.core.approvals import ApprovalError
         from desktop.core.review import verified_pairs
 
         current = self._current(skill, "reject")
@@ -784,23 +790,72 @@ class CatalogSession:
             return None
         skill = current
         files_read = len(verified_pairs(skill, read or {})) == len(skill.files)
-        try:
-            record = await self.approvals.reject(skill, reason=reason, files_read=files_read)
-        except ApprovalError as exc:
-            self.notifier.error(f"reject {skill.qualified_name}: {exc.message}")
+        done = await self.record_rejection(skill, reason=reason, files_read=files_read)
+        record = self._say_decision(done, f"reject {skill.qualified_name}")
+        if record is None:
             return None
-        await self._keep_copies(record.key.storage_name, None)
         self.notifier.info(f"rejected {skill.qualified_name}")
         await self.load_approvals([skill])
         return record
 
-    async def _keep_copies(self, name: str, pairs: list[tuple[SkillFile, bytes]] | None) -> None:
-        """Keep an approval's verified copies (``None``: let go of earlier ones)."""
-        import asyncio
+    def _say_decision(self, done: Decision, doing: str) -> ApprovalRecord | None:
+        """The notices of a decision; its record, or ``None`` when nothing was stored."""
+        for notice in done.notices:
+            self.notifier.info(f"approvals: {notice}")
+        if done.record is None:
+            self.notifier.error(f"{doing}: {done.error}")
+            return None
+        if done.copies:
+            self.notifier.warning(done.copies)
+        return done.record
 
-        why_not = await asyncio.to_thread(self.reader.cache.keep_decision, name, pairs)
-        if why_not:
-            self.notifier.warning(why_not)
+    async def record_approval(
+        self,
+        skill: Skill,
+        *,
+        grant_tools: Iterable[str] = (),
+        allow_scripts: bool = False,
+        pairs: list[tuple[SkillFile, bytes]] | None = None,
+        despite_problems: bool = False,
+    ) -> Decision:
+        """Approve ``skill`` as the caller found it now, and say nothing: what was done
+        comes back (a command prints it). ``pairs``: every file's verified bytes, when
+        all were read (kept with the approval), else ``None``."""
+        return await decisions.approve(
+            self.approvals,
+            self.reader.cache,
+            skill,
+            grant_tools=grant_tools,
+            allow_scripts=allow_scripts,
+            pairs=pairs,
+            despite_problems=despite_problems,
+        )
+
+    async def record_rejection(
+        self, skill: Skill, *, reason: str = "", files_read: bool = False
+    ) -> Decision:
+        """Reject ``skill`` as the caller found it now, and say nothing."""
+        return await decisions.reject(
+            self.approvals, self.reader.cache, skill, reason=reason, files_read=files_read
+        )
+
+    async def remove_decisions(
+        self, targets: Sequence[str], *, key: ApprovalKey | None = None
+    ) -> Revocation:
+        """Remove the decisions the first matching of ``targets`` names (a skill id, a
+        storage name, a local skill's folder; with ``key`` that one decision alone), with
+        the copies kept for them, and say nothing."""
+        return await decisions.revoke(self.approvals, self.reader.cache, targets, key=key)
+
+    async def trust_servers(self, servers: Sequence[ProjectServer]) -> int:
+        """Trust a project folder's servers as written now (how many were trusted); raises
+        ``TrustNotSaved`` or ``OSError`` when the trust file cannot be saved. The sources
+        are not read again here: the caller does that with the specs it builds."""
+        return await decisions.trust(servers)
+
+    async def untrust_folder(self, project: str) -> int:
+        """Withdraw the trust given to the project folder ``project``'s servers."""
+        return await decisions.untrust(project)
 
     def approved_copy(self, state: ApprovalState | None, old: SkillFile) -> bytes | None:
         """The bytes of ``old`` as its approval kept them, or ``None``."""
@@ -812,15 +867,22 @@ class CatalogSession:
             return None
 
     async def revoke(self, skill: Skill) -> int:
-        from desktop.core.approvals import ApprovalError
+        from desktop.core.approvals import ApprovalError, ApprovalKey
 
         try:
-            gone = await self.approvals.revoke(skill)
+            key = ApprovalKey.for_skill(skill)
         except ApprovalError as exc:
             self.notifier.error(f"revoke {skill.qualified_name}: {exc.message}")
             return 0
-        for entry in gone:
-            await self._keep_copies(entry.name, None)
+        done = await self.remove_decisions([skill.id], key=key)
+        for notice in done.notices:
+            self.notifier.info(f"approvals: {notice}")
+        if done.error:
+            self.notifier.error(f"revoke {skill.qualified_name}: {done.error}")
+            return 0
+        for why_not in done.copies.values():
+            self.notifier.warning(why_not)
+        gone = done.removed
         self.notifier.info(f"revoked {count(len(gone), 'decision')} of {skill.qualified_name}")
         # Evaluated for the entry the catalog holds now, which a refresh may have renewed.
         current = self.catalog.get(skill.id)
@@ -833,7 +895,7 @@ class CatalogSession:
         out = []
         for skill in self.catalog.skills:
             state = self.approval_states.get(skill.id)
-            if state is not None and state.state in ("not-approved", "changed"):
+            if state is not None and state.needs_decision:
                 out.append(skill)
         return out
 
@@ -890,6 +952,7 @@ def _said_changes(catalog: Catalog, changes: ListingChanges, old: list[Skill]) -
 
 
 def _opened_by_uri(skill: Skill, label: str) -> Skill:
-    """Mark a skill as known from ``skills/get`` alone: no listing will carry it."""
-    skill.problems.append(Problem(OPENED_BY_URI, f"opened by URI from {label}", "info"))
-    return skill
+    """``skill`` marked as known from ``skills/get`` alone (no listing will carry it): a
+    new entry, the one given stays as it was."""
+    note = Problem(OPENED_BY_URI, f"opened by URI from {label}", Severity.INFO)
+    return replace(skill, problems=[*skill.problems, note])

@@ -12,6 +12,7 @@ from typing import Any
 
 from desktop.core.catalog import Catalog, build_catalog
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.states import SourceState
 from desktop.sources.folder import scan_folder
 from desktop.sources.launchers import discovery_timeout
 
@@ -30,7 +31,7 @@ def untrusted_status(spec: SourceSpec) -> SourceStatus:
     return SourceStatus(spec.origin, UNTRUSTED, f"not started: {spec.untrusted}", notes=notes)
 
 
-UNTRUSTED = "untrusted"
+UNTRUSTED = SourceState.UNTRUSTED
 
 
 def read_folder(spec: SourceSpec) -> SourceRead:

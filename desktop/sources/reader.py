@@ -292,7 +292,7 @@ async def verify_skill(
     """
     import asyncio
 
-    if skill.state in ("invalid", "over-limit"):
+    if skill.state.is_problem:
         return summarize(skill, [])
     uris = [f.uri for f in skill.files] if not skill.is_dynamic else [skill_md_uri(skill)]
     results: dict[str, FileVerification] = {}

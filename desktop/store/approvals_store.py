@@ -718,12 +718,3 @@ def approval_states(catalog: Any, store: ApprovalStore | None = None) -> dict[st
     store = store or ApprovalStore()
     states = store.states(catalog.skills)
     return {skill_id: state.to_json() for skill_id, state in states.items()}
-
-
-def add_approval_field(
-    data: dict[str, Any], catalog: Any, store: ApprovalStore | None = None
-) -> None:
-    """Set ``approval`` on each skill of a catalog's JSON (``list --json``), in place."""
-    states = approval_states(catalog, store)
-    for item in data.get("skills", []):
-        item["approval"] = states.get(item.get("id"), {"state": NOT_APPROVED})

@@ -1,22 +1,30 @@
-"""The window's catalog: the one catalog session, its events as Qt signals.
+"""The window's catalog: it holds the one catalog session and gives its events as Qt
+signals.
 
-Everything the catalog does (reading sources, re-listing, verified reads, approvals)
-is :class:`desktop.session.catalog_session.CatalogSession`'s; this adapter adds only
-the signals widgets connect to, on the window's loop (qasync's).
+Everything the catalog does (reading sources, re-listing, verified reads, decisions) is
+the :class:`desktop.session.catalog_session.CatalogSession`'s, held as
+:attr:`CatalogController.session`; this adapter adds only the signals widgets connect
+to, on the window's loop (qasync's). What views use of the session reads through to it
+(bound methods and properties): the controller keeps no state of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.core.catalog import Catalog
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.session.approval_service import ApprovalService
-from desktop.session.catalog_session import CatalogSession, SessionEvents
+from desktop.session.catalog_session import CatalogChange, CatalogSession, SessionEvents
 from desktop.session.content_reader import ContentReader
 from desktop.ui.notifier import Notifier
+
+if TYPE_CHECKING:
+    from desktop.core.approvals import ApprovalState
+    from desktop.core.verify import FileVerification
 
 
 class _Signals(SessionEvents):
@@ -25,8 +33,8 @@ class _Signals(SessionEvents):
     def __init__(self, controller: CatalogController) -> None:
         self.c = controller
 
-    def catalog_changed(self) -> None:
-        self.c.catalogChanged.emit()
+    def catalog_changed(self, change: CatalogChange) -> None:
+        self.c.catalogChanged.emit(change)
 
     def source_done(self, status: SourceStatus) -> None:
         self.c.sourceDone.emit(status)
@@ -47,8 +55,8 @@ class _Signals(SessionEvents):
         self.c.skillsUpdated.emit(skill_ids)
 
 
-class CatalogController(QObject, CatalogSession):
-    catalogChanged = Signal()
+class CatalogController(QObject):
+    catalogChanged = Signal(object)  # CatalogChange: partial, or read again from disk
     sourceDone = Signal(object)  # SourceStatus
     progress = Signal(int, int, str)  # done, total (0: idle), what is happening
     busyChanged = Signal(bool)
@@ -68,15 +76,89 @@ class CatalogController(QObject, CatalogSession):
         budgets: Any = None,
         parent: QObject | None = None,
     ) -> None:
-        # QObject's initialiser takes ``parent`` and hands the other arguments on to the
-        # session's (cooperative initialisers along the method resolution order).
-        session: dict[str, Any] = {
-            "notifier": notifier,
-            "events": _Signals(self),
-            "reader": reader,
-            "approvals": approvals,
-            "specs": specs,
-            "budgets": budgets,
-        }
-        super().__init__(parent=parent, **session)
+        super().__init__(parent)
         self.notifier: Notifier = notifier
+        self.session = s = CatalogSession(
+            notifier,
+            events=_Signals(self),
+            reader=reader,
+            approvals=approvals,
+            specs=specs,
+            budgets=budgets,
+        )
+        # What views ask of the session, bound to it.
+        self.spawn = s.spawn
+        self.cancel = s.cancel
+        self.wait_idle = s.wait_idle
+        self.set_specs = s.set_specs
+        self.refresh = s.refresh
+        self.show_partial = s.show_partial
+        self.relist = s.relist
+        self.relist_due = s.relist_due
+        self.stop_relisting = s.stop_relisting
+        self.reread_folder = s.reread_folder
+        self.load_approvals = s.load_approvals
+        self.open_uri = s.open_uri
+        self.server_output = s.server_output
+        self.read = s.read
+        self.verify = s.verify
+        self.read_directory = s.read_directory
+        self.directory_listings = s.directory_listings
+        self.file_state = s.file_state
+        self.verification_of = s.verification_of
+        self.approve = s.approve
+        self.reject = s.reject
+        self.revoke = s.revoke
+        self.approved_copy = s.approved_copy
+        self.needs_decision = s.needs_decision
+        self.trust_servers = s.trust_servers
+
+    # -- the session's state, read where it is ---------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.session.catalog
+
+    @catalog.setter
+    def catalog(self, catalog: Catalog) -> None:
+        self.session.catalog = catalog
+
+    @property
+    def approval_states(self) -> dict[str, ApprovalState]:
+        return self.session.approval_states
+
+    @property
+    def files(self) -> dict[str, dict[str, FileVerification]]:
+        return self.session.files
+
+    @property
+    def specs(self) -> list[SourceSpec]:
+        return self.session.specs
+
+    @property
+    def reader(self) -> ContentReader:
+        return self.session.reader
+
+    @property
+    def approvals(self) -> ApprovalService:
+        return self.session.approvals
+
+    @property
+    def busy(self) -> bool:
+        return self.session.busy
+
+    @property
+    def closing(self) -> bool:
+        return self.session.closing
+
+    @closing.setter
+    def closing(self, closing: bool) -> None:
+        self.session.closing = closing
+
+    @property
+    def relist_floor(self) -> float:
+        return self.session.relist_floor
+
+    @relist_floor.setter
+    def relist_floor(self, seconds: float) -> None:
+        self.session.relist_floor = seconds

@@ -18,6 +18,7 @@ from desktop.core.library import (
 from desktop.core.loading import read_loading
 from desktop.core.model import Origin, Problem, Skill, SkillFile, SourceSpec, SourceStatus
 from desktop.core.query import SearchIndex, SkillQuery
+from desktop.core.states import SourceState
 
 
 def _skill(name: str, label: str = "local", problems: list[Problem] | None = None) -> Skill:
@@ -90,10 +91,12 @@ def test_a_source_says_its_state_in_a_word_and_the_rest_in_detail() -> None:
     web = SourceSpec("web", "mcp", "http", "https://example.com/mcp", enabled=False)
     assert source_words(folder, None).status == "Reading…"
     ok = source_words(folder, SourceStatus(folder.origin, skill_count=3))
-    assert (ok.kind, ok.status, ok.mark, ok.detail) == ("folder", "Ready", "ok", "3 skills")
+    assert (ok.kind, ok.status, ok.detail, ok.ready) == ("folder", "Ready", "3 skills", True)
+    assert ok.mark == SourceState.OK.icon
     failed = SourceStatus(server.origin, status="error", message="could not connect")
     words = source_words(server, failed)
-    assert (words.kind, words.status, words.mark) == ("local process", "Failed", "error")
+    assert (words.kind, words.status, words.ready) == ("local process", "Failed", False)
+    assert words.mark == SourceState.FAILED.icon == "dialog-error"
     assert words.detail == "could not connect"
     off = source_words(web, None)
     assert (off.kind, off.status) == ("remote server", "Off")

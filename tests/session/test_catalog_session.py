@@ -4,6 +4,7 @@ stdio, read, verified and given approval states, every event recorded as it came
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import shlex
 import subprocess
@@ -14,9 +15,10 @@ from typing import Any
 
 from helpers.serve import serve_argv, write_skill
 
+from desktop.core.catalog import Catalog
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.session.approval_service import ApprovalService
-from desktop.session.catalog_session import CatalogSession, SessionEvents
+from desktop.session.catalog_session import CatalogChange, CatalogSession, SessionEvents
 from desktop.session.content_reader import ContentReader
 from desktop.store.approvals_store import ApprovalStore
 from desktop.store.cache import SkillCache
@@ -25,9 +27,11 @@ from desktop.store.cache import SkillCache
 class Recorded(SessionEvents):
     def __init__(self) -> None:
         self.seen: list[tuple[Any, ...]] = []
+        self.changes: list[CatalogChange] = []  # what each new catalog was told to be
 
-    def catalog_changed(self) -> None:
+    def catalog_changed(self, change: CatalogChange) -> None:
         self.seen.append(("catalog",))
+        self.changes.append(change)
 
     def source_done(self, status: SourceStatus) -> None:
         self.seen.append(("source", status.origin.label, status.status))
@@ -198,6 +202,9 @@ def test_a_folder_read_again_renews_only_the_skills_a_change_touches(
     asyncio.run(scenario())
     assert ("info", "mine: notes read again after a change on disk") in said.lines
     assert ("catalog",) in events.seen  # the skills went: a new catalog, not in place
+    # Told with the catalog, not left on the session for a listener to look up.
+    assert events.changes[-1] == CatalogChange(from_disk=True)
+    assert not hasattr(session, "from_disk") and not hasattr(session, "interim")
     assert not session.catalog.skills
     status = session.catalog.source("mine")
     assert status is not None and status.status == "error"
@@ -295,4 +302,45 @@ def test_a_server_is_listed_again_when_its_ttl_is_up_and_the_change_is_taken(
     assert description == "Deploys the service, and rolls it back."
     assert read_after == ""  # read against the old entry: it says nothing of the new one
     assert any(n.startswith("listing again at") for n in notes), notes
+    assert not [line for line in said.lines if line[0] == "error"], said.lines
+
+
+def test_what_the_session_published_stays_as_it_was_handed_out(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    """A view holds the catalog, skills and statuses it was given: listing again,
+    reading again after a change on disk, opening by URI and deciding make new ones and
+    leave those untouched."""
+    local, server = _folders(tmp_path)
+    session, _events, said = _session(tmp_path, [local, server])
+    deploy_id = "srv:skill://deploy/SKILL.md"
+
+    async def scenario() -> tuple[Catalog, Catalog]:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            published = session.catalog
+            snapshot = copy.deepcopy(published)
+            deploy = published.get(deploy_id)
+            assert deploy is not None
+            assert await session.approve(deploy) is not None
+            await session.relist("srv")  # nothing changed on the server
+            await session.open_uri("srv", deploy.uri, refresh=True)
+            write_skill(Path(local.endpoint), "notes", "Takes better notes.")
+            await session.reread_folder("mine", {"notes/SKILL.md"})
+            await session.revoke(deploy)
+            return published, snapshot
+        finally:
+            session.stop_relisting()
+            await session.reader.close()
+
+    published, snapshot = asyncio.run(scenario())
+    assert session.catalog is not published
+    assert published.sources == snapshot.sources
+    assert published.skills == snapshot.skills
+    assert published.collisions == snapshot.collisions
+    notes = session.catalog.get("mine:notes/SKILL.md")
+    assert notes is not None and notes.description == "Takes better notes."
+    status = session.catalog.source("srv")
+    assert status is not None and any(n.startswith("listing again at") for n in status.notes)
     assert not [line for line in said.lines if line[0] == "error"], said.lines

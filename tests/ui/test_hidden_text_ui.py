@@ -93,7 +93,7 @@ def test_the_review_view_shows_the_text_marked_and_what_it_hides(
     body = view.body.toPlainText()
     assert not raw_invisible(body)
     assert MARKER in body
-    assert f"error: 'description' holds hidden text in {len(HIDDEN)} invisible tag" in body
+    assert f"Error: 'description' holds hidden text in {len(HIDDEN)} invisible tag" in body
     assert f"a person does not see: “{HIDDEN}”" in body
     assert "the body of SKILL.md holds hidden text" in body
     assert "zero-width character (U+200B)" in body

@@ -3,6 +3,7 @@ nothing loaded; links never followed by the view."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +191,6 @@ def test_a_render_outliving_its_window_ends_quietly() -> None:
     """The window closed while a body was rendering: the render's result has nowhere to
     go, and must not end in an exception of its thread."""
     import asyncio
-    import threading
 
     from desktop.ui.page.markdown_render import render_markdown_bounded
 
@@ -229,12 +229,18 @@ def test_a_slow_render_of_a_file_left_behind_does_not_overwrite_the_next(
             f"---\nname: {name}\ndescription: {name}.\n---\n{body}\n", encoding="utf-8"
         )
     window = make_window([folder_spec(folder)])
-    for name in ("slow", "quick"):
-        assert window.select_skill(f"local:{name}/SKILL.md")
-        window.actions_.preview_current()
-        qtbot.wait(200)
+
+    def rendering() -> bool:
+        return any(t.name == "markdown-render" for t in threading.enumerate())
+
+    assert window.select_skill("local:slow/SKILL.md")
+    window.actions_.preview_current()
+    qtbot.waitUntil(rendering)  # the slow body is being rendered
+    assert window.select_skill("local:quick/SKILL.md")
+    window.actions_.preview_current()
     wait_idle(qtbot, window)
-    qtbot.wait(2500)  # past the slow render's 2 s
+    qtbot.waitUntil(lambda: not rendering(), timeout=30_000)  # the slow render ended
+    wait_idle(qtbot, window)  # and what its end posted to the window was handled
     assert window.preview.skill.name == "quick"
     assert "Shown." in window.preview.rendered.toPlainText()
     assert "Not rendered" not in window.preview.rendered.toPlainText()

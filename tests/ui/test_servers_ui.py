@@ -214,7 +214,12 @@ def test_cancel_stops_a_hanging_discovery(make_window: Any, qtbot: Any, tmp_path
     window = make_window([hanging], start=False)
     window.start()
     qtbot.waitUntil(lambda: window.controller.busy and window.progress.cancel_button.isVisible())
-    qtbot.wait(300)
+
+    def started() -> bool:  # the server's process is running
+        handle = window.controller.reader.pool._handles.get("slow")
+        return handle is not None and handle._worker is not None
+
+    qtbot.waitUntil(started)
     window.progress.cancel_button.click()
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=15000)
     assert any("cancelled" in n.text for n in window.notifier.notices)

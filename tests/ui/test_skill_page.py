@@ -232,7 +232,7 @@ def test_frontmatter_problems_are_marked_on_their_lines_in_the_source(
     assert sorted(raw.marks) == [2, 4]
     assert "Error: name 'Odd_One' must be lowercase" in raw.marks[2]
     assert "does not match its directory" in raw.marks[2]
-    assert raw.marks[4].startswith("Info: fields outside")
+    assert raw.marks[4].startswith("Note: fields outside")  # as the Details tab says it
     note = window.preview.raw_note
     assert note.text().startswith("⚠ Problems and notes on lines 2, 4")
     assert raw.levels == {2: "error", 4: "info"}  # each line's icon

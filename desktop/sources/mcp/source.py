@@ -23,6 +23,7 @@ from typing import Any, Self, TypeVar
 from desktop.core.entry import one_per_uri, parse_entry
 from desktop.core.loading import ToolIndex, affinity_report
 from desktop.core.model import Skill, SourceSpec, SourceStatus
+from desktop.core.states import EntryState, SourceState
 from desktop.core.verify import SkillVerification
 from desktop.core.words import count
 from desktop.sources.budgets import DEFAULT_BUDGETS, Budgets
@@ -138,13 +139,13 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     if tools is not None:
         index = ToolIndex(spec.label, tools)
         for skill in skills:
-            if skill.state == "invalid":
+            if skill.state is EntryState.INVALID:
                 continue
             _rows, problems = affinity_report(skill, index)
             skill.problems.extend(problems)
     status.skill_count = len(skills)
-    invalid = sum(1 for s in skills if s.state == "invalid")
-    over = sum(1 for s in skills if s.state == "over-limit")
+    invalid = sum(1 for s in skills if s.state is EntryState.INVALID)
+    over = sum(1 for s in skills if s.state is EntryState.OVER_LIMIT)
     parts = [f"{count(len(skills), 'skill')} in {count(listing.pages, 'page')}"]
     if invalid:
         parts.append(f"{invalid} invalid")
@@ -210,7 +211,7 @@ async def discover_server(
         status.status = "error"
         status.message = describe_error(exc)
     mask_status(status, conn)
-    if status.status == "pending":
+    if status.status == SourceState.PENDING:
         status.status = "error"
         status.message = status.message or "discovery ended without a result"
     status.skill_count = len(skills)
@@ -356,7 +357,7 @@ class ServerHandle:
                 return self.status
             self._start_error = None
             fill_status(self.status, conn)
-            if self.status.status in ("pending", "error"):
+            if self.status.status in (SourceState.PENDING, SourceState.FAILED):
                 # Open again after a loss: what the last listing found still holds (its
                 # skills are the ones shown); the loss itself stays among the notes.
                 self.status.status, self.status.message = self._listed or ("ok", "connected")
@@ -507,7 +508,7 @@ class ServerHandle:
         except asyncio.CancelledError:
             self.abandon()
             raise
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             # A server whose listing failed (no answer in time, a dead connection) is
             # started afresh by the next discovery, as a Refresh would expect.
             self.abandon()
@@ -543,7 +544,7 @@ class ServerHandle:
                 )
             )
         tools = self.status.tools
-        if tools is not None and skill.state != "invalid":
+        if tools is not None and skill.state is not EntryState.INVALID:
             skill.problems.extend(affinity_report(skill, tools)[1])
         return skill
 
@@ -719,7 +720,7 @@ async def with_server(
     handle = ServerHandle(spec, budgets, cache)
     try:
         status = await handle.start()
-        if status.status == "error":
+        if status.status == SourceState.FAILED:
             raise SourceError(status.message)
         return await fn(handle)
     finally:

@@ -59,7 +59,7 @@ class ModelViewDialog(QDialog):
         layout.addWidget(self.servers)
         layout.addLayout(self.bars_box)
         layout.addWidget(buttons)
-        controller.catalogChanged.connect(self.reload)
+        controller.catalogChanged.connect(lambda _change: self.reload())
         self.reload()
 
     def reload(self) -> None:

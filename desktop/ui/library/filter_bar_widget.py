@@ -21,11 +21,8 @@ from PySide6.QtWidgets import (
 from desktop.core.approval_states import APPROVED, CHANGED, NOT_APPROVED, UNAPPROVABLE
 from desktop.core.model import DYNAMIC, INVALID, LISTED, OVER_LIMIT
 from desktop.core.query import SkillQuery
+from desktop.core.states import Approval, Verification
 from desktop.core.verify import (
-    DIGEST_MISMATCH,
-    FRONTMATTER_MISMATCH,
-    SIZE_MISMATCH,
-    UNLISTED_FILE,
     VERIFIED,
 )
 
@@ -36,13 +33,13 @@ STATE_CHOICES = (
     ("invalid", INVALID),
     ("over limit", OVER_LIMIT),
     ("dynamic", DYNAMIC),
-    ("needs a decision", f"{NOT_APPROVED}|{CHANGED}"),
+    ("needs a decision", "|".join(a for a in Approval if a.needs_decision)),
     ("not approved", NOT_APPROVED),
     ("approved", APPROVED),
     ("changed since approval", CHANGED),
     ("unapprovable", UNAPPROVABLE),
     ("bytes match", VERIFIED),
-    ("mismatch", "|".join((SIZE_MISMATCH, DIGEST_MISMATCH, FRONTMATTER_MISMATCH, UNLISTED_FILE))),
+    ("mismatch", "|".join(v for v in Verification if v.mismatch)),
 )
 STRATEGY_CHOICES = (("any strategy", ""), ("always", "always"), ("dynamic", "dynamic"))
 # The kinds of state, each its own choice in the Filters menu: one state of each kind

@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
 
 from desktop.core.library import ALL, VIEWS, source_words
 from desktop.core.model import SourceSpec
+from desktop.core.states import SignIn, SourceState
 from desktop.core.visible import quoted, visible
 from desktop.ui.sources.sources_model import SourcesModel
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.state_icons import pixmap
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # "view" | "source" | "add" | "section"
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the view key or the source label
@@ -41,24 +43,18 @@ def standard_icon(widget: QWidget, name: str) -> QIcon:
         "folder": QStyle.StandardPixmap.SP_DirIcon,
         "local process": QStyle.StandardPixmap.SP_ComputerIcon,
         "remote server": QStyle.StandardPixmap.SP_DriveNetIcon,
-        "error": QStyle.StandardPixmap.SP_MessageBoxCritical,  # failed: not a warning
         "add": QStyle.StandardPixmap.SP_FileDialogNewFolder,
-        "ok": QStyle.StandardPixmap.SP_DialogApplyButton,
-        "off": QStyle.StandardPixmap.SP_MediaPause,
-        "busy": QStyle.StandardPixmap.SP_BrowserReload,
-        "empty": QStyle.StandardPixmap.SP_MessageBoxInformation,
-        "partial": QStyle.StandardPixmap.SP_MessageBoxInformation,
     }
     theme = {
         "folder": "folder",
         "local process": "utilities-terminal",
         "remote server": "network-server",
-        "error": "dialog-error",
+        "dialog-error": "dialog-error",  # a failed source: the theme's own, not a warning
         "add": "list-add",
     }
     icon = QIcon.fromTheme(theme.get(name, ""))
     if icon.isNull():
-        icon = widget.style().standardIcon(fallback.get(name, QStyle.StandardPixmap.SP_FileIcon))
+        icon = widget.style().standardIcon(fallback.get(name) or pixmap(name))
     return icon
 
 
@@ -224,7 +220,7 @@ class SidebarWidget(QWidget):
                 continue
             words = source_words(spec, self.model.statuses.get(spec.label))
             item.setIcon(0, self._icon(words.kind))
-            if words.mark == "ok":
+            if words.ready:
                 shown = str(self._counts.get(spec.label, 0))
                 item.setIcon(1, QIcon())
             else:
@@ -338,7 +334,7 @@ class SidebarWidget(QWidget):
             "Turn &on" if spec is not None and not spec.enabled else "Turn &off"
         )
         self.retry_action.setEnabled(spec is not None and spec.enabled)
-        connected = status is not None and status.status != "error"
+        connected = status is not None and status.status != SourceState.FAILED
         self.instructions_action.setEnabled(
             spec is not None and spec.kind == "mcp" and spec.enabled and connected
         )
@@ -350,15 +346,13 @@ class SidebarWidget(QWidget):
             if stdio
             else "A server over HTTP runs elsewhere: its output is not seen here"
         )
-        asks = status is not None and status.sign_in in ("required", "again")
-        self.sign_in_button.setVisible(bool(asks and spec is not None and spec.enabled))
-        again = asks and status is not None and status.sign_in == "again"
+        sign_in = SignIn.NONE if status is None else status.sign_in_state
+        self.sign_in_button.setVisible(bool(sign_in.asks and spec is not None and spec.enabled))
+        again = sign_in is SignIn.AGAIN
         self.sign_in_button.setText("Sign in again…" if again else "Sign in…")
         http = spec is not None and spec.transport == "http" and spec.enabled and not spec.untrusted
         self.sign_in_action.setEnabled(http)
-        self.sign_out_action.setEnabled(
-            http and status is not None and status.sign_in in ("signed-in", "again")
-        )
+        self.sign_out_action.setEnabled(http and sign_in.held)
         if spec is None:
             self.status_line.setText("")
             self.status_line.setToolTip("")

@@ -76,7 +76,9 @@ class SkillFilterProxyModel(QAbstractProxyModel):
         if self._index is None:
             return []
         model = self.skill_model()
-        return self._index.select_rows(query, model.verification, model.approval)
+        if not query.needs_states:  # the states are not asked for: not gathered
+            return self._index.select_rows(query)
+        return self._index.select_rows(query, model.verifications(), model.approvals())
 
     def _source_about_to_reset(self) -> None:
         self.beginResetModel()

@@ -27,16 +27,8 @@ from desktop.core.model import Skill
 from desktop.core.visible import visible
 from desktop.ui.library.skill_table_model import ROW_ROLE
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.state_icons import pixmap
 
-MARK_ICONS = {
-    "approved": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "to-review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
-    "changed": QStyle.StandardPixmap.SP_BrowserReload,
-    "unapprovable": QStyle.StandardPixmap.SP_DialogCancelButton,
-    "rejected": QStyle.StandardPixmap.SP_DialogNoButton,
-    "problems": QStyle.StandardPixmap.SP_MessageBoxWarning,
-    "mismatch": QStyle.StandardPixmap.SP_MessageBoxCritical,
-}
 PAD = 6
 ICON = 16
 INDENT = 18
@@ -89,10 +81,10 @@ class SkillRowDelegate(QStyledItemDelegate):
             self._icons = {}
         return self._fonts_cache
 
-    def _icon(self, style: QStyle, key: str, widget: QWidget | None) -> QIcon:
-        icon = self._icons.get(key)
+    def _icon(self, style: QStyle, name: str, widget: QWidget | None) -> QIcon:
+        icon = self._icons.get(name)
         if icon is None:
-            icon = self._icons[key] = style.standardIcon(MARK_ICONS[key], None, widget)
+            icon = self._icons[name] = style.standardIcon(pixmap(name), None, widget)
         return icon
 
     def sizeHint(
@@ -157,7 +149,7 @@ class SkillRowDelegate(QStyledItemDelegate):
                 )
             x -= ICON + 3
             if style is not None:
-                icon = self._icon(style, mark.key, widget)
+                icon = self._icon(style, mark.icon, widget)
                 icon.paint(painter, QRect(x, top1 + (line - ICON) // 2, ICON, ICON))
             x -= 10
         marks_left = x

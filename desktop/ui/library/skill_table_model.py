@@ -1,14 +1,15 @@
-"""The catalog as a Qt table: a thin adapter over a list of skills and their states.
+"""The catalog as a Qt table: a thin adapter over the session's skills and their states.
 
 Rows are skills in catalog order; the filter and sort live in the proxy
-(:mod:`desktop.ui.library.skill_filter_proxy`). Verification and approval states arrive later
-than the listing and are kept in dictionaries keyed by skill id; a change to one skill
-updates one row.
+(:mod:`desktop.ui.library.skill_filter_proxy`). Verification and approval states are the
+session's: read from it whenever a cell is asked for, never copied here. The session's
+events become ``dataChanged``: a file read updates its skill's row, approval states read
+again update every row.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -18,6 +19,7 @@ from PySide6.QtGui import QBrush
 
 from desktop.core.approval_states import CHANGED
 from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
+from desktop.core.states import EntryState
 from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
 from desktop.ui.widgets.read_only_table_model import (
     FOREGROUND,
@@ -26,6 +28,9 @@ from desktop.ui.widgets.read_only_table_model import (
     ReadOnlyTableModel,
 )
 from desktop.ui.widgets.status_colors import status_brush
+
+if TYPE_CHECKING:
+    from desktop.ui.catalog_controller import CatalogController
 
 COLUMNS = (
     "Name",
@@ -88,12 +93,14 @@ class SkillTableModel(ReadOnlyTableModel):
         int(ROW_ROLE),
     }
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, controller: CatalogController | None = None, parent: Any = None) -> None:
         super().__init__(parent)
         self.skills: list[Skill] = []
-        self.verification: dict[str, str] = {}
-        self.verification_text: dict[str, str] = {}
-        self.approval: dict[str, str] = {}
+        # Where the states are read (none without a session: nothing read, no decision).
+        self.session = controller.session if controller is not None else None
+        if controller is not None:
+            controller.verificationChanged.connect(self._verification_changed)
+            controller.approvalsChanged.connect(self._approvals_changed)
         self._row_of: dict[str, int] = {}
         self._path: dict[str, tuple[str, ...]] = {}  # names from the outermost parent
 
@@ -108,10 +115,6 @@ class SkillTableModel(ReadOnlyTableModel):
             keyed.sort(key=lambda p: p[0], reverse=sort[1] == Qt.SortOrder.DescendingOrder)
             self.skills = [s for _, s in keyed]
         self._row_of = {s.id: i for i, s in enumerate(self.skills)}
-        ids = set(self._row_of)
-        self.verification = {k: v for k, v in self.verification.items() if k in ids}
-        self.verification_text = {k: v for k, v in self.verification_text.items() if k in ids}
-        self.approval = {k: v for k, v in self.approval.items() if k in ids}
         self.endResetModel()
 
     def replace_skills(
@@ -142,12 +145,31 @@ class SkillTableModel(ReadOnlyTableModel):
             self.sort(*sort)  # a new name moves the row; persistent indexes follow
         return sorted(r for r in (self._row_of.get(i) for i in changed) if r is not None)
 
-    def set_verification(self, skill_id: str, state: str) -> None:
-        self.verification[skill_id] = state
+    # -- the session's states, read when asked ----------------------------------------
+
+    def verification_of(self, skill: Skill) -> tuple[str, str]:
+        """(state, text) of the files of ``skill`` read so far: ``""`` when none was."""
+        return self.session.verification_of(skill) if self.session is not None else ("", "")
+
+    def approval_of(self, skill_id: str) -> str | None:
+        """The approval state of a skill; ``None`` until it is read."""
+        if self.session is None:
+            return None
+        state = self.session.approval_states.get(skill_id)
+        return state.state if state is not None else None
+
+    def verifications(self) -> dict[str, str]:
+        """Every row's verification state, by skill id (for filters)."""
+        return {s.id: state for s in self.skills if (state := self.verification_of(s)[0])}
+
+    def approvals(self) -> dict[str, str]:
+        """Every row's approval state, by skill id (for filters and counts)."""
+        return {s.id: state for s in self.skills if (state := self.approval_of(s.id))}
+
+    def _verification_changed(self, skill_id: str) -> None:
         self._row_changed(skill_id, COL_VERIFICATION)
 
-    def set_approvals(self, states: dict[str, str]) -> None:
-        self.approval.update(states)
+    def _approvals_changed(self) -> None:
         if self.skills:
             # From the first column: the list's two-line rows show the approval there.
             self.dataChanged.emit(
@@ -206,8 +228,8 @@ class SkillTableModel(ReadOnlyTableModel):
             depth = len(self._path.get(skill.id, ())) - 1
             return (
                 skill,
-                self.approval.get(skill.id),
-                self.verification.get(skill.id),
+                self.approval_of(skill.id),
+                self.verification_of(skill)[0],
                 max(0, min(depth, 4)),
             )
         if role == SORT_ROLE:
@@ -236,12 +258,12 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_TRIGGERS:
             return ", ".join(skill.loading.triggers)
         if col == COL_VERIFICATION:
-            if skill.state != "listed":
+            if skill.state is not EntryState.LISTED:
                 return skill.state
-            text = self.verification_text.get(skill.id)
-            return text or self.verification.get(skill.id) or NOT_READ
+            state, text = self.verification_of(skill)
+            return text or state or NOT_READ
         if col == COL_APPROVAL:
-            return self.approval.get(skill.id, APPROVAL_PENDING)
+            return self.approval_of(skill.id) or APPROVAL_PENDING
         return ""
 
     def tooltip(self, skill: Skill, col: int) -> str | None:
@@ -250,15 +272,15 @@ class SkillTableModel(ReadOnlyTableModel):
         if col == COL_DESCRIPTION:
             return skill.description[:1200]
         if col == COL_NAME and skill.problems:
-            return "\n".join(f"{p.severity}: {p.message}" for p in skill.problems[:12])
+            return "\n".join(f"{p.level.label}: {p.message}" for p in skill.problems[:12])
         return None
 
     def _color(self, skill: Skill, col: int) -> QBrush | None:
         if col == COL_VERIFICATION:
-            state = skill.state if skill.state != LISTED else self.verification.get(skill.id)
+            state = skill.state if skill.state != LISTED else self.verification_of(skill)[0]
             if state in _BAD_STATES:
                 return status_brush("bad")
-        if col == COL_APPROVAL and self.approval.get(skill.id) == CHANGED:
+        if col == COL_APPROVAL and self.approval_of(skill.id) == CHANGED:
             return status_brush("warn")
         if col == COL_NAME and skill.has_errors():
             return status_brush("bad")

@@ -20,9 +20,11 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextFormat,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QStyle, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from desktop.core.states import Severity
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.state_icons import state_icon
 
 GUTTER_PAD = 6
 # Backgrounds of a diff's lines, translucent so they read on a light or dark palette;
@@ -31,11 +33,6 @@ TINTS = {
     "added": QColor(40, 160, 60, 70),
     "removed": QColor(210, 50, 50, 70),
     "hunk": QColor(60, 110, 220, 55),
-}
-LEVEL_ICONS = {
-    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
 }
 
 
@@ -75,7 +72,7 @@ class CodeView(QPlainTextEdit):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.marks: dict[int, str] = {}  # 1-based line: what is wrong there
-        self.levels: dict[int, str] = {}  # 1-based line: "error", "warning" or "info"
+        self.levels: dict[int, str] = {}  # 1-based line: a Severity, the gravest there
         self.tints: dict[int, str] = {}  # 1-based line: a key of TINTS (a diff's lines)
         self.gutter = LineNumbers(self)
         self.blockCountChanged.connect(self._update_width)
@@ -183,12 +180,12 @@ class CodeView(QPlainTextEdit):
         height = self.fontMetrics().height()
         width = self.gutter.width() - GUTTER_PAD
         style = self.style()
-        icons = {level: style.standardIcon(pixmap) for level, pixmap in LEVEL_ICONS.items()}
+        icons = {level: state_icon(style, level.icon) for level in Severity}
         while block.isValid() and top <= event.rect().bottom():
             bottom = top + round(self.blockBoundingRect(block).height())
             if block.isVisible() and bottom >= event.rect().top():
                 if number + 1 in self.marks:
-                    icon = icons[self.levels.get(number + 1, "warning")]
+                    icon = icons[Severity(self.levels.get(number + 1, Severity.WARNING))]
                     icon.paint(painter, QRect(2, top + 1, height - 2, height - 2))
                 painter.drawText(
                     0, top, width, height, Qt.AlignmentFlag.AlignRight, str(number + 1)

@@ -22,6 +22,7 @@ from desktop.core.checks import DESCRIPTION_MAX
 from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Skill
+from desktop.core.states import EntryState
 from desktop.core.verify import NOT_READ, VERIFIED, FileVerification
 from desktop.core.visible import quoted
 from desktop.core.words import count
@@ -31,8 +32,7 @@ THIRD_PARTY = (
     "Third-party content: published by the server {label}. Nothing it declares (priority, "
     "loading strategy, allowed-tools) is granted or promoted by the host on its own."
 )
-SEVERITY_WORDS = {"invalid": "Invalid", "error": "Error", "warning": "Warning", "info": "Note"}
-FILE_STATE_TEXT = {
+FILE_STATE_TEXT: dict[str, str] = {
     VERIFIED: "verified: matches what the source listed",
     DYNAMIC: "dynamic: no digest published, unverifiable",
 }
@@ -163,7 +163,9 @@ def detail_html(
             or ("<i>not read: the frontmatter was refused (see Problems)</i>" if unread else "")
             or "<i>none</i>",
         ),
-        unless_default("state", _row("State", escape(skill.state)), skill.state != "listed"),
+        unless_default(
+            "state", _row("State", escape(skill.state)), skill.state is not EntryState.LISTED
+        ),
     ]
     if skill.path:
         rows.append(_row("Folder", escape(skill.path)))
@@ -257,7 +259,7 @@ def detail_html(
         out.append("<h3>Problems</h3><ul>")
         for p in skill.problems:
             # In words first; the stable code (what lint and --json print) after it.
-            word = SEVERITY_WORDS.get(p.severity, p.severity.capitalize())
+            word = p.level.label
             out.append(
                 f"<li><b>{escape(word)}:</b> {escape(p.message)} "
                 f"<small>({escape(p.code)})</small></li>"

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import Skill
+from desktop.core.states import SourceState
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.page.detail_html import detail_html
@@ -90,7 +91,7 @@ class DetailWidget(QWidget):
         skill = self.skill
         if skill is None:
             catalog = self.controller.catalog
-            failed = [s.origin.label for s in catalog.sources if s.status == "error"]
+            failed = [s.origin.label for s in catalog.sources if s.status == SourceState.FAILED]
             if catalog.skills or not catalog.sources:
                 self.title.setText("Select a skill to see its details")
             elif failed:

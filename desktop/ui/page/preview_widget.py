@@ -31,6 +31,7 @@ from desktop.core.freshness import listing_changes
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Problem, Skill
 from desktop.core.problem_lines import problem_lines
+from desktop.core.states import Severity
 from desktop.core.verify import MISMATCHES, FileVerification
 from desktop.core.visible import cut, visible
 from desktop.session.content_reader import ReadResult
@@ -146,23 +147,19 @@ def shown_line(text: str, line: int) -> int:
     return 1 + sum(max(1, -(-len(visible(part)) // RAW_LINE)) for part in head)
 
 
-SEVERITY_WORDS = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}
-SEVERITY_RANK = {"invalid": 0, "error": 0, "warning": 1}
-
-
 def problem_marks(text: str, problems: Iterable[Problem]) -> tuple[dict[int, str], dict[int, str]]:
     """The view's lines marked with the problems placed on them, in words, and each
     line's level (``error``, ``warning`` or ``info``: the gravest there)."""
     marks: dict[int, list[str]] = {}
-    ranks: dict[int, int] = {}
+    levels: dict[int, Severity] = {}
     long_lines = has_long_line(text)
     for line, p in problem_lines(text, problems):
         at = shown_line(text, line) if long_lines else line
-        word = SEVERITY_WORDS.get(p.severity, p.severity.capitalize())
-        marks.setdefault(at, []).append(f"{word}: {cut(p.message)}")
-        ranks[at] = min(ranks.get(at, 2), SEVERITY_RANK.get(p.severity, 2))
-    levels = {line: ("error", "warning", "info")[rank] for line, rank in ranks.items()}
-    return {line: "\n".join(words) for line, words in marks.items()}, levels
+        marks.setdefault(at, []).append(f"{p.level.label}: {cut(p.message)}")
+        level = p.level.mark
+        if at not in levels or level.rank < levels[at].rank:
+            levels[at] = level
+    return {line: "\n".join(words) for line, words in marks.items()}, dict(levels)
 
 
 def marks_note(marks: dict[int, str]) -> str:
@@ -284,7 +281,7 @@ class PreviewWidget(QWidget):
         skill = self.skill
         assert skill is not None
         if not skill.loadable:
-            reasons = "; ".join(p.message for p in skill.problems if p.severity == "invalid")
+            reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
             return f"{skill.qualified_name} cannot be loaded ({skill.state}). {reasons}"
         f = skill.file(self.uri)
         where = skill.origin.describe()

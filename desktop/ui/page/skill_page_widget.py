@@ -53,6 +53,7 @@ from desktop.ui.page.file_view_widget import FileViewWidget
 from desktop.ui.page.preview_widget import PreviewWidget
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.state_icons import state_icon
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
 PILL_ICONS = {
@@ -295,18 +296,10 @@ class SkillPageWidget(QWidget):
         self.problems.clear()
         style = self.style()
         shown = [p for p in skill.problems if p.code != "opened-by-uri"]
-        shown.sort(key=lambda p: p.severity not in ("invalid", "error"))
+        shown.sort(key=lambda p: p.level.rank)
         for p in shown:
-            word = {"invalid": "Invalid", "error": "Error", "warning": "Warning"}.get(
-                p.severity, p.severity.capitalize()
-            )
-            item = QListWidgetItem(f"{word}: {visible(p.message)}")
-            pixmap = (
-                QStyle.StandardPixmap.SP_MessageBoxCritical
-                if p.severity in ("invalid", "error")
-                else QStyle.StandardPixmap.SP_MessageBoxInformation
-            )
-            item.setIcon(style.standardIcon(pixmap))
+            item = QListWidgetItem(f"{p.level.label}: {visible(p.message)}")
+            item.setIcon(state_icon(style, p.level.icon))
             item.setToolTip(plain_tooltip(f"{p.message}\n({p.code})") or "")
             self.problems.addItem(item)
         if not shown:

@@ -30,13 +30,13 @@ from desktop.core.library import brief_path
 from desktop.core.manifest import format_size
 from desktop.core.model import Problem, Skill, SkillFile
 from desktop.core.review import DiffLine, diff_counts
+from desktop.core.states import Severity
 from desktop.core.verify import FileVerification
 from desktop.core.visible import visible
 from desktop.core.words import count, moment
 from desktop.ui.page.markdown_render import escape
 
 SHOW_LIMIT = 256 * 1024  # characters of one file shown in place
-SEVERITY_ORDER = {"invalid": 0, "error": 1, "warning": 2, "info": 3}
 # Text colours by what they mark: (on a light background, on a dark one).
 TONES = {
     "danger": ("#b42318", "#ff8a80"),
@@ -115,7 +115,7 @@ def esc(text: str) -> str:
 
 def sorted_problems(problems: Sequence[Problem]) -> list[Problem]:
     """Errors first (invalid, then error), then warnings, then notes."""
-    return sorted(problems, key=lambda p: SEVERITY_ORDER.get(p.severity, 4))
+    return sorted(problems, key=lambda p: p.level.rank)
 
 
 def risk_html(risk: ToolRisk) -> str:
@@ -165,7 +165,9 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
         if skill.kind == "mcp"
         else ""
     )
-    errors = len(error_problems(skill)) + sum(p.severity == "invalid" for p in skill.problems)
+    errors = len(error_problems(skill)) + sum(
+        p.severity == Severity.INVALID for p in skill.problems
+    )
     parts = [f"<h2>{esc(skill.qualified_name or skill.name)}</h2>"]
     if errors:
         # Said before the description, which may be long: errors are what block.
@@ -187,7 +189,7 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
     if problems:
         head = f"Problems ({count(errors, 'error')})" if errors else "Problems"
         items = "".join(
-            f"<li><b>{escape(p.severity)}</b>: {esc(p.message)}</li>" for p in problems[:50]
+            f"<li><b>{escape(p.level.label)}</b>: {esc(p.message)}</li>" for p in problems[:50]
         )
         more = f"<li>… and {len(problems) - 50} more</li>" if len(problems) > 50 else ""
         parts.append(f"<h3>{head}</h3><ul>{items}{more}</ul>")

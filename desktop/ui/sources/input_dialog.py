@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.states import SourceState
 from desktop.sources.config.inputs import (
     InputRequest,
     input_ids,
@@ -94,7 +95,7 @@ class InputAsker(QObject):
 
     def _on_source(self, status: SourceStatus) -> None:
         label = status.origin.label
-        if status.status != "error" or label in self.asked:
+        if status.status != SourceState.FAILED or label in self.asked:
             return
         spec = next((s for s in self.controller.specs if s.label == label), None)
         if spec is None or not input_ids(spec):

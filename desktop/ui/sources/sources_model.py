@@ -9,6 +9,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 
 from desktop.core.freshness import relist_delay
 from desktop.core.model import SourceSpec, SourceStatus
+from desktop.core.states import SourceState
 from desktop.core.visible import quoted
 from desktop.sources.launchers import spec_runner, starting_message
 from desktop.ui.widgets.read_only_table_model import (
@@ -113,7 +114,7 @@ class SourcesModel(ReadOnlyTableModel):
                 return QGuiApplication.palette().brush(
                     QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
                 )
-            if status is not None and status.status == "error" and col == 4:
+            if status is not None and status.status == SourceState.FAILED and col == 4:
                 return status_brush("bad")
             return None
         return spec.label  # LABEL_ROLE

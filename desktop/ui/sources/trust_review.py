@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.states import TrustState
 from desktop.core.trust import CHANGED, ProjectServer
 from desktop.core.visible import cut, one_line
 from desktop.core.words import count
@@ -66,6 +67,7 @@ class TrustBar(QFrame):
         parent: QWidget | None,
         *,
         spawn: Spawn,
+        trust: Callable[[list[ProjectServer]], Coroutine[Any, Any, int]],
         reload: Callable[[], Coroutine[Any, Any, Any]],
         warn: Callable[[str], object],
     ) -> None:
@@ -74,6 +76,7 @@ class TrustBar(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName("Project servers not trusted")
         self._spawn, self._reload, self._warn = spawn, reload, warn
+        self._trust = trust  # the session's: the one door for decisions
         self.servers: list[ProjectServer] = []
         self.dismissed: tuple[str, ...] = ()
         self.label = QLabel(self)
@@ -125,15 +128,10 @@ class TrustBar(QFrame):
 
     async def trust(self, servers: list[ProjectServer]) -> None:
         """Trust ``servers`` as they were shown, then read the sources again."""
-        import asyncio
-
-        from desktop.sources.config.trust_store import TrustNotSaved, change_trust
-
-        def work() -> None:
-            change_trust(lambda store: store.trust(servers))
+        from desktop.session.decisions import TrustNotSaved
 
         try:
-            await asyncio.to_thread(work)
+            await self._trust(servers)
         except (TrustNotSaved, OSError) as exc:
             self._warn(f"nothing was trusted: {exc}")
             return
@@ -174,7 +172,7 @@ class TrustDialog(QDialog):
         self.tree.setUniformRowHeights(False)
         self.items: list[QTreeWidgetItem] = []
         for s in self.servers:
-            state = "changed since you trusted it" if s.state == CHANGED else "not trusted"
+            state = TrustState(s.state).label
             top = QTreeWidgetItem([cut(one_line(s.server_id), 80), f"{_file_name(s)} — {state}"])
             top.setToolTip(0, "Checked: trusted and started when you press Trust")
             top.setToolTip(1, cut(one_line(s.file)))

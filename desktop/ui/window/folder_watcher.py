@@ -30,6 +30,8 @@ from desktop.ui.catalog_controller import CatalogController
 if TYPE_CHECKING:
     import asyncio
 
+    from desktop.session.catalog_session import CatalogChange
+
 
 @dataclass
 class _Folder:
@@ -73,10 +75,11 @@ class FolderWatcher(QObject):
         """Whether every watched folder has been listed once (changes from then on show)."""
         return all(f.entries is not None or f.trouble for f in self.folders.values())
 
-    def follow(self) -> None:
-        """Watch the enabled local folders of the catalog just built."""
+    def follow(self, change: CatalogChange) -> None:
+        """Watch the enabled local folders of the catalog just built (not of a partial
+        one: the sources still reading may change what is watched)."""
         c = self.controller
-        if c.interim or self._stopped:
+        if change.interim or self._stopped:
             return
         wanted = {s.label: s for s in c.specs if s.enabled and s.kind == "local"}
         for label in list(self.folders):

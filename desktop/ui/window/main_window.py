@@ -44,6 +44,7 @@ from desktop.core.library import (
 )
 from desktop.core.model import Skill
 from desktop.core.query import SkillQuery
+from desktop.core.states import Severity
 from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.library.filter_bar_widget import FilterBarWidget
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QTabWidget
 
     from desktop.core.approvals import ApprovalState
+    from desktop.session.catalog_session import CatalogChange
     from desktop.ui.page.detail_widget import DetailWidget
     from desktop.ui.page.preview_widget import PreviewWidget
     from desktop.ui.page.skill_page_widget import SkillPageWidget
@@ -125,7 +127,7 @@ class MainWindow(WindowSurface):
         self.confirm = confirm or self._ask
         self.notifier = controller.notifier
 
-        self.table_model = SkillTableModel(self)
+        self.table_model = SkillTableModel(controller, self)
         self.proxy = SkillFilterProxyModel(self)
         self.proxy.setSourceModel(self.table_model)
         self.sources_model = SourcesModel(self)
@@ -176,7 +178,11 @@ class MainWindow(WindowSurface):
         mid_layout = QVBoxLayout(middle)
         mid_layout.setContentsMargins(0, 0, 0, 0)
         self.trust_bar = TrustBar(
-            self, spawn=controller.spawn, reload=self.reload_sources, warn=self.notifier.warning
+            self,
+            spawn=controller.spawn,
+            trust=controller.trust_servers,
+            reload=self.reload_sources,
+            warn=self.notifier.warning,
         )
         mid_layout.addWidget(self.trust_bar)
         self.message_bar = MessageBarWidget(self)
@@ -496,7 +502,7 @@ class MainWindow(WindowSurface):
 
     # -- reacting --------------------------------------------------------------
 
-    def _on_catalog(self) -> None:
+    def _on_catalog(self, change: CatalogChange) -> None:
         if self._page is None:
             self._page_later()
         # The id the table shows as current: the new catalog may not hold that skill yet.
@@ -504,16 +510,10 @@ class MainWindow(WindowSurface):
         shown = self.proxy.data(index, SKILL_ID_ROLE) if index.isValid() else None
         wanted = self._wanted_skill or shown or None
         bar = self.skill_list.view().verticalScrollBar()
-        kept = bar.value() if self.controller.from_disk else None
+        kept = bar.value() if change.from_disk else None
         self.table_model.set_skills(
             self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
         )
-        for skill in self.controller.catalog.skills:
-            # Reads are forgotten when an entry changes: so is what the table said of them
-            # (an empty state reads as "not read yet", as _on_verification stores it too).
-            state, text = self.controller.verification_of(skill)
-            self.table_model.verification[skill.id] = state
-            self.table_model.verification_text[skill.id] = text
         for status in self.controller.catalog.sources:
             self.sources_model.set_status(status)
         self._update_count()
@@ -527,7 +527,7 @@ class MainWindow(WindowSurface):
             return
         # A partial catalog, while the sources still reading may hold the selected skill:
         # it is selected again when it arrives, rather than the first row.
-        self._wanted_skill = wanted if self.controller.interim else None
+        self._wanted_skill = wanted if change.interim else None
         if self._wanted_skill is not None:
             return
         if self.proxy.rowCount() and not self.table.currentIndex().isValid():
@@ -539,14 +539,9 @@ class MainWindow(WindowSurface):
         """Skills read again after a change on disk: their rows change in place (the
         selection and the list's scroll stay), and the shown one's page follows."""
         catalog = self.controller.catalog
-        skills = [s for s in (catalog.get(i) for i in ids) if s is not None]
         rows = self.table_model.replace_skills(
             catalog.skills, ids, (self.proxy.sort_column, self.proxy.sort_order)
         )
-        for skill in skills:
-            state, text = self.controller.verification_of(skill)
-            self.table_model.verification[skill.id] = state
-            self.table_model.verification_text[skill.id] = text
         self.proxy.rows_changed(rows)
         for status in catalog.sources:
             self.sources_model.set_status(status)
@@ -584,8 +579,6 @@ class MainWindow(WindowSurface):
         self.skill_list.scroll_to(self.table.currentIndex())
 
     def _on_approvals(self) -> None:
-        states = {k: v.state for k, v in self.controller.approval_states.items()}
-        self.table_model.set_approvals(states)
         self.proxy.states_changed()
         self._update_count()
         self._update_counts()
@@ -637,12 +630,8 @@ class MainWindow(WindowSurface):
         box.open()
 
     def _on_verification(self, skill_id: str) -> None:
-        skill = self.controller.catalog.get(skill_id)
-        if skill is None:
+        if self.controller.catalog.get(skill_id) is None:
             return
-        state, text = self.controller.verification_of(skill)
-        self.table_model.verification_text[skill_id] = text
-        self.table_model.set_verification(skill_id, state)
         self.proxy.states_changed()
         shown = self._page.skill if self._page is not None else None
         if shown is not None and shown.id == skill_id:
@@ -650,7 +639,7 @@ class MainWindow(WindowSurface):
 
     def _on_notice(self, notice: Notice) -> None:
         self.messages.appendPlainText(notice.line())
-        if notice.level == "info":
+        if notice.level == Severity.INFO:
             self.notice.notify(notice.text)  # a moment; the Activity view keeps it
         self.statusBar().showMessage(f"{notice.level}: {notice.text}", 15000)
 
@@ -756,7 +745,7 @@ class MainWindow(WindowSurface):
     def _update_counts(self) -> None:
         skills = self.controller.catalog.skills
         self.sidebar.set_counts(
-            view_counts(skills, self.table_model.approval), source_counts(skills)
+            view_counts(skills, self.table_model.approvals()), source_counts(skills)
         )
         self._fit_sidebar()
 

@@ -207,51 +207,55 @@ async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
 
 
 async def review(out: Path, scratch: Path) -> None:
-    """The review view at 1280×800: a new skill with a script, a skill with errors, and
-    the first skill again after its script changed since approval (the diff)."""
+    """The review (the skill page's Review tab) at each size: a new skill with a script,
+    a skill with errors, and the first skill again after its script changed since
+    approval (the diff)."""
+    for size in SIZES:
+        await review_at(out, scratch, size)
+
+
+async def review_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     import shutil
 
-    from desktop.ui.review.review_view import ReviewView
+    from desktop.ui.review.review_view import URI_ROLE
 
-    copy = Path.home() / "skills" / "review-samples"  # shown as ~/skills/review-samples
+    # A copy of its own at each size (approving one changes what the next would show),
+    # shown as ~/skills/review-WxH.
+    copy = Path.home() / "skills" / f"review-{size[0]}x{size[1]}"
     if not copy.exists():
         shutil.copytree(bundled_sources()[0].endpoint, copy)
     spec = SourceSpec("samples", "local", "folder", str(copy))
-    ini = scratch / "window-review.ini"
+    ini = scratch / f"window-review-{size[0]}x{size[1]}.ini"
     window = build_window([spec], settings=QSettings(str(ini), QSettings.Format.IniFormat))
-    window.resize(1280, 800)
+    window.resize(*size)
     window.show()
     window.start()
     await settle(window, 1.0)
-    size = (1280, 800)
 
-    async def open_review(qualified: str, file: str | None) -> ReviewView:
+    async def open_review(qualified: str, file: str | None) -> None:
         window.actions_.review(skill_named(window, qualified))
-        view = window.actions_.dialog
-        assert isinstance(view, ReviewView)
-        view.resize(*size)
         await settle(window)
+        view = window.review
         if file is not None:
             for i in range(view.file_list.count()):
-                if str(view.file_list.item(i).data(Qt.ItemDataRole.UserRole + 1)).endswith(file):
+                if str(view.file_list.item(i).data(URI_ROLE)).endswith(file):
                     view.file_list.setCurrentRow(i)
             await settle(window, 0.2)
-        return view
 
-    view = await open_review("pdf-forms", "fill_form.py")
-    save_dialog(view, out, size, "7-review-new-skill")
-    view = await open_review("Meeting_Summary", None)
-    save_dialog(view, out, size, "7-review-errors")
-    view = await open_review("pdf-forms", None)
-    view.approve()
+    await open_review("pdf-forms", "fill_form.py")
+    save(window, out, size, "7-review-new-skill")
+    await open_review("Meeting_Summary", None)
+    save(window, out, size, "7-review-errors")
+    await open_review("pdf-forms", None)
+    window.review.approve()
     await settle(window)
-    view.close()
+    save(window, out, size, "7-review-after-approve")
     script = copy / "pdf-forms" / "scripts" / "fill_form.py"
     script.write_text(script.read_text() + "\nimport urllib.request  # sends the form away\n")
     window.actions_.refresh()
     await settle(window, 1.0)
-    view = await open_review("pdf-forms", "fill_form.py")
-    save_dialog(view, out, size, "7-review-changed")
+    await open_review("pdf-forms", "fill_form.py")
+    save(window, out, size, "7-review-changed")
     window.close()
     await window.controller.reader.close()
 

@@ -59,8 +59,10 @@ PAGE_TABS: tuple[tuple[str, str], ...] = (
     ("So&urce", "The raw text of the file shown, its problems marked"),
     ("&Details", ""),
     ("Pro&blems", ""),
+    ("&Review", "Read the evidence, choose the grants, then approve or reject"),
 )
-PROBLEMS_TAB = len(PAGE_TABS) - 1
+PROBLEMS_TAB = 4
+REVIEW_TAB = 5
 
 
 def has_problems(skill: Skill) -> bool:

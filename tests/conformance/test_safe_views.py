@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QTextBrowser, QTextEdit
 from ui.conftest import folder_spec, wait_idle, write_skill
 
 from desktop.ui.page.safe_browser import SafeTextBrowser
-from desktop.ui.review.review_view import ReviewView
 
 UI = Path(__file__).resolve().parents[2] / "desktop" / "ui"
 RICH_VIEWS = {"QTextBrowser", "QTextEdit", "QWebEngineView"}
@@ -79,14 +78,14 @@ def test_the_review_view_loads_nothing_and_follows_no_link(
     )
     window = make_window([folder_spec(folder)])
     skill = window.controller.catalog.get("local:markup/SKILL.md")
-    dialog = ReviewView(window.controller, skill.id, window)
+    window.actions_.review(skill.id)
+    dialog = window.review
     wait_idle(qtbot, window)  # its files are read (a local skill's at once) and shown
     shown = dialog.body.toPlainText()
     assert "markup" in shown
     assert dialog.body.requested == [] and dialog.content.requested == []
-    _assert_loads_nothing(dialog.body, png, page, "the review view")
-    _assert_loads_nothing(dialog.content, png, page, "the review view's file")
-    dialog.close()
+    _assert_loads_nothing(dialog.body, png, page, "the review")
+    _assert_loads_nothing(dialog.content, png, page, "the review's file")
 
 
 def test_every_rich_text_view_of_the_window_and_its_dialogs_is_the_safe_browser(

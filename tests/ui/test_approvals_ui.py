@@ -40,7 +40,7 @@ def test_review_approve_change_and_revoke(
         Qt.Key.Key_A,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert isinstance(dialog, ReviewView)
     wait_idle(qtbot, window)  # a local skill's files are read at once
     text = dialog.body.toPlainText()
@@ -55,6 +55,10 @@ def test_review_approve_change_and_revoke(
     wait_idle(qtbot, window)
     assert _approval_cell(window, BETA) == "approved"
     assert to_review_count(window) == 2
+    # The review went on to the next skill waiting, selected in the list.
+    assert window.current_skill() is not None and window.current_skill().id != BETA
+    assert window.review.skill is window.current_skill()
+    window.select_skill(BETA)
     detail = window.detail.text()
     assert "granted: Read" in detail and "scripts not allowed" in detail
     state = window.controller.approval_states[BETA]
@@ -68,7 +72,7 @@ def test_review_approve_change_and_revoke(
     assert "changed since approval: 1 added" in window.detail.text()
     assert "added: notes.txt" in window.detail.text()
     window.actions_.review(BETA)
-    dialog = window.actions_.dialog
+    dialog = window.review
     wait_idle(qtbot, window)
     assert "Changed since approval" in dialog.body.toPlainText()
     # The grants of the approval the change voided are decided again, not pre-ticked.
@@ -132,14 +136,13 @@ def test_without_a_keyring_the_review_says_so_before_anything_is_ticked(
     wait_idle(qtbot, window)
     assert keyring_warnings() == 1
     window.actions_.review(BETA)
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert isinstance(dialog, ReviewView)
     wait_idle(qtbot, window)
     assert "Decisions cannot be stored or read now" in dialog.body.toPlainText()
     assert not dialog.approve_button.isEnabled() and not dialog.revoke_button.isEnabled()
     assert not dialog.reject_button.isEnabled()
     assert not dialog.tool_boxes[0].isEnabled()
-    dialog.reject()
 
 
 def test_a_tool_name_is_shown_and_granted_as_the_skill_wrote_it(
@@ -152,7 +155,7 @@ def test_a_tool_name_is_shown_and_granted_as_the_skill_wrote_it(
     window = make_window([folder_spec(root)])
     skill = window.controller.catalog.skills[0]
     window.actions_.review(skill.id)
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert isinstance(dialog, ReviewView)
     wait_idle(qtbot, window)
     shown = [b.text().replace("&&", "&") for b in dialog.tool_boxes]
@@ -161,7 +164,6 @@ def test_a_tool_name_is_shown_and_granted_as_the_skill_wrote_it(
     assert names == ["Grant tool Bash(make&&test)", "Grant tool Read"]
     dialog.tool_boxes[0].setChecked(True)
     assert dialog.granted_tools() == ["Bash(make&&test)"]
-    dialog.close()
 
 
 def test_an_invalid_skill_is_refused_for_its_own_reason(make_window: Any, tmp_path: Path) -> None:
@@ -170,13 +172,13 @@ def test_an_invalid_skill_is_refused_for_its_own_reason(make_window: Any, tmp_pa
     (root / "no-desc" / "SKILL.md").write_text("---\nname: no-desc\n---\nbody\n")
     window = make_window([folder_spec(root)])
     skill = window.controller.catalog.skills[0]
-    dialog = ReviewView(window.controller, skill.id, window)
+    window.actions_.review(skill.id)
+    dialog = window.review
     text = dialog.body.toPlainText()
     assert "This skill cannot be approved: The entry is invalid" in text
     assert "no file manifest" not in text
     assert not dialog.approve_button.isEnabled() and not dialog.reject_button.isEnabled()
     assert "It cannot be approved" in dialog.gate.text()
-    dialog.close()
 
 
 @pytest.mark.keyring
@@ -209,17 +211,16 @@ def test_the_queue_works_from_the_keyboard(
     view.setStyle(style)
     rect = view.visualRect(window.proxy.index(1, 0))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert window.actions_.dialog is None
+    assert not window.reviewing()
     qtbot.keyClick(
         view,
         Qt.Key.Key_A,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert isinstance(dialog, ReviewView)
     assert second.qualified_name in dialog.body.toPlainText()
     wait_idle(qtbot, window)
-    dialog.reject()
 
 
 @pytest.mark.keyring
@@ -269,9 +270,9 @@ def test_third_party_words_in_plain_places_show_controls_as_codes(
 
     skill = window.controller.catalog.get(BETA)
     skill.qualified_name = "evil\u202egnp.exe"
-    dialog = ReviewView(window.controller, BETA, window)
-    assert dialog.windowTitle() == "Review: evil\\u202egnp.exe"
-    dialog.close()
+    window.actions_.review(BETA)
+    dialog = window.review
+    assert "evil\\u202egnp.exe" in dialog.body.toPlainText()
     compare = CompareDialog(window.controller, [skill])
     qtbot.addWidget(compare)
     items = [compare.left.itemText(i) for i in range(compare.left.count())]
@@ -298,7 +299,7 @@ def test_a_review_left_open_across_a_change_does_not_approve_the_new_files(
     approves."""
     window = make_window([folder_spec(skills_folder)])
     window.actions_.review(BETA)
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert isinstance(dialog, ReviewView)
     wait_idle(qtbot, window)
     assert dialog.approve_button.isEnabled()
@@ -324,4 +325,3 @@ def test_a_review_left_open_across_a_change_does_not_approve_the_new_files(
     window.select_skill(BETA)
     assert "approved |" not in window.detail.text()
     assert window.controller.approvals.store.records() == []
-    dialog.reject()

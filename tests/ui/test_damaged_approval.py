@@ -30,14 +30,13 @@ def test_a_forged_grant_is_shown_damaged_and_not_honoured(
     write_skill(root, "notes", **{"allowed-tools": "Read"})
     window = make_window([folder_spec(root)])
     window.actions_.review(SKILL)
-    view = window.actions_.dialog
+    view = window.review
     assert isinstance(view, ReviewView)
     wait_idle(qtbot, window)
     view.tool_boxes[0].setChecked(True)
     view.approve()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[SKILL].tool_granted("Read")
-    view.close()
 
     def forge(record: dict[str, Any]) -> None:
         record["grants"] = {"tools": ["Read", "WebFetch", "mcp__evil"], "scripts": False}
@@ -54,7 +53,7 @@ def test_a_forged_grant_is_shown_damaged_and_not_honoured(
     assert "stored record is damaged and not honoured" in detail
     assert "WebFetch, mcp__evil" in detail and "granted:" not in detail
     window.actions_.review(SKILL)
-    view = window.actions_.dialog
+    view = window.review
     assert isinstance(view, ReviewView)
     wait_idle(qtbot, window)
     assert "The stored decision is damaged" in view.body.toPlainText()
@@ -69,4 +68,3 @@ def test_a_forged_grant_is_shown_damaged_and_not_honoured(
     state = window.controller.approval_states[SKILL]
     assert state.approved and not state.damaged
     assert state.tool_granted("Read") and not state.tool_granted("WebFetch")
-    view.close()

@@ -87,7 +87,7 @@ def test_the_review_view_shows_the_text_marked_and_what_it_hides(
 ) -> None:
     window = make_window([folder_spec(hidden_folder)])
     window.actions_.review(SKILL)
-    view = window.actions_.dialog
+    view = window.review
     assert isinstance(view, ReviewView)
     wait_idle(qtbot, window)
     body = view.body.toPlainText()

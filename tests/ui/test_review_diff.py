@@ -69,20 +69,19 @@ def changed_review(make_window: Any, qtbot: Any, root: Path) -> tuple[Any, Revie
     data.write_bytes(old)
     window = make_window([folder_spec(root)])
     window.actions_.review(SKILL)
-    view = window.actions_.dialog
+    view = window.review
     assert isinstance(view, ReviewView)
     wait_idle(qtbot, window)
     assert view.read_line.text() == "2 of 2 files read"
     view.approve()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[SKILL].approved
-    view.close()
     data.write_bytes(new)
     window.actions_.refresh()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[SKILL].state == "changed"
     window.actions_.review(SKILL)
-    view = window.actions_.dialog
+    view = window.review
     assert isinstance(view, ReviewView)
     wait_idle(qtbot, window)
     pick(view, "SKILL.md")
@@ -136,7 +135,6 @@ def test_a_large_diff_never_stalls_the_window_and_is_shown(
     assert not view.side_by_side.isVisible()
     pick(view, "data.txt")
     assert shown(view)
-    view.close()
     wait_idle(qtbot, window)
 
 
@@ -155,7 +153,6 @@ def test_past_its_time_bound_a_diff_is_shown_side_by_side(
     assert view.side_by_side.isVisible()
     right = view.side_by_side.panes[1].toPlainText()
     assert "item 011999 value" in right  # the whole file, as it is now
-    view.close()
     wait_idle(qtbot, window)
 
 

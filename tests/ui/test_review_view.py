@@ -1,6 +1,7 @@
-"""The review view, against real folders, a real server whose requests are recorded,
-and the real Secret Service: reading every file before deciding, grants by risk, the
-diff of a change against the approved bytes, rejecting, errors blocking, the keys."""
+"""The review (the skill page's Review tab), against real folders, a real server whose
+requests are recorded, and the real Secret Service: reading every file before deciding,
+grants by risk, the diff of a change against the approved bytes, rejecting, errors
+blocking, the keys."""
 
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ def methods(record: Path) -> list[str]:
 
 def open_review(window: Any, qtbot: Any, skill_id: str) -> ReviewView:
     window.actions_.review(skill_id)
-    view = window.actions_.dialog
-    assert isinstance(view, ReviewView)
+    view = window.review
+    assert isinstance(view, ReviewView) and not view.isWindow()
+    assert view.isVisible() and view.skill is not None and view.skill.id == skill_id
     wait_idle(qtbot, window)
     return view
 
@@ -53,8 +55,9 @@ def select(view: ReviewView, ending: str) -> None:
 def key(qtbot: Any, view: ReviewView, k: Any, mod: Any = Qt.KeyboardModifier.AltModifier) -> None:
     from PySide6.QtWidgets import QApplication
 
-    view.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view, timeout=5000)
+    window = view.window()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
     qtbot.keyClick(view, k, mod)
 
 
@@ -99,7 +102,6 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     assert state.approved and state.tool_granted("Bash") and not state.tool_granted("Read")
     assert state.record is not None and state.record.files_read is True
     assert not state.scripts_allowed
-    view.close()
 
     (ops_folder / "ops" / "scripts" / "deploy.sh").write_text("#!/bin/sh\nrm -rf ~/work\n")
     (ops_folder / "ops" / "extra.md").write_text("More\n")
@@ -131,7 +133,6 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     view.revoke()
     wait_idle(qtbot, window)
     assert not window.controller.reader.cache.approved_dir(name).exists()
-    view.close()
 
 
 def test_a_server_skill_is_read_only_when_asked_and_its_rotated_file_diffed(
@@ -158,13 +159,16 @@ def test_a_server_skill_is_read_only_when_asked_and_its_rotated_file_diffed(
     assert "resources/read" not in methods(record)
     state = window.controller.approval_states[demo]
     assert state.approved and state.record is not None and state.record.files_read is False
+    # The decision moved the review on to the next skill waiting; back to this one.
+    assert view.skill is not None and view.skill.id != demo
+    view = open_review(window, qtbot, demo)
 
     # Read when asked, each file (the next unread one, from the keyboard).
-    key(qtbot, view, Qt.Key.Key_U)
+    key(qtbot, view, Qt.Key.Key_E)
     wait_idle(qtbot, window)
     assert methods(record).count("resources/read") == 1
     assert view.read_line.text() == "1 of 2 files read"
-    key(qtbot, view, Qt.Key.Key_U)
+    key(qtbot, view, Qt.Key.Key_E)
     wait_idle(qtbot, window)
     assert methods(record).count("resources/read") == 2
     assert view.read_line.text() == "2 of 2 files read"
@@ -173,7 +177,6 @@ def test_a_server_skill_is_read_only_when_asked_and_its_rotated_file_diffed(
     view.approve()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[demo].record.files_read is True
-    view.close()
 
     guide.write_text("Step one.\nStep 2, changed.\nStep three.\n")
     window.actions_.refresh()
@@ -183,12 +186,11 @@ def test_a_server_skill_is_read_only_when_asked_and_its_rotated_file_diffed(
     select(view, "guide.md")
     assert "not read yet" in view.content.toPlainText()
     reads = methods(record).count("resources/read")
-    key(qtbot, view, Qt.Key.Key_R)  # read this file
+    key(qtbot, view, Qt.Key.Key_G)  # read this file
     wait_idle(qtbot, window)
     assert methods(record).count("resources/read") == reads + 1
     diff = view.content.toPlainText()
     assert "-Step two." in diff and "+Step 2, changed." in diff and "+Step three." in diff
-    view.close()
 
 
 def test_without_files_read_there_is_no_earlier_content_and_the_view_says_so(
@@ -211,7 +213,6 @@ def test_without_files_read_there_is_no_earlier_content_and_the_view_says_so(
     wait_idle(qtbot, window)
     shown = view.content.toPlainText()
     assert "No earlier content to compare" in shown and "second" in shown
-    view.close()
 
 
 def test_reject_leaves_the_queue_until_the_files_change(
@@ -227,8 +228,11 @@ def test_reject_leaves_the_queue_until_the_files_change(
     assert state.state == "rejected" and not state.approved
     assert not state.tool_granted("Bash")
     assert to_review_count(window) == waiting - 1
+    # The review moved on to the skill still waiting, selected in the list too.
+    assert view.skill is not None and view.skill.name == "notes"
+    assert window.current_skill() is view.skill
+    view = open_review(window, qtbot, OPS)
     assert "deploys to production without asking" in view.body.toPlainText()
-    view.close()
     (ops_folder / "ops" / "SKILL.md").write_text(
         "---\nname: ops\ndescription: The ops skill, now quieter.\n---\n# Ops\n"
     )
@@ -260,7 +264,6 @@ def test_errors_block_until_approved_despite_them_which_is_recorded(
     wait_idle(qtbot, window)
     record = window.controller.approval_states[skill.id].record
     assert record is not None and record.despite_problems
-    view.close()
 
 
 def test_the_queue_from_the_keyboard_and_approve_and_next(
@@ -268,12 +271,12 @@ def test_the_queue_from_the_keyboard_and_approve_and_next(
 ) -> None:
     window = make_window([folder_spec(ops_folder)])
     view = open_review(window, qtbot, OPS)
-    assert view.queue == ["local:notes/SKILL.md", OPS]
-    assert view.position.text() == "Skill 2 of 2 in the review"
+    assert view.queue() == ["local:notes/SKILL.md", OPS]
+    assert view.position.text() == "Skill 2 of 2 to review"
     key(qtbot, view, Qt.Key.Key_P)
     wait_idle(qtbot, window)
     assert view.skill is not None and view.skill.name == "notes"
-    key(qtbot, view, Qt.Key.Key_U)  # nothing unread: every local file was read
+    key(qtbot, view, Qt.Key.Key_E)  # nothing unread: every local file was read
     key(qtbot, view, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     wait_idle(qtbot, window)
     assert window.controller.approval_states["local:notes/SKILL.md"].approved
@@ -288,7 +291,6 @@ def test_the_queue_from_the_keyboard_and_approve_and_next(
     (row,) = csv.DictReader(io.StringIO(out.read_text()))
     assert row["skill"] == "local:notes/SKILL.md" and row["files read"] == "yes"
     assert row["decision"] == "approved" and row["by"]
-    view.close()
     # The same export from the window's Skill menu (the file dialog answered here).
     import desktop.ui.review.export_decisions as export_decisions
 

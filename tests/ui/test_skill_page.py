@@ -53,11 +53,13 @@ def test_the_primary_button_fits_the_state_and_opens_the_review(
     assert page.approval_pill.text() == "To review"
     assert page.primary.text() == "Review and approve…"
     qtbot.mouseClick(page.primary, Qt.MouseButton.LeftButton)
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert isinstance(dialog, ReviewView)
     wait_idle(qtbot, window)  # a local skill's files are read at once
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
+    assert window.current_skill().id != BETA  # on to the next skill waiting
+    window.select_skill(BETA)
     assert page.approval_pill.text() == "Approved"
     assert page.primary.text() == "Review approval…"
     # Rejected with a reason: the pill says so, and its tooltip says who and why.

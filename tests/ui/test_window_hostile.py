@@ -55,9 +55,8 @@ def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
     skill = _only_skill(window, "demo")
     window.select_skill(skill.id)
     window.actions_.review(skill.id)
-    dialog = window.actions_.dialog
+    dialog = window.review
     assert "did not match" not in dialog.body.toPlainText()  # nothing read yet
-    dialog.reject()
     guide = next(f.uri for f in skill.files if f.uri.endswith("guide.md"))
     window.detail.fileRequested.emit(skill.id, guide)
     wait_idle(qtbot, window)
@@ -65,7 +64,7 @@ def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
     assert "expected digest sha256:000" in window.page.file_view.status.text()
     assert window.page.file_view.text.toPlainText() == ""
     window.actions_.review(skill.id)
-    body = window.actions_.dialog.body.toPlainText()
+    body = window.review.body.toPlainText()
     assert "The server's bytes did not match this entry" in body
     assert "expected digest sha256:000" in body and "received bytes hash to" in body
 

@@ -1,11 +1,14 @@
 """A skill's page: a header (name, where it comes from, its states in plain words and
-the one action that fits) above the tabs Overview, Files, Source, Details, Problems.
+the one action that fits) above the tabs Overview, Files, Source, Details, Problems and
+Review.
 
 The header stays above every tab, so a server skill's third-party mark is always in
 sight. The Overview is the preview pane (rendered body, nothing shown until verified);
 its raw text is the Source tab, with line numbers and each problem marked on its line.
 The Files tab lists the files (scripts marked) above a viewer that shows the chosen one
-once its bytes are checked. Words and choices come from :mod:`desktop.core.library`.
+once its bytes are checked. The Review tab holds the review (:mod:`desktop.ui.review`),
+which the window puts there on its first use. Words and choices come from
+:mod:`desktop.core.library`.
 """
 
 from __future__ import annotations
@@ -162,10 +165,16 @@ class SkillPageWidget(QWidget):
         self.problems.setSpacing(3)
         self.problems.setTextElideMode(Qt.TextElideMode.ElideNone)
 
+        # The review's place: the window makes the review in it when first shown.
+        self.review_holder = QWidget(self)
+        self.review_holder.setObjectName("reviewHolder")
+        review_layout = QVBoxLayout(self.review_holder)
+        review_layout.setContentsMargins(0, 0, 0, 0)
+
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Skill pages")
         self.tabs.setDocumentMode(True)
-        pages = (preview, self.files_tab, self.source, detail, self.problems)
+        pages = (preview, self.files_tab, self.source, detail, self.problems, self.review_holder)
         for i, (page, (title, tip)) in enumerate(zip(pages, PAGE_TABS, strict=True)):
             self.tabs.addTab(page, title)
             if tip:

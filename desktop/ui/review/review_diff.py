@@ -1,4 +1,4 @@
-"""The review view's diffs of a file changed since approval, made off the GUI thread.
+"""The review's diffs of a file changed since approval, made off the GUI thread.
 
 A line diff of two large files with many changes takes time that grows with the square
 of their size (8-16 s for 200 KB changed on every other line): on the GUI thread it
@@ -25,7 +25,13 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QW
 from desktop.core.model import SkillFile
 from desktop.core.review import DIFF_SECONDS, TooManyChanges, text_diff
 from desktop.core.visible import visible
-from desktop.ui.review.review_html import diff_html, esc, script_banner
+from desktop.ui.review.review_html import (
+    dark_background,
+    diff_html,
+    esc,
+    line_styles,
+    script_banner,
+)
 
 # Characters of each version the side-by-side view shows (a file may be far larger).
 RAW_LIMIT = 512 * 1024
@@ -47,8 +53,10 @@ def comparing_html(f: SkillFile, old: SkillFile) -> str:
     )
 
 
-def too_many_html(f: SkillFile, old: SkillFile, seconds: float, *, script: bool) -> str:
-    banner = script_banner() if script else ""
+def too_many_html(
+    f: SkillFile, old: SkillFile, seconds: float, *, script: bool, banner: str = ""
+) -> str:
+    banner = (banner or script_banner()) if script else ""
     return (
         f"<p><code>{esc(f.uri)}</code> — changed since approval: <b>too many changes to "
         f"show line by line</b> (the approved version is {old.size:,} bytes, it is "
@@ -73,22 +81,26 @@ def diff_page(
     *,
     script: bool,
     seconds: float = DIFF_SECONDS,
+    styles: dict[str, str] | None = None,
+    banner: str = "",
 ) -> DiffPage:
     """The page of ``f`` changed from ``old`` (``before`` → ``data``): blocking, bounded
-    by ``seconds``; run it on a worker thread."""
+    by ``seconds``; run it on a worker thread, with ``styles`` and ``banner`` made on
+    the GUI thread (they follow the palette)."""
     try:
         lines = text_diff(before, data, seconds=seconds)
     except TooManyChanges as exc:
         return DiffPage(
-            too_many_html(f, old, exc.seconds, script=script), (_raw(before), _raw(data))
+            too_many_html(f, old, exc.seconds, script=script, banner=banner),
+            (_raw(before), _raw(data)),
         )
-    return DiffPage(diff_html(f, old, lines, script=script))
+    return DiffPage(diff_html(f, old, lines, script=script, styles=styles, banner=banner))
 
 
 class Diffs:
-    """The diffs of one review view: made on a worker thread, one per file version,
-    kept until the view closes. ``spawn`` runs a coroutine (the view's task runner);
-    ``ready`` is called with the key of each diff done."""
+    """The diffs of the review: made on a worker thread, one per file version and
+    palette (light or dark), kept until the window closes. ``spawn`` runs a coroutine
+    (the view's task runner); ``ready`` is called with the key of each diff done."""
 
     def __init__(
         self,
@@ -97,8 +109,8 @@ class Diffs:
     ) -> None:
         self._spawn = spawn
         self._ready = ready
-        self._done: dict[tuple[str, str, str], DiffPage] = {}
-        self._pending: set[tuple[str, str, str]] = set()
+        self._done: dict[tuple[str, str, str, bool], DiffPage] = {}
+        self._pending: set[tuple[str, str, str, bool]] = set()
         self.closed = False  # the view is gone: a diff finishing later is dropped
         self.seconds = DIFF_SECONDS  # how long one diff may take
 
@@ -107,7 +119,8 @@ class Diffs:
     ) -> DiffPage:
         """The page of this change when its diff is done; else "Comparing…", and the
         diff is started (once)."""
-        key = (f.uri, old.digest, f.digest)
+        dark = dark_background()
+        key = (f.uri, old.digest, f.digest, dark)
         done = self._done.get(key)
         if done is not None:
             return done
@@ -118,7 +131,7 @@ class Diffs:
 
     async def _make(
         self,
-        key: tuple[str, str, str],
+        key: tuple[str, str, str, bool],
         f: SkillFile,
         old: SkillFile,
         before: bytes,
@@ -127,7 +140,15 @@ class Diffs:
     ) -> None:
         try:
             page = await asyncio.to_thread(
-                diff_page, f, old, before, data, script=script, seconds=self.seconds
+                diff_page,
+                f,
+                old,
+                before,
+                data,
+                script=script,
+                seconds=self.seconds,
+                styles=line_styles(key[3]),
+                banner=script_banner(),
             )
         except Exception as exc:  # noqa: BLE001 - said in place of the diff
             page = DiffPage(
@@ -138,7 +159,7 @@ class Diffs:
             self._pending.discard(key)
         if not self.closed:
             self._done[key] = page
-            self._ready(key)
+            self._ready(key[:3])
 
 
 class SideBySide(QWidget):

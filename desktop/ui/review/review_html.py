@@ -1,13 +1,20 @@
-"""The review view's text: a skill's summary, a file as verified, a coloured diff.
+"""The review's text: a skill's summary, a file as verified, a coloured diff.
 
 Everything here quotes third parties (names, descriptions, file contents, server
 messages): each piece is escaped, with control and bidirectional characters shown
 as codes, and shown in a browser that loads nothing (:mod:`desktop.ui.page.safe_browser`).
+
+Colours follow the palette: each tone has a light and a dark shade, and the one with
+the higher contrast against the palette's background is used (at least 4.5:1 on the
+light and the dark palettes, ``tests/ui/test_review_contrast.py``). Text on a shade of
+its own (a diff's lines, the script banner) takes the pair made for that shade.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from desktop.core.approvals import (
     APPROVED,
@@ -30,16 +37,67 @@ from desktop.core.words import count, moment
 from desktop.ui.page.markdown_render import escape
 
 SHOW_LIMIT = 256 * 1024  # characters of one file shown in place
-RISK_COLOURS = {
-    "runs-code": "#b42318",
-    "unknown": "#b42318",
-    "changes-files": "#b54708",
-    "network": "#b54708",
-    "server-tool": "#6941c6",
-    "reads": "#344054",
-    "harmless": "#344054",
+# Text colours by what they mark: (on a light background, on a dark one).
+TONES = {
+    "danger": ("#b42318", "#ff8a80"),
+    "caution": ("#93370d", "#fdb022"),
+    "server": ("#6941c6", "#c4b5fd"),
+    "quiet": ("#344054", "#d0d5dd"),
+}
+RISK_TONES = {
+    "runs-code": "danger",
+    "unknown": "danger",
+    "changes-files": "caution",
+    "network": "caution",
+    "server-tool": "server",
+    "reads": "quiet",
+    "harmless": "quiet",
+}
+# Text on a shade of its own: (background, text), on a light and on a dark palette.
+SHADES = {
+    "+": (("#e6ffec", "#116329"), ("#12361f", "#7ee2a8")),
+    "-": (("#ffebe9", "#b42318"), ("#4a1b17", "#ffb4ab")),
+    "@": (("#ddf4ff", "#0550ae"), ("#0c2d4a", "#9ecbff")),
+    "script": (("#fef3f2", "#b42318"), ("#4a1b17", "#ffb4ab")),
 }
 MONO = "font-family: monospace; white-space: pre-wrap;"
+
+
+def luminance(colour: QColor) -> float:
+    """WCAG's relative luminance of ``colour``."""
+
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in (colour.redF(), colour.greenF(), colour.blueF()))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG's contrast ratio of two colours (1 to 21)."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def dark_background(palette: QPalette | None = None) -> bool:
+    """Whether the review's background (the palette's Base) is dark."""
+    base = (palette or QGuiApplication.palette()).color(QPalette.ColorRole.Base)
+    return luminance(base) < 0.18
+
+
+def tone(name: str, palette: QPalette | None = None) -> str:
+    """The shade of tone ``name`` that reads best on the palette's background."""
+    return TONES[name][dark_background(palette)]
+
+
+def line_styles(dark: bool) -> dict[str, str]:
+    """A diff's line styles by kind, for a light or a dark background."""
+    styles = {k: f"background-color:{bg}; color:{fg};" for k, ((bg, fg), _) in SHADES.items()}
+    if dark:
+        styles = {k: f"background-color:{bg}; color:{fg};" for k, (_, (bg, fg)) in SHADES.items()}
+    styles["!"] = f"color:{TONES['caution'][dark]};"
+    styles[" "] = ""  # context lines in the palette's own text colour
+    return styles
 
 
 def _origin(skill: Skill) -> str:
@@ -61,7 +119,7 @@ def sorted_problems(problems: Sequence[Problem]) -> list[Problem]:
 
 
 def risk_html(risk: ToolRisk) -> str:
-    colour = RISK_COLOURS.get(risk.level, "#b42318")
+    colour = tone(RISK_TONES.get(risk.level, "danger"))
     return (
         f"<code>{esc(risk.name)}</code>: {esc(risk.allows)} "
         f'<span style="color:{colour}"><b>{escape(LEVEL_WORDS[risk.level])}</b></span>'
@@ -103,7 +161,7 @@ def decision_html(state: ApprovalState | None) -> str:
 
 def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> str:
     third = (
-        ' <span style="color:#b54708"><b>third-party server</b></span>'
+        f' <span style="color:{tone("caution")}"><b>third-party server</b></span>'
         if skill.kind_info.third_party
         else ""
     )
@@ -114,7 +172,8 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
     if errors:
         # Said before the description, which may be long: errors are what block.
         parts.append(
-            f'<p style="color:#b42318"><b>{count(errors, "error")}</b>: see Problems below.</p>'
+            f'<p style="color:{tone("danger")}"><b>{count(errors, "error")}</b>: '
+            "see Problems below.</p>"
         )
     parts += [
         f"<p>{esc(skill.description)}</p>",
@@ -151,7 +210,8 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
     if scripts:
         names = ", ".join(f"<code>{esc(f.uri)}</code>" for f in scripts[:20])
         parts.append(
-            f'<p><span style="color:#b42318"><b>{count(len(scripts), "script")}</b></span> '
+            f'<p><span style="color:{tone("danger")}"><b>{count(len(scripts), "script")}</b>'
+            "</span> "
             f"that would run on this machine if allowed: {names}</p>"
         )
     else:
@@ -200,8 +260,9 @@ def binary_html(f: SkillFile, what: str = "Binary file") -> str:
 
 
 def script_banner() -> str:
+    background, text = SHADES["script"][dark_background()]
     return (
-        '<p style="background-color:#fef3f2; color:#b42318"><b>Code that would run on '
+        f'<p style="background-color:{background}; color:{text}"><b>Code that would run on '
         "this machine</b> if you allow the skill's scripts. Read all of it.</p>"
     )
 
@@ -214,28 +275,30 @@ def file_html(f: SkillFile, data: bytes, *, script: bool, binary: bool) -> str:
     return head + banner + _text_block(data.decode("utf-8", "replace"))
 
 
-LINE_STYLES = {
-    "+": "background-color:#e6ffec; color:#1a7f37;",
-    "-": "background-color:#ffebe9; color:#b42318;",
-    "@": "background-color:#ddf4ff; color:#0550ae;",
-    "!": "color:#b54708;",
-    " ": "color:#57606a;",
-}
-
-
-def diff_html(f: SkillFile, old: SkillFile, lines: Sequence[DiffLine], *, script: bool) -> str:
+def diff_html(
+    f: SkillFile,
+    old: SkillFile,
+    lines: Sequence[DiffLine],
+    *,
+    script: bool,
+    styles: Mapping[str, str] | None = None,
+    banner: str = "",
+) -> str:
+    """The diff of ``f``; ``styles`` and ``banner`` are made on the GUI thread (they
+    read the palette), this may run on a worker."""
     added, removed = diff_counts(lines)
     head = (
         f"<p><code>{esc(f.uri)}</code> — changed since approval: {added} line"
         f"{'s' if added != 1 else ''} added, {removed} removed "
         f"({old.size:,} → {f.size:,} bytes)</p>"
     )
-    banner = script_banner() if script else ""
+    styles = styles if styles is not None else line_styles(False)
+    banner = (banner or script_banner()) if script else ""
     if not lines:
         return head + banner + "<p>The lines are the same (only line ends or bytes differ).</p>"
     rows = []
     for line in lines:
-        style = LINE_STYLES.get(line.kind, "")
+        style = styles.get(line.kind, "")
         mark = "" if line.kind in "@!" else line.kind
         rows.append(f'<span style="{style}">{escape(mark)}{esc(line.text)}</span>')
     return head + banner + f'<pre style="{MONO}">' + "\n".join(rows) + "</pre>"

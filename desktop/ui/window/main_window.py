@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from desktop.ui.page.detail_widget import DetailWidget
     from desktop.ui.page.preview_widget import PreviewWidget
     from desktop.ui.page.skill_page_widget import SkillPageWidget
+    from desktop.ui.review.review_view import ReviewView
     from desktop.ui.sources.signin_flow import SignInFlow
     from desktop.ui.window.first_look import FirstLook
 
@@ -153,6 +154,7 @@ class MainWindow(WindowSurface):
         # The skill page is made on its first use, or on the turn after the first
         # catalog: the list shows its rows before the page's modules are even loaded.
         self._page: SkillPageWidget | None = None
+        self._review: ReviewView | None = None  # the page's Review tab, made on first use
         self._sign_in_flow: SignInFlow | None = None
         self.page_holder = QWidget(self)
         self.page_holder.setObjectName("pageHolder")
@@ -226,7 +228,7 @@ class MainWindow(WindowSurface):
         self.resizeDocks([self.messages_dock], [120], Qt.Orientation.Vertical)
         self.messages_dock.hide()  # the log, on demand (View ▸ Activity)
 
-        self.notice = NoticeWidget(self)
+        self.notice = NoticeWidget(self, anchor=self.skill_list)
         self.progress = ProgressWidget(self)
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)
@@ -376,9 +378,64 @@ class MainWindow(WindowSurface):
         preview.skillRequested.connect(self._open_other_skill)
         preview.fileRequested.connect(self._open_file)
         page.primaryRequested.connect(self.actions_.review)
+        page.tabs.currentChanged.connect(lambda _i: self._review_follow())
         self._restore_saved("previewSplitter", preview.splitter.restoreState)
         self._on_current(self.table.currentIndex(), QModelIndex())
         return page
+
+    # -- the review: the page's Review tab ------------------------------------------
+
+    @property
+    def review(self) -> ReviewView:
+        """The review (made on first use, in the page's Review tab)."""
+        if self._review is None:
+            from desktop.ui.review.review_view import ReviewView
+
+            page = self.page
+            review = ReviewView(self.controller, self.list_order, page.review_holder)
+            layout = page.review_holder.layout()
+            assert layout is not None
+            layout.addWidget(review)
+            review.skillRequested.connect(self.select_skill)
+            self._review = review
+            self._review_follow()
+        return self._review
+
+    def reviewing(self) -> bool:
+        """Whether the page shows its Review tab."""
+        from desktop.core.library import REVIEW_TAB
+
+        return self._page is not None and self._page.tabs.currentIndex() == REVIEW_TAB
+
+    def show_review(self) -> None:
+        """The page's Review tab, on the selected skill, the focus on its summary."""
+        from desktop.core.library import REVIEW_TAB
+
+        review = self.review
+        self.page.tabs.setCurrentIndex(REVIEW_TAB)
+        review.body.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _review_follow(self) -> None:
+        """The review shows the page's skill while its tab is shown (a local skill's
+        files are read as it is shown: not while arrowing through the list elsewhere)."""
+        if self._page is None or not self.reviewing():
+            return
+        self.review.show_skill(self._page.skill)
+
+    def list_order(self, ids: list[str]) -> list[str]:
+        """``ids`` in the list's order (those the list does not show last, by name)."""
+        rows: dict[str, tuple[int, str]] = {}
+        for skill_id in ids:
+            skill = self.controller.catalog.get(skill_id)
+            name = skill.qualified_name if skill is not None else skill_id
+            row = self.table_model.row_of(skill_id)
+            shown = (
+                self.proxy.mapFromSource(self.table_model.index(row, 0)).row()
+                if row is not None
+                else -1
+            )
+            rows[skill_id] = (shown if shown >= 0 else 1 << 30, name)
+        return sorted(ids, key=lambda i: rows[i])
 
     # -- starting --------------------------------------------------------------
 
@@ -501,6 +558,7 @@ class MainWindow(WindowSurface):
         self.detail.show_skill(skill)  # the same skill keeps its place
         self.page.show_skill(skill, self._approval(skill))
         self._page_states()
+        self._review_follow()
         bars = (
             self.preview.rendered.verticalScrollBar(),
             self.preview.raw.verticalScrollBar(),
@@ -635,6 +693,7 @@ class MainWindow(WindowSurface):
         self.detail.show_skill(skill)
         self.page.show_skill(skill, self._approval(skill))
         self._page_states()
+        self._review_follow()
         if skill is None or self.preview.skill is None or self.preview.skill.id != skill.id:
             self.preview.show_skill(skill)
             if skill is not None:
@@ -875,6 +934,8 @@ class MainWindow(WindowSurface):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()
         self.auto_read.stop()
+        if self._review is not None:
+            self._review.close_review()
         if self.watcher is not None:
             self.watcher.stop()
         self.controller.closing = True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -107,10 +107,13 @@ class MessageBarWidget(QFrame):
 
 
 class NoticeWidget(PlainLabel):
-    """A brief notice over the bottom of the window; it goes after a few seconds."""
+    """A brief notice over the bottom of the list (``anchor``), away from the page's
+    buttons (a review's decision stays in sight), else over the bottom of the window; it
+    goes after a few seconds."""
 
-    def __init__(self, parent: QWidget) -> None:
+    def __init__(self, parent: QWidget, anchor: QWidget | None = None) -> None:
         super().__init__("", parent)
+        self.anchor = anchor  # shown over its bottom when it is shown
         self.setObjectName("notice")
         self.setWordWrap(True)
         self.setAutoFillBackground(True)
@@ -130,10 +133,18 @@ class NoticeWidget(PlainLabel):
         if parent is None:
             return
         self.setText(text)
-        width = min(460, max(parent.width() // 2, 200))
-        self.setFixedWidth(width)
-        self.adjustSize()
-        self.move(parent.width() - width - 16, parent.height() - self.height() - 36)
+        anchor = self.anchor
+        if anchor is not None and anchor.isVisible() and anchor.width() > 120:
+            area = QRect(anchor.mapTo(parent, QPoint(0, 0)), anchor.size())
+            width = min(460, area.width() - 24)
+            self.setFixedWidth(width)
+            self.adjustSize()
+            self.move(area.left() + 12, area.bottom() - self.height() - 12)
+        else:
+            width = min(460, max(parent.width() // 2, 200))
+            self.setFixedWidth(width)
+            self.adjustSize()
+            self.move(parent.width() - width - 16, parent.height() - self.height() - 36)
         self.raise_()
         self.show()
         self.timer.start(NOTICE_MS)

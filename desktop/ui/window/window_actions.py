@@ -187,15 +187,21 @@ class WindowActions:
     # -- approvals ----------------------------------------------------------------
 
     def review(self, skill_id: str) -> None:
-        """Open the review view at ``skill_id`` (the selected skill when empty); it then
-        steps through the skills waiting for a decision."""
-        from desktop.ui.review.review_view import ReviewView
+        """The page's Review tab on ``skill_id`` (the selected skill when empty); it then
+        steps through the skills waiting for a decision. A skill waiting for one is
+        reviewed with the list showing *To review*: the queue, in the sidebar."""
+        from desktop.core.library import ALL, TO_REVIEW
 
         c = self.w.controller
         skill = c.catalog.get(skill_id) if skill_id else self.w.current_skill()
         if skill is None:
             return
-        self._show(ReviewView(c, skill.id, self.w))
+        waiting = {s.id for s in c.needs_decision()}
+        bar = self.w.filter_bar
+        if skill.id in waiting and bar.view in ("", ALL) and not bar.source.currentData():
+            self.w.sidebar.select_view(TO_REVIEW)
+        self.w.select_skill(skill.id)
+        self.w.show_review()
 
     def export_decisions(self) -> None:
         """Every stored decision to a Markdown or CSV file, as the review view exports."""

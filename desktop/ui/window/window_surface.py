@@ -59,6 +59,10 @@ class WindowSurface(QMainWindow):
         """Select and show this skill; ``False`` when the catalog does not hold it."""
         raise NotImplementedError
 
+    def show_review(self) -> None:
+        """The page's Review tab, on the selected skill."""
+        raise NotImplementedError
+
     def move_selection(self, step: int) -> None:
         """Select the row ``step`` rows away."""
         raise NotImplementedError

@@ -537,12 +537,15 @@ class Sources:
 
 
 def same_server(a: SourceSpec, b: SourceSpec) -> bool:
-    """Whether two specs start or reach the same server (labels aside)."""
-    if not (a.kind_info.runs_code and b.kind_info.runs_code) or a.transport != b.transport:
+    """Whether two specs start or reach the same server with the same settings (labels
+    aside): the one server key of :mod:`desktop.core.identity`, which approvals, the cache
+    and sign-in use too, and the same env and headers (an entry that sets others is a
+    source of its own)."""
+    if not (a.kind_info.runs_code and b.kind_info.runs_code):
         return False
-    if a.transport == "stdio":
-        return a.command == b.command and dict(a.env) == dict(b.env)
-    return a.endpoint.rstrip("/") == b.endpoint.rstrip("/") and dict(a.headers) == dict(b.headers)
+    if not a.origin.same_server(b.origin):
+        return False
+    return dict(a.env) == dict(b.env) and dict(a.headers) == dict(b.headers)
 
 
 def collect_sources(

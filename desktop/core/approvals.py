@@ -25,6 +25,9 @@ keeps records in the OS keyring; this module decides what a record means.
   optional reason: the skill shows as ``rejected`` until its files change, and is
   then waiting for a decision again. It never grants anything, and a version that
   does not know rejections cannot read it as an approval.
+
+Kept as one module: the meaning of an approval record: its key, its fields, its binding
+to digests and its checks are one format, read and written together.
 """
 
 from __future__ import annotations

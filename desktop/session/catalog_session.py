@@ -10,6 +10,9 @@ It reports what happens through :class:`SessionEvents` (plain calls, which the w
 turns into Qt signals) and tells people what went right or wrong through a
 :class:`Notices` (the window's notifier, or the terminal). A failure becomes a notice,
 never an exception out of the session.
+
+Kept as one module: the session's state: reads, re-listings, read states and approval
+states change together, under one set of tasks.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ Skills nested more than :data:`MAX_NESTING` deep inside other skills are not rea
 skills of their own (their files stay in the enclosing skills' manifests), and the
 source's notes say how many. FIFOs, sockets and devices are never opened: each is a
 problem of the skill it is in.
+
+Kept as one module: one walk of a folder: the symlink rules, the limits, the manifests
+and the rescans of changed regions share the walk's state and its budget, and splitting
+them would pass that state between modules.
 """
 
 from __future__ import annotations

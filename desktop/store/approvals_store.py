@@ -25,6 +25,10 @@ Failures never delete or rewrite what is stored: a record that cannot be read
 (unparseable, or altered so that its own hash no longer matches its files) makes
 its skill ``not-approved`` with the reason, and stays as it is until the reviewer
 approves again or revokes it.
+
+Kept as one module: the one writer of approval records: reading, writing, the index,
+moving records from older keys and checking them share the record format and the lock
+that keeps two processes from losing a record.
 """
 
 from __future__ import annotations

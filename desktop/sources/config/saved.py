@@ -14,6 +14,10 @@ are unique across all of them.
 Secrets are never written to the file: a literal secret in a header or env value is
 moved to the OS keyring and replaced by a ``${keyring:ENTRY}`` reference; without a
 usable keyring the source is not saved and a message says why.
+
+Kept as one module: the one reader and writer of ``sources.json``: its format, the first
+run's samples, detection, imports and unique labels all decide what one saved list
+holds.
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ PKCE (S256), the ``resource`` parameter, refresh. What is ours:
   the same one would leave one of them, or (where reuse revokes the family) both,
   signed out. Under the lock the stored tokens are read again first: when another
   connection or process already renewed them, its tokens are used and kept.
+
+Kept as one module: one sign-in flow: the SDK's provider, its token storage in the
+keyring, the browser round trip and refresh under a lock share one source's state.
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@
   client (enter and leave in the same task) and runs requests handed to it through a
   queue, so the window's tasks and the CLI share one API.
 - One-shot helpers (:func:`get_skill_once`, :func:`with_server`) for the CLI.
+
+Kept as one module: a server's connection lifetime: discovery, the handle that keeps a
+connection open, the pool and the Source all decide when a connection is opened, kept
+and closed, which is one rule.
 """
 
 from __future__ import annotations

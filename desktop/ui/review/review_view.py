@@ -19,6 +19,9 @@ shown here, the keyboard focus on its summary.
 Keys while the review is shown: Alt+N next skill in the queue, Alt+P previous, Alt+G
 read the file, Alt+L read all files, Alt+E next unread file, Alt+A (or Ctrl+Return)
 approve, Alt+J reject.
+
+Kept as one module: one review widget: its layout at every width, its focus order and
+the gate on its decision buttons read the same widgets.
 """
 
 from __future__ import annotations

@@ -2,6 +2,10 @@
 
 Services come in through the constructor (controller, sources service, settings);
 the window only wires widgets to them. Every long step runs as a task on the loop.
+
+Kept as one module: the window's wiring: every widget connected to the controller and
+the sources service in one place, so what follows a selection or a decision reads top to
+bottom.
 """
 
 from __future__ import annotations

@@ -44,10 +44,10 @@ def find_http_source(args: argparse.Namespace) -> SourceSpec:
     specs = resolve_specs(args)
     found = [s for s in specs if s.label == args.label]
     if not found:
-        known = ", ".join(s.label for s in specs if s.transport == "http") or "none"
+        known = ", ".join(s.label for s in specs if s.kind_info.signs_in(s.transport)) or "none"
         fail_usage(f"no source is labelled {args.label!r} (HTTP servers: {known})")
     spec = found[0]
-    if spec.transport != "http":
+    if not spec.kind_info.signs_in(spec.transport):
         fail_usage(f"{args.label} is not a Streamable HTTP server; only those sign in")
     if spec.untrusted:
         say_source_notes()  # how to trust it

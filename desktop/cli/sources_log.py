@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if not spec.kind_info.runs_code:
         word = spec.kind_info.word_for(spec.transport)
         fail_usage(f"{one_line(label)} is a {word}: only a server writes output")
-    if spec.transport != "stdio":
+    if not spec.kind_info.shows_output(spec.transport):
         err(
             f"{one_line(label)} is a server over HTTP ({one_line(spec.shown_endpoint)}): it "
             "runs elsewhere, and what it writes is not seen here"

@@ -40,6 +40,10 @@ class KindInfo:
     # Its listing can be asked again for one skill (``skills/get``), its folders listed
     # by the source, and a mismatch offers asking the source again.
     asks_again: bool = False
+    # The transports whose sources may ask the user to sign in (OAuth), and those whose
+    # sources are programs started here, with an error output the window can show.
+    sign_in_transports: tuple[str, ...] = ()
+    output_transports: tuple[str, ...] = ()
     # Words and icons per transport, where they differ from ``word`` and ``icon``.
     transport_words: Mapping[str, str] = field(default_factory=dict)
     transport_icons: Mapping[str, str] = field(default_factory=dict)
@@ -54,6 +58,15 @@ class KindInfo:
     def icon_for(self, transport: str) -> str:
         """The icon's name for a source of this kind reached by ``transport``."""
         return self.transport_icons.get(transport, self.icon)
+
+    def signs_in(self, transport: str) -> bool:
+        """Whether a source of this kind reached by ``transport`` may ask for a sign-in."""
+        return transport in self.sign_in_transports
+
+    def shows_output(self, transport: str) -> bool:
+        """Whether a source of this kind reached by ``transport`` is a program started
+        here, whose error output can be shown."""
+        return transport in self.output_transports
 
     @property
     def third_party(self) -> bool:
@@ -77,6 +90,8 @@ MCP_SERVER = KindInfo(
     icon="remote server",
     runs_code=True,
     asks_again=True,
+    sign_in_transports=("http",),
+    output_transports=("stdio",),
     transport_words={"stdio": "local process", "http": "remote server"},
     transport_icons={"stdio": "local process", "http": "remote server"},
     icons={

@@ -82,3 +82,11 @@ def test_origins_and_specs_ask_their_kind() -> None:
     assert "protocol_version" not in SourceStatus(origin).to_json()
     server = Origin("srv", "mcp", "stdio", "serve --token abc123secretsecret")
     assert "protocol_version" in SourceStatus(server).to_json()
+
+
+def test_a_transport_says_whether_it_signs_in_and_shows_a_programs_output() -> None:
+    mcp = kind_info("mcp")
+    assert mcp.signs_in("http") and not mcp.signs_in("stdio")
+    assert mcp.shows_output("stdio") and not mcp.shows_output("http")
+    folder = kind_info("local")
+    assert not folder.signs_in("folder") and not folder.shows_output("folder")

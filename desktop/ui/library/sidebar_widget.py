@@ -337,7 +337,7 @@ class SidebarWidget(QWidget):
             spec is not None and spec.kind_info.runs_code and spec.enabled and connected
         )
         self.open_folder_action.setEnabled(spec is not None and spec.kind_info.folder_on_disk)
-        stdio = spec is not None and spec.transport == "stdio"
+        stdio = spec is not None and spec.kind_info.shows_output(spec.transport)
         self.server_output_action.setEnabled(stdio)
         self.server_output_action.setToolTip(
             "What the server wrote on its error output since it was started"
@@ -348,7 +348,12 @@ class SidebarWidget(QWidget):
         self.sign_in_button.setVisible(bool(sign_in.asks and spec is not None and spec.enabled))
         again = sign_in is SignIn.AGAIN
         self.sign_in_button.setText("Sign in again…" if again else "Sign in…")
-        http = spec is not None and spec.transport == "http" and spec.enabled and not spec.untrusted
+        http = (
+            spec is not None
+            and spec.kind_info.signs_in(spec.transport)
+            and spec.enabled
+            and not spec.untrusted
+        )
         self.sign_in_action.setEnabled(http)
         self.sign_out_action.setEnabled(http and sign_in.held)
         if spec is None:
@@ -371,7 +376,7 @@ class SidebarWidget(QWidget):
             actions += [self.instructions_action, self.server_output_action]
         if spec is not None and spec.kind_info.folder_on_disk:
             actions.append(self.open_folder_action)
-        if spec is not None and spec.transport == "http":
+        if spec is not None and spec.kind_info.signs_in(spec.transport):
             actions += [self.sign_in_action, self.sign_out_action]
         return actions
 

@@ -164,7 +164,7 @@ def attach(window: Any) -> SignInFlow:
 
 def _http_spec(window: Any, label: str) -> SourceSpec | None:
     found: SourceSpec | None = window.sources_model.spec(label)
-    return found if found is not None and found.transport == "http" else None
+    return found if found is not None and found.kind_info.signs_in(found.transport) else None
 
 
 def sign_in(window: Any, label: str) -> None:

@@ -47,7 +47,7 @@ def bar_text(servers: list[ProjectServer]) -> str:
     """``This folder's .mcp.json wants to start 2 servers.`` and the like."""
     files = list(dict.fromkeys(_file_name(s) for s in servers))
     named = files[0] if len(files) == 1 else ", ".join(files[:-1]) + " and " + files[-1]
-    stdio = sum(1 for s in servers if s.spec.transport == "stdio")
+    stdio = sum(1 for s in servers if s.spec.kind_info.shows_output(s.spec.transport))
     verb = (
         "start" if stdio == len(servers) else "connect to" if stdio == 0 else "start or connect to"
     )

@@ -390,7 +390,7 @@ def server_line(origin: Origin) -> str:
     if not origin.kind_info.runs_code:
         word = origin.kind_info.word_for(origin.transport)
         return f"{cut(origin.label)} ({word} {brief_path(origin.endpoint)})"
-    how = "a local process" if origin.transport == "stdio" else "a remote server"
+    how = f"a {origin.kind_info.word_for(origin.transport)}"
     return f"{cut(origin.label)} ({how}: {brief_endpoint(origin.transport, origin.shown_endpoint)})"
 
 
@@ -398,7 +398,7 @@ def origin_line(skill: Skill) -> str:
     """Where a skill comes from, in a sentence (the whole endpoint goes in a tooltip)."""
     o = skill.origin
     if o.kind_info.third_party:
-        how = "a local process" if o.transport == "stdio" else "a remote server"
+        how = f"a {o.kind_info.word_for(o.transport)}"
         brief = brief_endpoint(o.transport, o.shown_endpoint)
         return (
             f"Third-party · from the server {o.label} ({how}: {brief}), "

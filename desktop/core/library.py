@@ -15,6 +15,7 @@ from desktop.core.model import Origin, Skill, SourceSpec, SourceStatus
 from desktop.core.states import (
     Approval,
     EntryState,
+    Severity,
     SignIn,
     SourceState,
     Verification,
@@ -188,8 +189,8 @@ class Mark:
     icon: str = ""  # the name of its icon (desktop.core.states)
 
 
-# The icon of a row's problems mark.
-PROBLEMS_ICON = "dialog-warning"
+# The icon of a row's problems mark: the mark counts errors (see problem_count).
+PROBLEMS_ICON = Severity.ERROR.icon
 
 
 def origin_chip(skill: Skill) -> tuple[str, bool]:

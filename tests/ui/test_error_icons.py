@@ -39,3 +39,28 @@ def test_a_failed_source_and_an_error_get_the_error_icon(make_window: Any, tmp_p
     assert page.problems_pill.text() == "1 problem"  # the pill counts errors
     assert window.select_skill("mine:splits/SKILL.md")  # a warning only: no pill
     assert page.problems_pill.isHidden()
+
+
+def test_a_rows_problems_mark_and_the_failed_sources_message_get_the_error_icon(
+    make_window: Any, tmp_path: Path
+) -> None:
+    """The list's "N problems" mark counts errors, and sources that could not be read are
+    an error: both carry the error icon, not the warning triangle."""
+    from desktop.core.library import row_marks
+    from desktop.core.states import Severity
+    from desktop.ui.widgets.state_icons import pixmap
+
+    root = tmp_path / "skills"
+    write_skill(root, "hides", description=f"Helps with PDFs.{TAG}")
+    window = make_window([folder_spec(root, "mine"), folder_spec(tmp_path / "gone", "gone")])
+    skill = next(s for s in window.controller.catalog.skills if s.name == "hides")
+    (mark,) = [m for m in row_marks(skill, None, None) if m.key == "problems"]
+    assert pixmap(mark.icon) == QStyle.StandardPixmap.SP_MessageBoxCritical
+    bar = window.message_bar
+    assert "could not be read" in bar.text.text()
+    critical = standard(bar, QStyle.StandardPixmap.SP_MessageBoxCritical)
+    assert bar.icon.pixmap().toImage() == critical
+    assert bar.icon.toolTip() == Severity.ERROR.label
+    # A warning's message keeps the triangle.
+    bar.set_message("x", "Something to know", "", lambda: None, rank=9)
+    assert bar.icon.pixmap().toImage() == standard(bar, QStyle.StandardPixmap.SP_MessageBoxWarning)

@@ -621,6 +621,7 @@ class MainWindow(WindowSurface):
             self.actions_.refresh,
             tip="Choose a source in the sidebar to read why",
             rank=2,
+            level=Severity.ERROR,
         )
 
     def _explain(self, title: str, text: str) -> None:

@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QStyle,
     QToolButton,
     QWidget,
 )
 
+from desktop.core.states import Severity
 from desktop.ui.widgets.plain_label import PlainLabel
+from desktop.ui.widgets.state_icons import state_icon
 
 NOTICE_MS = 4000
 
@@ -50,6 +51,7 @@ class MessageBarWidget(QFrame):
         layout.addWidget(self.action)
         layout.addWidget(self.close_button)
         self.messages: dict[str, tuple[int, str, str, str, Callable[[], None]]] = {}
+        self.levels: dict[str, Severity] = {}
         self.dismissed: set[tuple[str, str]] = set()
         self._slot: Callable[[], None] | None = None
         self.action.clicked.connect(lambda: self._slot() if self._slot else None)
@@ -64,14 +66,17 @@ class MessageBarWidget(QFrame):
         *,
         tip: str = "",
         rank: int = 0,
+        level: Severity = Severity.WARNING,
     ) -> None:
-        """Show (or keep) the lasting message ``key``; a dismissed one stays away until
-        its text changes."""
+        """Show (or keep) the lasting message ``key``, with the icon of its ``level``; a
+        dismissed one stays away until its text changes."""
         self.messages[key] = (rank, text, action, tip, slot)
+        self.levels[key] = level
         self._show_top()
 
     def clear_message(self, key: str) -> None:
         self.messages.pop(key, None)
+        self.levels.pop(key, None)
         self._show_top()
 
     def _shown(self) -> list[tuple[str, tuple[int, str, str, str, Callable[[], None]]]]:
@@ -92,10 +97,9 @@ class MessageBarWidget(QFrame):
         self.action.setAccessibleName(action)
         self.action.setVisible(bool(action))
         self._slot = slot
-        style = self.style()
-        self.icon.setPixmap(
-            style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(16, 16)
-        )
+        level = self.levels.get(key, Severity.WARNING)
+        self.icon.setPixmap(state_icon(self.style(), level.icon).pixmap(16, 16))
+        self.icon.setToolTip(level.label)
         self.show()
 
     def _dismiss(self) -> None:

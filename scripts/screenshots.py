@@ -291,14 +291,30 @@ def dark_palette() -> QPalette:
     return p
 
 
-def main() -> int:
-    out, scratch = Path(sys.argv[1]), Path(sys.argv[2])
+def application() -> QApplication:
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Skill Catalog")
     if os.environ.get("SKILL_CATALOG_SHOTS_SCHEME") == "dark":
         # What a desktop set to dark shows (no desktop theme under Xvfb to ask for it).
         app.setStyle("Fusion")
         app.setPalette(dark_palette())
+    return app
+
+
+def first_window(path: str) -> int:
+    """The program as a person starts it (its own sources, its default size), in the
+    palette asked for, saved to ``path``."""
+    from desktop.ui.app import main as start
+
+    application()
+    return start(["--screenshot", path])
+
+
+def main() -> int:
+    if sys.argv[1] == "--first-window":
+        return first_window(sys.argv[2])
+    out, scratch = Path(sys.argv[1]), Path(sys.argv[2])
+    app = application()
     app.setQuitOnLastWindowClosed(False)  # one window per size, one after another
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

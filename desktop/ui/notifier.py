@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.core.states import Severity, member
 from desktop.core.visible import visible
 
 LEVELS = ("error", "warning", "info")
@@ -24,9 +25,19 @@ class Notice:
     text: str
     when: float
 
+    @property
+    def word(self) -> str:
+        """The level as people read it beside a problem: Error, Warning, Note."""
+        level = member(Severity, self.level)
+        return level.label if level is not None else self.level
+
+    def shown(self) -> str:
+        """The notice as the status bar shows it."""
+        return f"{self.word}: {self.text}"
+
     def line(self) -> str:
         stamp = time.strftime("%H:%M:%S", time.localtime(self.when))
-        return f"{stamp}  {self.level}: {self.text}"
+        return f"{stamp}  {self.shown()}"
 
 
 class Notifier(QObject):

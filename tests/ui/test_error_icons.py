@@ -64,3 +64,21 @@ def test_a_rows_problems_mark_and_the_failed_sources_message_get_the_error_icon(
     # A warning's message keeps the triangle.
     bar.set_message("x", "Something to know", "", lambda: None, rank=9)
     assert bar.icon.pixmap().toImage() == standard(bar, QStyle.StandardPixmap.SP_MessageBoxWarning)
+
+
+def test_a_notice_is_said_with_the_word_the_panes_use(make_window: Any, tmp_path: Path) -> None:
+    """The status bar and the Activity view say Note, Warning and Error, as the problems
+    lists do, not the code's lower-case level."""
+    window = make_window([folder_spec(tmp_path, "mine")])
+    for say, word in (
+        (window.notifier.info, "Note"),
+        (window.notifier.warning, "Warning"),
+        (window.notifier.error, "Error"),
+    ):
+        say("the folder can be read again")
+        assert window.statusBar().currentMessage() == f"{word}: the folder can be read again"
+        assert (
+            window.messages.toPlainText()
+            .splitlines()[-1]
+            .endswith(f"  {word}: the folder can be read again")
+        )

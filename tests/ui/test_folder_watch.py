@@ -156,8 +156,8 @@ def test_a_watched_folder_removed_says_so_and_comes_back(
     away.rename(skills_folder)
     qtbot.waitUntil(lambda: len(window.controller.catalog.skills) == 3, timeout=WAIT_MS)
     assert window.sources_model.statuses["local"].status == "ok"
-    assert _activity(window, "info: local: the folder can be read again")
-    assert _activity(window, "info: local: alpha-notes, beta-tools, gamma-release found")
+    assert _activity(window, "Note: local: the folder can be read again")
+    assert _activity(window, "Note: local: alpha-notes, beta-tools, gamma-release found")
 
 
 def test_the_preview_is_read_again_where_the_reader_was(

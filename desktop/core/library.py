@@ -407,3 +407,30 @@ def origin_line(skill: Skill) -> str:
         )
     word = o.kind_info.word_for(o.transport)
     return f"From the {word} {o.label} ({brief_path(skill.path or o.shown_endpoint)})"
+
+
+# -- how to fix a missing keyring -------------------------------------------------------
+
+
+def keyring_steps(platform: str) -> str:
+    """What a person does when no OS keyring can be used, on ``platform`` (``sys.platform``)."""
+    if platform == "darwin":
+        steps = [
+            "Open Keychain Access and make sure the login keychain is there and unlocked.",
+            "Quit Skill Catalog and start it again.",
+        ]
+    elif platform.startswith("win"):
+        steps = [
+            "Open Services and make sure Credential Manager is running.",
+            "Quit Skill Catalog and start it again.",
+        ]
+    else:
+        steps = [
+            "Install a Secret Service: GNOME Keyring (the gnome-keyring package), KWallet, "
+            "or KeePassXC with its Secret Service integration switched on.",
+            "Log in to a desktop session, which starts and unlocks it; without one (over "
+            "SSH, in a container), start it in a D-Bus session: dbus-run-session, then "
+            "gnome-keyring-daemon --unlock --components=secrets.",
+            "Quit Skill Catalog and start it again.",
+        ]
+    return "\n".join(f"{n}. {step}" for n, step in enumerate(steps, 1))

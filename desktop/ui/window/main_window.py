@@ -43,6 +43,7 @@ from desktop.core.library import (
     EmptyState,
     empty_state,
     failed_sources,
+    keyring_steps,
     source_counts,
     view_counts,
 )
@@ -602,7 +603,10 @@ class MainWindow(WindowSurface):
             "keyring",
             "Approvals cannot be kept: no keyring is available",
             "How to fix",
-            lambda: self._explain("Approvals need a keyring", detail),
+            lambda: self._explain(
+                "Approvals need a keyring",
+                f"{detail}\n\nHow to fix:\n{keyring_steps(sys.platform)}",
+            ),
             tip=detail,
             rank=1,
         )

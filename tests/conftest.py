@@ -154,10 +154,28 @@ def secret_service() -> Iterator[Any]:
         pytest.fail(f"no Secret Service on the session bus ({exc}): {RUN_WITH_SCRIPTS_TEST}")
     backend = SecretService.Keyring()
     keyring.set_keyring(backend)
-    if secret_service_locked():
+    if _locked_once_answering():
         unlock_secret_service()
     yield backend
     keyring.set_keyring(backend)
+
+
+def _locked_once_answering(within: float = 20.0) -> bool:
+    """Whether the login keyring is locked, asked until gnome-keyring answers: one that
+    ended is started again by the session bus at the next call (scripts/test-keyring.sh
+    writes why it ended), and a call made while it ends is dropped without an answer."""
+    import time
+
+    from secretstorage.exceptions import SecretServiceNotAvailableException
+
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return secret_service_locked()
+        except SecretServiceNotAvailableException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)  # a new gnome-keyring takes a moment to own its bus name
 
 
 def secret_service_locked() -> bool:

@@ -17,7 +17,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from desktop.cli.cmd_approvals import describe_record
-from desktop.cli.output import emit_json, err, say_notices
+from desktop.cli.output import emit_json, err, said_decision
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.approvals import ApprovalError, make_record
@@ -79,13 +79,9 @@ async def _run(args: argparse.Namespace) -> int:
         pairs=read,
         despite_problems=args.despite_problems,
     )
-    say_notices(NAME, list(done.notices))
-    record = done.record
+    record = said_decision(NAME, done)
     if record is None:
-        err(f"skill-catalog approve: {one_line(done.error)}")
         return 1
-    if done.copies:
-        err(f"skill-catalog approve: {done.copies}")
     if done.replaced:
         # The record this approval replaces was damaged: say so, it is gone now.
         err(

@@ -12,7 +12,7 @@ import argparse
 import asyncio
 
 from desktop.cli.cmd_approvals import describe_record
-from desktop.cli.output import emit_json, err, say_notices
+from desktop.cli.output import emit_json, said_decision
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.visible import one_line
@@ -39,13 +39,9 @@ async def _run(args: argparse.Namespace) -> int:
         # The one rule for names.
         skill = (await Resolver(session, listed=True).pick(args.id)).chosen(NAME)
     done = await session.record_rejection(skill, reason=args.reason)
-    say_notices(NAME, list(done.notices))
-    record = done.record
+    record = said_decision(NAME, done)
     if record is None:
-        err(f"skill-catalog reject: {one_line(done.error)}")
         return 1
-    if done.copies:
-        err(f"skill-catalog reject: {done.copies}")
     if args.json:
         shown = {**record.to_json(), "identity": record.key.shown_json()}
         emit_json({"rejected": shown, "service": done.service})

@@ -8,11 +8,15 @@ import math
 import re
 import sys
 import unicodedata
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
-from desktop.core.visible import visible
+from desktop.core.visible import one_line, visible
+
+if TYPE_CHECKING:
+    from desktop.core.approvals import ApprovalRecord
+    from desktop.session.decisions import Decision
 
 
 class UsageError(Exception):
@@ -188,3 +192,16 @@ def say_notices(command: str, notices: list[str]) -> None:
     for notice in notices:
         err(f"skill-catalog {command}: {notice}")
     notices.clear()
+
+
+def said_decision(command: str, done: Decision) -> ApprovalRecord | None:
+    """Say on stderr what a decision did beyond what was asked, why nothing was stored,
+    and why its verified copies were not kept; its record, or ``None`` when none was
+    stored."""
+    say_notices(command, list(done.notices))
+    if done.record is None:
+        err(f"skill-catalog {command}: {one_line(done.error)}")
+        return None
+    if done.copies:
+        err(f"skill-catalog {command}: {done.copies}")
+    return done.record

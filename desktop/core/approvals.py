@@ -454,7 +454,7 @@ def unapprovable_reason(skill: Skill) -> str | None:
             "approval could not be bound to content"
         )
     if state == INVALID:
-        why = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
+        why = skill.invalid_reasons
         return f"the entry is invalid ({why})" if why else "the entry is invalid"
     if state == OVER_LIMIT:
         why = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))

@@ -222,6 +222,11 @@ class Skill:
         return self.state.loadable
 
     @property
+    def invalid_reasons(self) -> str:
+        """Why the entry can never be loaded: its invalid problems' messages, joined."""
+        return "; ".join(p.message for p in self.problems if p.severity == Severity.INVALID)
+
+    @property
     def total_size(self) -> int:
         return sum(f.size for f in self.files)
 

@@ -25,7 +25,7 @@ from desktop.core.model import INVALID as INVALID
 from desktop.core.model import OVER_LIMIT as OVER_LIMIT
 from desktop.core.model import Skill, SkillFile
 from desktop.core.skill_md import parse_skill_md
-from desktop.core.states import Severity, Verification
+from desktop.core.states import Verification
 from desktop.core.words import count
 
 VERIFIED = Verification.VERIFIED
@@ -139,7 +139,7 @@ def check_listed(skill: Skill, uri: str) -> FileVerification | None:
     Returns ``None`` when the file may be fetched.
     """
     if skill.state == INVALID:
-        reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
+        reasons = skill.invalid_reasons
         return FileVerification(
             uri, INVALID, f"the entry is invalid and cannot be loaded: {reasons}"
         )
@@ -356,7 +356,7 @@ def summarize(skill: Skill, files: list[FileVerification]) -> SkillVerification:
     """One skill's state from its files: verified only when every file verified."""
     sid = skill.id
     if skill.state == INVALID:
-        reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
+        reasons = skill.invalid_reasons
         return SkillVerification(sid, INVALID, f"the entry is invalid: {reasons}", files)
     if skill.state == OVER_LIMIT:
         reasons = "; ".join(p.message for p in skill.problems if p.code.startswith("limit-"))

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout
 
 from desktop.core.freshness import listing_changes
 from desktop.core.model import Skill
-from desktop.core.states import Severity
 from desktop.session.content_reader import ReadResult
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.page.code_view import CodeView
@@ -113,7 +112,7 @@ class FileViewWidget(QWidget):
         skill = self.skill
         assert skill is not None
         if not skill.loadable:
-            reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
+            reasons = skill.invalid_reasons
             return f"{skill.qualified_name} cannot be loaded ({skill.state}): {reasons}"
         f = skill.file(self.uri)
         size = f"{f.size:,} bytes" if f is not None else "no size or digest published"

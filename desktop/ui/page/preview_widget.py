@@ -281,7 +281,7 @@ class PreviewWidget(QWidget):
         skill = self.skill
         assert skill is not None
         if not skill.loadable:
-            reasons = "; ".join(p.message for p in skill.problems if p.severity == Severity.INVALID)
+            reasons = skill.invalid_reasons
             return f"{skill.qualified_name} cannot be loaded ({skill.state}). {reasons}"
         f = skill.file(self.uri)
         where = skill.origin.describe()

@@ -25,6 +25,9 @@ from desktop.ui.widgets.state_icons import state_icon
 
 NOTICE_MS = 4000
 
+# A lasting message: its rank, text, action's words, tooltip, action and level.
+_Message = tuple[int, str, str, str, Callable[[], None], Severity]
+
 
 class MessageBarWidget(QFrame):
     """One lasting message at a time (the most important first); closed by its ✕."""
@@ -50,8 +53,7 @@ class MessageBarWidget(QFrame):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.action)
         layout.addWidget(self.close_button)
-        self.messages: dict[str, tuple[int, str, str, str, Callable[[], None]]] = {}
-        self.levels: dict[str, Severity] = {}
+        self.messages: dict[str, _Message] = {}
         self.dismissed: set[tuple[str, str]] = set()
         self._slot: Callable[[], None] | None = None
         self.action.clicked.connect(lambda: self._slot() if self._slot else None)
@@ -70,16 +72,14 @@ class MessageBarWidget(QFrame):
     ) -> None:
         """Show (or keep) the lasting message ``key``, with the icon of its ``level``; a
         dismissed one stays away until its text changes."""
-        self.messages[key] = (rank, text, action, tip, slot)
-        self.levels[key] = level
+        self.messages[key] = (rank, text, action, tip, slot, level)
         self._show_top()
 
     def clear_message(self, key: str) -> None:
         self.messages.pop(key, None)
-        self.levels.pop(key, None)
         self._show_top()
 
-    def _shown(self) -> list[tuple[str, tuple[int, str, str, str, Callable[[], None]]]]:
+    def _shown(self) -> list[tuple[str, _Message]]:
         items = [(k, v) for k, v in self.messages.items() if (k, v[1]) not in self.dismissed]
         return sorted(items, key=lambda kv: -kv[1][0])
 
@@ -88,7 +88,7 @@ class MessageBarWidget(QFrame):
         if not items:
             self.hide()
             return
-        key, (_rank, text, action, tip, slot) = items[0]
+        key, (_rank, text, action, tip, slot, level) = items[0]
         self._key = key
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         self.text.setText(text + more)
@@ -97,7 +97,6 @@ class MessageBarWidget(QFrame):
         self.action.setAccessibleName(action)
         self.action.setVisible(bool(action))
         self._slot = slot
-        level = self.levels.get(key, Severity.WARNING)
         self.icon.setPixmap(state_icon(self.style(), level.icon).pixmap(16, 16))
         self.icon.setToolTip(level.label)
         self.show()

@@ -285,4 +285,6 @@ def skill_json(skill: Skill, details: dict[int, str] | None = None) -> dict[str,
     out["nested_in"] = skill.nested_in
     out["state"] = skill.state
     out["problems"] = [p.to_json() for p in skill.problems]
+    if skill.provenance:
+        out["provenance"] = dict(skill.provenance)
     return out

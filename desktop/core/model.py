@@ -166,6 +166,10 @@ class Skill:
     path: str | None = None
     nested_in: str | None = None
     qualified_name: str = ""
+    # Where a published skill's bytes come from, for ``--json`` and the page: for a git
+    # source {"repository", "commit", "path"} (and "plugin"), for a web index {"index",
+    # "url", "digest"}. Empty for folders and servers, whose origin says it all.
+    provenance: dict[str, str] = field(default_factory=dict)
 
     @property
     def identity(self) -> Identity:

@@ -52,7 +52,6 @@ class FileViewWidget(QWidget):
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.read_button = QPushButton("Read", self)
         self.read_button.setObjectName("fileRead")
-        self.read_button.setAccessibleName("Read and check the file")
         self.read_button.setVisible(False)
         self.read_button.clicked.connect(lambda _=False: self.read())
         # After bytes that did not match a server's entry: ask for its entry again.

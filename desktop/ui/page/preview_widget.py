@@ -198,7 +198,6 @@ class PreviewWidget(QWidget):
         self.status.setAccessibleName("Preview status")
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.fetch_button = QPushButton("Fetc&h and verify")
-        self.fetch_button.setAccessibleName("Fetch and verify the file")
         self.fetch_button.setEnabled(False)
         self.fetch_button.clicked.connect(lambda _=False: self.fetch())
         self.refresh_button = QPushButton("Refresh e&ntry (skills/get)")

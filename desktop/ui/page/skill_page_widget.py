@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyle,
     QTabWidget,
-    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QTreeWidgetItemIterator,
@@ -32,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.approvals import REJECTED, ApprovalState
+from desktop.core.approvals import CHANGED, REJECTED, ApprovalState
 from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
@@ -51,39 +50,12 @@ from desktop.core.visible import cut, visible
 from desktop.ui.page.detail_widget import DetailWidget
 from desktop.ui.page.file_view_widget import FileViewWidget
 from desktop.ui.page.preview_widget import PreviewWidget
+from desktop.ui.widgets.pill import PillWidget
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
 from desktop.ui.widgets.state_icons import state_icon
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
-PILL_ICONS = {
-    "Approved": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "To review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
-    "Changed": QStyle.StandardPixmap.SP_BrowserReload,
-    "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
-    "Verified": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "problems": QStyle.StandardPixmap.SP_MessageBoxCritical,  # it counts errors only
-    "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
-}
-
-
-class PillWidget(QToolButton):
-    """A state in a word with an icon; the tooltip holds the precise meaning."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.setAutoRaise(False)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # says, does nothing
-
-    def set(self, word: str, tip: str, icon_key: str = "") -> None:
-        self.setText(word)
-        self.setToolTip(tip)
-        self.setAccessibleName(f"{word}: {tip}")
-        key = icon_key or word
-        pixmap = PILL_ICONS.get(key, QStyle.StandardPixmap.SP_MessageBoxInformation)
-        self.setIcon(self.style().standardIcon(pixmap))
-        self.setVisible(bool(word))
 
 
 class SkillPageWidget(QWidget):
@@ -135,6 +107,7 @@ class SkillPageWidget(QWidget):
         self.files.setObjectName("skillFiles")
         self.files.setAccessibleName("Files of the skill")
         self.files.setHeaderLabels(["File", "Size", "Kind"])
+        self.files.header().setAccessibleName("Columns of the files")
         self.files.setRootIsDecorated(True)
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.files.setColumnWidth(0, 260)
@@ -232,7 +205,7 @@ class SkillPageWidget(QWidget):
             word, tip = APPROVAL_WORDS[state]
             if approval is not None and approval.record is not None and state == REJECTED:
                 tip += f"\n{approval.message()}"  # who, when and why
-            self.approval_pill.set(word, tip)
+            self.approval_pill.set(word, tip, alarm=state == CHANGED)
         else:
             self.approval_pill.set("Approval unknown", "Approvals could not be read")
         word, tip = verification_words(skill, verification)

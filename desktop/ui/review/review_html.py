@@ -140,7 +140,7 @@ def _uris(names: Sequence[str], scripts: Sequence[str]) -> str:
     return ", ".join(shown) + more
 
 
-def since_html(since: SinceApproval, skill: Skill) -> str:
+def since_html(since: SinceApproval, skill: Skill, evidence: str = "") -> str:
     """The approval a change voided beside what the change brings, in two columns."""
     alarm = tone("alarm")
     root = skill.uri.rsplit("/", 1)[0] + "/"
@@ -171,7 +171,9 @@ def since_html(since: SinceApproval, skill: Skill) -> str:
     before = (
         f"<ul><li>By {esc(since.approved_by)}</li>"
         f"<li>On {esc(moment(since.approved_at))}</li>"
-        f"<li>Granted: {esc(since.granted())}</li></ul>"
+        f"<li>Granted: {esc(since.granted())}</li>"
+        + (f"<li>Files: {esc(evidence)}</li>" if evidence else "")
+        + "</ul>"
     )
     return (
         f'<h3 style="color:{alarm}">&#9888; Changed since approval</h3>'
@@ -203,14 +205,17 @@ def decision_html(state: ApprovalState | None, skill: Skill | None = None) -> st
             f"<p>Rejected {when} ({esc(rec.reason or 'no reason given')}); its files changed "
             "since, so it waits for a decision again.</p>"
         )
-    verb = "Approved" if state.state == APPROVED else "Was approved"
-    out = f"<p><b>{verb}</b> {when}. Files: {evidence}.</p>"
-    if rec.despite_problems:
-        out += f"<p>Approved despite: {esc('; '.join(rec.despite_problems))}</p>"
+    despite = (
+        f"<p>Approved despite: {esc('; '.join(rec.despite_problems))}</p>"
+        if rec.despite_problems
+        else ""
+    )
     since = since_approval(skill, state) if skill is not None else None
     if since is not None and skill is not None:
-        out += since_html(since, skill)
-    elif state.state == CHANGED:
+        return since_html(since, skill, rec.evidence()) + despite
+    verb = "Approved" if state.state == APPROVED else "Was approved"
+    out = f"<p><b>{verb}</b> {when}. Files: {evidence}.</p>" + despite
+    if state.state == CHANGED:
         what = state.diff.summary() if state.diff else ""
         if state.diff is not None and not state.diff and state.reason:
             what = state.reason

@@ -195,7 +195,7 @@ def _size_of(folder: Path) -> int:
 
 def _fetch_watched(repo: Path, args: Sequence[str]) -> Ran:
     """Run a fetch, measuring the objects it writes; ended past :data:`MAX_FETCH_BYTES`
-    or :data:`FETCH_TIMEOUT_S`."""
+    or :data:`FETCH_TIMEOUT_S`, and the cached repository then dropped whole."""
     objects = repo / "objects"
     before = _size_of(objects)
     with tempfile.TemporaryFile() as errors:
@@ -208,40 +208,41 @@ def _fetch_watched(repo: Path, args: Sequence[str]) -> Ran:
             start_new_session=True,
         )
         deadline = time.monotonic() + FETCH_TIMEOUT_S
-        why = ""
-        while proc.poll() is None:
+        ended = False
+        while not ended:
             try:
                 proc.wait(timeout=_POLL_S)
-                break
+                ended = True
             except subprocess.TimeoutExpired:
                 pass
-            if _size_of(objects) - before > MAX_FETCH_BYTES:
-                why = (
-                    f"the repository is larger than the {MAX_FETCH_BYTES // (1024 * 1024):,} MB "
-                    "a fetch may bring; it was stopped and nothing of it is shown"
-                )
-            elif time.monotonic() > deadline:
-                why = f"the fetch took longer than {FETCH_TIMEOUT_S:g} s and was stopped"
+            why = _over_budget(_size_of(objects) - before, deadline)
             if why:
-                _end(proc)
-                _drop_partial(objects)
+                if not ended:
+                    _end(proc)
+                _drop(repo)
                 raise GitFailed(why)
         errors.seek(0)
         said = errors.read(64 * 1024).decode("utf-8", "replace")
     return Ran(proc.returncode, b"", said)
 
 
-def _drop_partial(objects: Path) -> None:
-    """Remove what a stopped fetch left half written."""
+def _over_budget(grown: int, deadline: float) -> str:
+    if grown > MAX_FETCH_BYTES:
+        return (
+            f"the repository is larger than the {MAX_FETCH_BYTES:,} bytes a fetch may bring; "
+            "the fetch was stopped and nothing of it is shown"
+        )
+    if time.monotonic() > deadline:
+        return f"the fetch took longer than {FETCH_TIMEOUT_S:g} s and was stopped"
+    return ""
+
+
+def _drop(repo: Path) -> None:
+    """Remove a cached repository a fetch over its budget wrote to (it is a cache: the
+    pinned commits in it are fetched again when needed)."""
     import shutil
 
-    pack = objects / "pack"
-    for path in [*pack.glob("tmp_*"), *pack.glob(".tmp-*"), *objects.glob("incoming-*")]:
-        with contextlib.suppress(OSError):
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
+    shutil.rmtree(repo, ignore_errors=True)
 
 
 def ensure_repo(repo: Path) -> None:

@@ -26,7 +26,7 @@ HELP = "install a skill's approved files into the folders agents read"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="SKILL", nargs="?", help=SKILL_HELP)
+    parser.add_argument("ids", metavar="SKILL", nargs="*", help=SKILL_HELP + " (one or more)")
     parser.add_argument(
         "--agent",
         action="append",
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.from_lock is not None:
         return asyncio.run(_from_lock(args))
-    if not args.id:
+    if not args.ids:
         raise CheckFailed("skill-catalog install: name a skill, or pass --from-lock")
     places = _places(args)
     return asyncio.run(_install(args, places))
@@ -115,45 +115,61 @@ async def _install(args: argparse.Namespace, places: list[object]) -> int:
     from desktop.cli.command_session import command_session
     from desktop.core.install import InstallError
     from desktop.session.approval_service import now_utc
-    from desktop.session.installer import Place, approved_bytes, install
+    from desktop.session.installer import Place, Prepared, approved_bytes, install
 
     chosen = [p for p in places if isinstance(p, Place)]
+    batch: list[Prepared] = []
+    refused = 0
     async with command_session(resolve_specs(args)) as session:
-        skill = (await Resolver(session, listed=True).pick(args.id)).chosen(NAME)
-        try:
-            state, files = await approved_bytes(session, skill)
-        except InstallError as exc:
-            err(f"skill-catalog install: {one_line(skill.id)} is not installed: {exc}")
-            return 1
+        resolver = Resolver(session, listed=True)
+        for target in args.ids:
+            skill = (await resolver.pick(target)).chosen(NAME)
+            try:
+                state, files = await approved_bytes(session, skill)
+            except InstallError as exc:
+                err(f"skill-catalog install: {one_line(skill.id)} is not installed: {exc}")
+                refused += 1
+                continue
+            batch.append(Prepared(skill, state, tuple(files)))
+    if not batch:
+        return 1
     replace = False
     if args.replace:
-        taken = [p.folder / skill.name for p in chosen if (p.folder / skill.name).exists()]
+        taken = [
+            p.folder / b.skill.name
+            for p in chosen
+            for b in batch
+            if (p.folder / b.skill.name).exists()
+        ]
         if taken:
             shown = ", ".join(str(t) for t in taken)
             replace = _confirm(f"Replace {shown}? Each is moved aside as a backup first.", args)
             if not replace:
                 return 1
     try:
-        done = install(skill, state, files, chosen, at=now_utc(), replace=replace)
+        done = install(batch, chosen, at=now_utc(), replace=replace)
     except (InstallError, OSError) as exc:
-        err(f"skill-catalog install: {one_line(skill.id)} is not installed: {exc}")
+        err(f"skill-catalog install: nothing was installed: {exc}")
         return 1
+    for path, why in done.failed:
+        err(f"skill-catalog install: {path} is not installed: {one_line(why)}")
     if args.json:
         emit_json(
             {
                 "installed": [str(p) for p in done.written],
                 "unchanged": [str(p) for p in done.unchanged],
                 "backups": [str(p) for p in done.backups],
+                "failed": [{"path": str(p), "why": why} for p, why in done.failed],
             }
         )
-        return 0
-    for path in done.written:
-        print(f"Installed {skill.name} into {path}")
-    for path in done.unchanged:
-        print(f"{path} already holds the approved files")
-    for path in done.backups:
-        print(f"The folder it replaced is kept at {path}")
-    return 0
+    else:
+        for path in done.written:
+            print(f"Installed {path.name} into {path}")
+        for path in done.unchanged:
+            print(f"{path} already holds the approved files")
+        for path in done.backups:
+            print(f"The folder it replaced is kept at {path}")
+    return 1 if refused or done.failed else 0
 
 
 async def _from_lock(args: argparse.Namespace) -> int:

@@ -75,6 +75,7 @@ class Done:
     written: list[Path] = field(default_factory=list)
     backups: list[Path] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
+    failed: list[tuple[Path, str]] = field(default_factory=list)
 
 
 async def approved_bytes(
@@ -157,39 +158,51 @@ def _check_target(place: Place, name: str, entries: Iterable[LockEntry], ours: s
     return entry is not None and entry.source.get("approval") == ours
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A skill ready to install: its approval and its approved files."""
+
+    skill: Skill
+    state: ApprovalState
+    files: tuple[FileToWrite, ...]
+
+
 def install(
-    skill: Skill,
-    state: ApprovalState,
-    files: Sequence[FileToWrite],
-    places: Sequence[Place],
-    *,
-    at: str,
-    replace: bool = False,
+    batch: Sequence[Prepared], places: Sequence[Place], *, at: str, replace: bool = False
 ) -> Done:
-    """Write ``files`` as ``skill`` into every place and record each in its lock.
+    """Write every skill of ``batch`` into every place and record each in its lock (one
+    write of each lock for the batch, under its file lock).
 
     A folder of the same name is replaced only when the catalog installed this same
-    skill there, or with ``replace`` (moved aside as a backup first)."""
+    skill there, or with ``replace`` (moved aside as a backup first). A skill that
+    cannot be written is said in :attr:`Done.failed`; the others are still installed."""
     done = Done()
-    ours = ApprovalKey.for_skill(skill).storage_name
     for place in places:
-        entry = lock_entry(skill, state, place, files, at)
 
-        def change(
-            entries: list[LockEntry], place: Place = place, entry: LockEntry = entry
-        ) -> list[LockEntry]:
-            same = _check_target(place, skill.name, entries, ours)
-            target = place.folder / skill.name
-            if same and folder_digests(target) == {f.path: f.sha256 for f in entry.files}:
-                done.unchanged.append(target)
-            else:
-                backup = write_skill(place.folder, skill.name, files, replace=same or replace)
-                if backup is not None and not same:
-                    done.backups.append(backup)
-                elif backup is not None:
-                    remove_skill(backup)  # our own earlier install: nothing to keep
-                done.written.append(target)
-            return merged(entries, entry)
+        def change(entries: list[LockEntry], place: Place = place) -> list[LockEntry]:
+            for item in batch:
+                skill = item.skill
+                entry = lock_entry(skill, item.state, place, item.files, at)
+                target = place.folder / skill.name
+                try:
+                    ours = ApprovalKey.for_skill(skill).storage_name
+                    same = _check_target(place, skill.name, entries, ours)
+                    if same and folder_digests(target) == {f.path: f.sha256 for f in entry.files}:
+                        done.unchanged.append(target)
+                    else:
+                        backup = write_skill(
+                            place.folder, skill.name, item.files, replace=same or replace
+                        )
+                        if backup is not None and not same:
+                            done.backups.append(backup)
+                        elif backup is not None:
+                            remove_skill(backup)  # our own earlier install: nothing to keep
+                        done.written.append(target)
+                except (InstallError, OSError) as exc:
+                    done.failed.append((target, str(exc)))
+                    continue
+                entries = merged(entries, entry)
+            return entries
 
         update_lock(place.lock_path, change)
     return done

@@ -16,10 +16,12 @@ import asyncio
 import sys
 from pathlib import Path
 
+from desktop.cli.install_args import add_place_options, places_from
 from desktop.cli.output import CheckFailed, emit_json, err
 from desktop.cli.resolve import SKILL_HELP, Resolver
 from desktop.cli.sources_args import add_source_options, resolve_specs
 from desktop.core.visible import one_line
+from desktop.session.installer import Place
 
 NAME = "install"
 HELP = "install a skill's approved files into the folders agents read"
@@ -27,17 +29,7 @@ HELP = "install a skill's approved files into the folders agents read"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", metavar="SKILL", nargs="*", help=SKILL_HELP + " (one or more)")
-    parser.add_argument(
-        "--agent",
-        action="append",
-        default=[],
-        metavar="AGENT",
-        help="the agent to install for (repeat for more; `--agent help` lists them)",
-    )
-    parser.add_argument(
-        "--project", metavar="DIR", help="install into the project DIR's folders, with its lock"
-    )
-    parser.add_argument("--into", metavar="DIR", help="install into this skills folder")
+    add_place_options(parser)
     parser.add_argument(
         "--replace",
         action="store_true",
@@ -72,33 +64,7 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_from_lock(args))
     if not args.ids:
         raise CheckFailed("skill-catalog install: name a skill, or pass --from-lock")
-    places = _places(args)
-    return asyncio.run(_install(args, places))
-
-
-def _places(args: argparse.Namespace) -> list[object]:
-    from desktop.session.installer import Place
-    from desktop.sources.config.install_targets import UnknownAgent, target
-
-    if not args.agent and not args.into:
-        raise CheckFailed(
-            "skill-catalog install: say where: --agent AGENT (`--agent help` lists them) "
-            "or --into DIR"
-        )
-    project = Path(args.project).expanduser().resolve() if args.project else None
-    if project is not None and not project.is_dir():
-        raise CheckFailed(f"skill-catalog install: the project {args.project!r} is not a folder")
-    by_folder: dict[Path, list[str]] = {}
-    for slug in args.agent:
-        try:
-            folder = target(slug).folder(project)
-        except UnknownAgent as exc:
-            raise CheckFailed(f"skill-catalog install: {exc}") from exc
-        by_folder.setdefault(folder, []).append(slug)
-    places: list[object] = [Place(f, tuple(a), project) for f, a in by_folder.items()]
-    if args.into:
-        places.append(Place(Path(args.into).expanduser().resolve(), ("folder",), None))
-    return places
+    return asyncio.run(_install(args, places_from(args, NAME)))
 
 
 def _confirm(question: str, args: argparse.Namespace) -> bool:
@@ -111,13 +77,12 @@ def _confirm(question: str, args: argparse.Namespace) -> bool:
     return answer in ("y", "yes")
 
 
-async def _install(args: argparse.Namespace, places: list[object]) -> int:
+async def _install(args: argparse.Namespace, chosen: list[Place]) -> int:
     from desktop.cli.command_session import command_session
     from desktop.core.install import InstallError
     from desktop.session.approval_service import now_utc
-    from desktop.session.installer import Place, Prepared, approved_bytes, install
+    from desktop.session.installer import Prepared, approved_bytes, install
 
-    chosen = [p for p in places if isinstance(p, Place)]
     batch: list[Prepared] = []
     refused = 0
     async with command_session(resolve_specs(args)) as session:

@@ -7,9 +7,9 @@ installed only with ``--force``, after saying which files changed.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from desktop.cli.output import CheckFailed, err
+from desktop.cli.install_args import add_place_options, places_from
+from desktop.cli.output import err
 
 NAME = "uninstall"
 HELP = "remove a skill the catalog installed from the agents' folders"
@@ -17,38 +17,16 @@ HELP = "remove a skill the catalog installed from the agents' folders"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="the skill's folder name")
-    parser.add_argument(
-        "--agent",
-        action="append",
-        default=[],
-        metavar="AGENT",
-        help="the agent it was installed for (repeat for more)",
-    )
-    parser.add_argument("--project", metavar="DIR", help="the project it was installed into")
-    parser.add_argument("--into", metavar="DIR", help="the skills folder it was installed into")
+    add_place_options(parser, "remove it")
     parser.add_argument("--force", action="store_true", help="remove it even if it changed")
 
 
 def run(args: argparse.Namespace) -> int:
     from desktop.core.install import InstallError
-    from desktop.session.installer import Place, uninstall
-    from desktop.sources.config.install_targets import UnknownAgent, target
+    from desktop.session.installer import uninstall
 
-    project = Path(args.project).expanduser().resolve() if args.project else None
-    places: dict[Path, Place] = {}
-    try:
-        for slug in args.agent:
-            folder = target(slug).folder(project)
-            places.setdefault(folder, Place(folder, (slug,), project))
-    except UnknownAgent as exc:
-        raise CheckFailed(f"skill-catalog uninstall: {exc}") from exc
-    if args.into:
-        folder = Path(args.into).expanduser().resolve()
-        places[folder] = Place(folder, ("folder",), None)
-    if not places:
-        raise CheckFailed("skill-catalog uninstall: say where: --agent AGENT or --into DIR")
     rc = 0
-    for place in places.values():
+    for place in places_from(args, NAME):
         try:
             drifted = uninstall(place, args.name, force=args.force)
         except (InstallError, OSError) as exc:

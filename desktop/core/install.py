@@ -129,6 +129,7 @@ class LockEntry:
     installed_at: str = ""
     scripts: bool = False
     provenance: Mapping[str, str] = field(default_factory=dict)
+    enabled: bool = True  # False: moved out of the agent's folder into the catalog's keeping
 
     @property
     def key(self) -> tuple[str, str]:
@@ -150,6 +151,8 @@ class LockEntry:
         }
         if self.provenance:
             out["provenance"] = dict(sorted(self.provenance.items()))
+        if not self.enabled:
+            out["enabled"] = False
         return out
 
     @classmethod
@@ -175,6 +178,7 @@ class LockEntry:
                 installed_at=str(data.get("installed_at", "")),
                 scripts=bool(data.get("scripts", False)),
                 provenance=provenance,
+                enabled=data.get("enabled", True) is not False,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InstallError(f"an entry of the lock is malformed ({exc})") from exc
@@ -225,6 +229,7 @@ class InstalledSkill:
     installed_by: str = ""
     files_changed: tuple[str, ...] = ()
     reason: str = ""
+    enabled: bool = True  # False: kept by the catalog, out of the agent's sight
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -234,6 +239,7 @@ class InstalledSkill:
             "state": str(self.state),
             "installed_by": self.installed_by,
             "files_changed": list(self.files_changed),
+            "enabled": self.enabled,
         }
 
 

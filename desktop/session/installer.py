@@ -10,7 +10,7 @@ and the locks :mod:`desktop.store.installs`'s.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,8 @@ from desktop.core.states import Installed
 from desktop.store.installs import (
     FileToWrite,
     folder_digests,
+    kept_folder,
+    move_folder,
     project_lock_path,
     read_lock,
     remove_skill,
@@ -46,6 +48,8 @@ from desktop.store.installs import (
 
 if TYPE_CHECKING:
     from desktop.session.catalog_session import CatalogSession
+
+CATALOG = "skill-catalog"  # who installed what the catalog's lock records
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,15 +306,50 @@ def published_sets(skills: Iterable[Skill]) -> dict[str, str]:
     return out
 
 
+def _managed(
+    entry: LockEntry,
+    path: Path,
+    agent: str,
+    approvals: Approvals,
+    published: Mapping[str, str],
+) -> InstalledSkill:
+    """The state of a skill the catalog installed, its files now at ``path``."""
+    try:
+        disk = folder_digests(path)
+    except (InstallError, OSError) as exc:
+        return InstalledSkill(
+            entry.name, agent, str(path), Installed.DRIFTED, CATALOG, (), str(exc), entry.enabled
+        )
+    key = entry.source.get("approval", "")
+    approval, approved_set = approvals.of(key)
+    state, changed = installed_state(entry, disk, approval, approved_set, published.get(key))
+    return InstalledSkill(
+        entry.name, agent, str(path), state, CATALOG, changed, enabled=entry.enabled
+    )
+
+
+def _unmanaged(child: Path, agent: str, other_records: Mapping[str, str]) -> InstalledSkill:
+    from desktop.core.frontmatter import parse_frontmatter_text, split_frontmatter
+
+    by = other_records.get(child.name, "")
+    if not by:
+        try:
+            text = (child / "SKILL.md").read_text("utf-8", errors="replace")[:65536]
+            fm, _ = parse_frontmatter_text(split_frontmatter(text)[0] or "")
+            by = other_tool(fm)
+        except (OSError, ValueError):  # an unreadable file says nothing of who wrote it
+            by = ""
+    return InstalledSkill(child.name, agent, str(child), Installed.UNMANAGED, by)
+
+
 def installed_in(
     folders: Sequence[tuple[Path, tuple[str, ...], Path | None]],
     approvals: Approvals,
     published: Mapping[str, str],
     other_records: Mapping[str, str],
 ) -> list[InstalledSkill]:
-    """Every skill in ``folders`` (folder, agents, project or None) with its state."""
-    from desktop.core.frontmatter import parse_frontmatter_text, split_frontmatter
-
+    """Every skill in ``folders`` (folder, agents, project or None) with its state, and
+    the ones the catalog keeps disabled for them."""
     locks: dict[Path, list[LockEntry]] = {}
     out: list[InstalledSkill] = []
     for folder, agents, project in folders:
@@ -322,47 +361,76 @@ def installed_in(
                 locks[lock_path] = []
         place = Place(folder, agents, project)
         entries = {e.name: e for e in locks[lock_path] if e.folder == place.lock_folder}
+        agent = ", ".join(agents)
+        for kept in entries.values():
+            if not kept.enabled:
+                out.append(
+                    _managed(kept, kept_folder(folder, kept.name), agent, approvals, published)
+                )
         if not folder.is_dir():
             continue
         for child in sorted(folder.iterdir(), key=lambda p: p.name):
             if child.name.startswith(".") or not (child / "SKILL.md").is_file():
                 continue
-            agent = ", ".join(agents)
-            entry = entries.get(child.name)
-            if entry is None:
-                by = other_records.get(child.name, "")
-                if not by:
-                    try:
-                        text = (child / "SKILL.md").read_text("utf-8", errors="replace")[:65536]
-                        fm, _ = parse_frontmatter_text(split_frontmatter(text)[0] or "")
-                        by = other_tool(fm)
-                    except Exception:  # noqa: BLE001 - an unreadable file says nothing
-                        by = ""
-                out.append(InstalledSkill(child.name, agent, str(child), Installed.UNMANAGED, by))
-                continue
-            try:
-                disk = folder_digests(child)
-            except (InstallError, OSError) as exc:
-                out.append(
-                    InstalledSkill(
-                        child.name,
-                        agent,
-                        str(child),
-                        Installed.DRIFTED,
-                        "skill-catalog",
-                        (),
-                        str(exc),
-                    )
-                )
-                continue
-            approval, approved_set = approvals.of(entry.source.get("approval", ""))
-            state, changed = installed_state(
-                entry, disk, approval, approved_set, published.get(entry.source.get("approval", ""))
-            )
-            out.append(
-                InstalledSkill(child.name, agent, str(child), state, "skill-catalog", changed)
-            )
+            found = entries.get(child.name)
+            if found is None or not found.enabled:
+                out.append(_unmanaged(child, agent, other_records))
+            else:
+                out.append(_managed(found, child, agent, approvals, published))
     return out
+
+
+def set_enabled(place: Place, name: str, enabled: bool) -> Path:
+    """Move the skill ``name`` the catalog installed in ``place`` out of the agents'
+    sight into the catalog's keeping (``enabled`` false), or back; where it is now."""
+    target = place.folder / name
+    kept = kept_folder(place.folder, name)
+    moved: list[Path] = []
+
+    def change(entries: list[LockEntry]) -> list[LockEntry]:
+        entry = next((e for e in entries if e.folder == place.lock_folder and e.name == name), None)
+        if entry is None:
+            raise InstallError(f"{target} was not installed by the catalog")
+        if entry.enabled == enabled:
+            moved.append(target if enabled else kept)
+            return entries
+        if enabled:
+            if target.exists():
+                raise InstallError(f"{target} exists: move it away first")
+            move_folder(kept, target)
+            moved.append(target)
+        else:
+            move_folder(target, kept)
+            moved.append(kept)
+        return merged(entries, replace(entry, enabled=enabled))
+
+    update_lock(place.lock_path, change)
+    return moved[0]
+
+
+def adopt(skill: Skill, state: ApprovalState, place: Place, *, at: str) -> LockEntry:
+    """Record the skill found at ``place.folder/skill.name``, not installed by the
+    catalog, as installed by it: it must be approved as it is, in that folder."""
+    why = refusal(skill, state.state, state.reason)
+    if why is not None:
+        raise InstallError(why)
+    target = place.folder / skill.name
+    if Path(skill.path or "") != target.resolve():
+        raise InstallError(f"{skill.path} is not {target}")
+    disk = folder_digests(target)
+    listed = {f.uri: f for f in relative_files(skill)}
+    if set(disk) != set(listed) or any("sha256:" + disk[p] != f.digest for p, f in listed.items()):
+        raise InstallError(f"{target} holds other files than the ones approved")
+    files = tuple(LockFile(p, f.size, disk[p]) for p, f in sorted(listed.items()))
+    entry = replace(lock_entry(skill, state, place, (), at), files=files)
+
+    def change(entries: list[LockEntry]) -> list[LockEntry]:
+        if any(e.folder == place.lock_folder and e.name == skill.name for e in entries):
+            raise InstallError(f"{target} is already installed by the catalog")
+        return merged(entries, entry)
+
+    update_lock(place.lock_path, change)
+    return entry
 
 
 def uninstall(place: Place, name: str, *, force: bool = False) -> tuple[str, ...]:

@@ -52,6 +52,27 @@ def user_lock_path() -> Path:
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False)) / "installed.json"
 
 
+def kept_folder(folder: Path, name: str) -> Path:
+    """Where the catalog keeps the skill ``name`` of the agents' ``folder`` while it is
+    disabled: in its state folder, out of every agent's sight."""
+    key = hashlib.sha256(str(folder).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return user_lock_path().parent / "disabled" / key / name
+
+
+def move_folder(source: Path, target: Path) -> None:
+    """Move a skill's folder whole (a rename, or a copy then a removal across file
+    systems, the copy made beside the target first)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(source, target)
+    except OSError:
+        staging = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=target.parent)) / "copy"
+        shutil.copytree(source, staging, symlinks=True)
+        os.rename(staging, target)
+        shutil.rmtree(staging.parent, ignore_errors=True)
+        shutil.rmtree(source)
+
+
 def project_lock_path(project: Path) -> Path:
     return project / LOCK_FILE
 

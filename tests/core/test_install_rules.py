@@ -101,10 +101,11 @@ def test_scripts_are_what_is_under_scripts_or_bin() -> None:
 
 
 def test_a_lock_round_trips_stably_sorted() -> None:
-    a, b = entry("zeta", provenance={"commit": "c1"}), entry("alpha")
+    a, b = entry("zeta", provenance={"commit": "c1"}, enabled=False), entry("alpha")
     text = render_lock([a, b])
     assert text == render_lock([b, a])  # the order given does not matter
     assert text.endswith("}\n") and '"version": 1' in text
+    assert text.count('"enabled": false') == 1  # written only when disabled
     parsed = parse_lock(text)
     assert [e.name for e in parsed] == ["alpha", "zeta"]
     assert parsed[1] == a

@@ -348,3 +348,56 @@ def test_agent_help_lists_the_agents(cli: Callable[..., Any]) -> None:
     assert "claude-code" in proc.stdout and "~/.claude/skills" in proc.stdout
     bad = cli("install", "pdf", "--agent", "vim")
     assert bad.returncode == 1 and "unknown agent 'vim'" in bad.stderr
+
+
+def test_disable_keeps_a_skill_out_of_sight_and_enable_brings_it_back(
+    cli: Callable[..., Any], source: Path, tmp_path: Path
+) -> None:
+    src = ("--folder", f"pub={source}")
+    skills = tmp_path / "home/.claude/skills"
+    assert cli("approve", "pdf", *src).returncode == 0
+    assert cli("install", "pdf", "--agent", "claude-code", *src).returncode == 0
+    done = cli("disable", "pdf", "--agent", "claude-code")
+    assert done.returncode == 0, done.stderr
+    assert not (skills / "pdf").exists()  # the agent no longer sees it
+    states = {
+        s["name"]: s for s in json.loads(cli("installed", "--json", *src).stdout)["installed"]
+    }
+    assert states["pdf"]["enabled"] is False and states["pdf"]["state"] == "approved"
+    assert "skill-catalog/disabled" in states["pdf"]["path"]
+    (skills / "pdf").mkdir(parents=True)
+    blocked = cli("enable", "pdf", "--agent", "claude-code")
+    assert blocked.returncode == 1 and "exists" in blocked.stderr
+    (skills / "pdf").rmdir()
+    done = cli("enable", "pdf", "--agent", "claude-code")
+    assert done.returncode == 0, done.stderr
+    assert (skills / "pdf/SKILL.md").read_bytes() == (source / "pdf/SKILL.md").read_bytes()
+    states = {
+        s["name"]: s for s in json.loads(cli("installed", "--json", *src).stdout)["installed"]
+    }
+    assert states["pdf"]["enabled"] is True and states["pdf"]["state"] == "approved"
+    make_skill(skills, "mine")
+    refused = cli("disable", "mine", "--agent", "claude-code")
+    assert refused.returncode == 1 and "not installed by the catalog" in refused.stderr
+
+
+def test_adopt_takes_an_approved_unmanaged_skill_under_care(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    skills = tmp_path / "home/.claude/skills"
+    make_skill(skills, "handmade")
+    refused = cli("adopt", "handmade", "--agent", "claude-code")
+    assert refused.returncode == 1 and "approve it first" in refused.stderr
+    assert f"skill-catalog approve {skills / 'handmade'}" in refused.stderr
+    assert cli("approve", skills / "handmade").returncode == 0
+    done = cli("adopt", "handmade", "--agent", "claude-code")
+    assert done.returncode == 0, done.stderr
+    states = {s["name"]: s for s in json.loads(cli("installed", "--json").stdout)["installed"]}
+    assert states["handmade"]["state"] == "approved"
+    assert states["handmade"]["installed_by"] == "skill-catalog"
+    again = cli("adopt", "handmade", "--agent", "claude-code")
+    assert again.returncode == 1 and "already installed by the catalog" in again.stderr
+    (skills / "handmade/scripts/fill.py").write_text("print('changed')\n")
+    states = {s["name"]: s for s in json.loads(cli("installed", "--json").stdout)["installed"]}
+    assert states["handmade"]["state"] == "drifted"
+    assert states["handmade"]["files_changed"] == ["scripts/fill.py"]

@@ -401,3 +401,29 @@ def test_adopt_takes_an_approved_unmanaged_skill_under_care(
     states = {s["name"]: s for s in json.loads(cli("installed", "--json").stdout)["installed"]}
     assert states["handmade"]["state"] == "drifted"
     assert states["handmade"]["files_changed"] == ["scripts/fill.py"]
+
+
+def test_an_update_is_installed_once_its_change_is_approved(
+    cli: Callable[..., Any], source: Path, tmp_path: Path
+) -> None:
+    src = ("--folder", f"pub={source}")
+    target = tmp_path / "home/.claude/skills/pdf"
+    assert cli("approve", "pdf", *src).returncode == 0
+    assert cli("install", "pdf", "--agent", "claude-code", *src).returncode == 0
+    (source / "pdf/forms.md").write_text("new forms\n")
+    states = {
+        s["name"]: s for s in json.loads(cli("installed", "--json", *src).stdout)["installed"]
+    }
+    assert states["pdf"]["state"] == "changed-upstream"
+    refused = cli("install", "pdf", "--agent", "claude-code", *src)
+    assert refused.returncode == 1 and "changed since it was approved" in refused.stderr
+    assert not (target / "forms.md").exists()
+    assert cli("approve", "pdf", *src).returncode == 0
+    done = cli("install", "pdf", "--agent", "claude-code", *src)
+    assert done.returncode == 0, done.stderr
+    assert (target / "forms.md").read_text() == "new forms\n"
+    assert not [p for p in target.parent.iterdir() if p.name.startswith(".")]  # no backup
+    states = {
+        s["name"]: s for s in json.loads(cli("installed", "--json", *src).stdout)["installed"]
+    }
+    assert states["pdf"]["state"] == "approved"

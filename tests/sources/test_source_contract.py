@@ -4,7 +4,8 @@ Each kind is made to hold the same two skills (a folder of them, that folder pub
 by a real ``skill-catalog serve`` over stdio, a zip archive of it made with
 ``zipfile``, a git repository of it made with ``git``) and must list them, read and
 verify their files, list a folder, list itself again, say who it is and where its
-skills come from, and start nothing while it is not trusted. A kind registered without a sample here fails the first test.
+skills come from, and start nothing while it is not trusted. A kind registered without
+a sample here fails the first test.
 """
 
 from __future__ import annotations

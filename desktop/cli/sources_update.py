@@ -34,7 +34,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from desktop.cli.sources_args import resolve_specs
-    from desktop.sources.git.kind import GIT
     from desktop.sources.git.remote import RemoteError
     from desktop.sources.git.runner import GitFailed
     from desktop.sources.git.updates import apply_update, check_update
@@ -43,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     specs = resolve_specs(args)
     spec = next((s for s in specs if s.label == label), None)
     if spec is None:
-        known = ", ".join(s.label for s in specs if s.kind_info is GIT) or "none"
+        known = ", ".join(s.label for s in specs if s.kind_info.pinned) or "none"
         fail_usage(f"no git source is labelled {one_line(label)!r} (the git sources: {known})")
-    if spec.kind_info is not GIT:
+    if not spec.kind_info.pinned:
         word = spec.kind_info.word_for(spec.transport)
         fail_usage(f"{one_line(label)} is a {word}: only a git source is pinned to a commit")
     try:

@@ -30,6 +30,7 @@ GIT = KindInfo(
     transports=("git",),
     word="git repository",
     icon="git repository",
+    pinned=True,
     icons={"git repository": ("folder-remote", "SP_DriveNetIcon")},
 )
 
@@ -38,7 +39,7 @@ def remote_of(spec: SourceSpec) -> Remote:
     return parse_remote(spec.endpoint)
 
 
-def pinned_commit(spec: SourceSpec, *, fetch: bool = True) -> str:
+def pinned_commit(spec: SourceSpec) -> str:
     """The commit ``spec`` is pinned to; fetched and pinned first when it has none (or
     the cache lost it)."""
     from desktop.sources.git import pins, runner

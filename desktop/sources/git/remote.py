@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from desktop.core.provenance import repository_name, repository_page
+
 SCHEMES = ("https", "ssh", "git", "file")
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _SCP_RE = re.compile(r"^(?:([^@/:]+)@)?([^/:]+):(.*)$")
@@ -54,26 +56,12 @@ class Remote:
     @property
     def web_url(self) -> str:
         """The repository's page for a person to open (https URLs only), else empty."""
-        if not self.url.startswith("https://"):
-            return ""
-        url = self.url[:-4] if self.url.endswith(".git") else self.url
-        return url.rstrip("/")
+        return repository_page(self.url)
 
     @property
     def name(self) -> str:
         """The repository in a few words: ``owner/repo`` for a URL, the path for a folder."""
         return repository_name(self.url)
-
-
-def repository_name(url: str) -> str:
-    """``owner/repo`` of a URL (``.git`` dropped); a local path as it is."""
-    if url.startswith("/"):
-        return url
-    path = urlsplit(url).path if _SCHEME_RE.match(url) else url.rpartition(":")[2]
-    parts = [p for p in path.split("/") if p]
-    if parts and parts[-1].endswith(".git"):
-        parts[-1] = parts[-1][:-4]
-    return "/".join(parts[-2:]) or url
 
 
 def parse_remote(text: str) -> Remote:

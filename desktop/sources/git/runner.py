@@ -156,7 +156,7 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         else:  # pragma: no cover - Windows
             proc.kill()
-    proc.wait()
+    proc.communicate()  # reaped, its pipes closed
 
 
 def run_git(

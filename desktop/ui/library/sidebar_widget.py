@@ -105,7 +105,9 @@ class SidebarWidget(QWidget):
         self.add_item = QTreeWidgetItem(self.sources_section, ["Add source…", ""])
         self.add_item.setData(0, KIND_ROLE, "add")
         self.add_item.setIcon(0, self._icon("add"))
-        self.add_item.setToolTip(0, "Add a folder of skills or an MCP server (Ctrl+N)")
+        self.add_item.setToolTip(
+            0, "Add a folder of skills, an MCP server or a git repository (Ctrl+N)"
+        )
         self.tree.expandAll()
         self._counts: Mapping[str, int] = {}
 

@@ -162,7 +162,7 @@ class SourceDialog(QDialog):
         self.browse.setVisible(kind == "folder")
         self.form.setRowVisible(self.env, kind == "stdio")
         self.form.setRowVisible(self.headers, kind == "http")
-        self.form.setRowVisible(self.secrets_note, kind != "folder")
+        self.form.setRowVisible(self.secrets_note, kind in ("stdio", "http"))
 
     def _browse(self) -> None:
         chosen = QFileDialog.getExistingDirectory(self, "Choose a skills folder")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -66,6 +67,8 @@ class UpdateDialog(QDialog):
         self.summary.setAccessibleName("What the update changes")
         self.details = QPlainTextEdit(self)
         self.details.setReadOnly(True)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.details.setAccessibleName("Skills added, removed and changed")
         self.details.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)

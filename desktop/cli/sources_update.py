@@ -26,6 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("label", metavar="LABEL", help="the git source's label (see sources list)")
     p.add_argument("--check", action="store_true", help="report only; move nothing")
+    p.add_argument("--diff", action="store_true", help="also print each changed text file's diff")
     p.add_argument("--json", action="store_true", help="print one JSON object for scripts")
     from desktop.cli.sources_args import add_source_options
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         word = spec.kind_info.word_for(spec.transport)
         fail_usage(f"{one_line(label)} is a {word}: only a git source is pinned to a commit")
     try:
-        report = check_update(spec)
+        report = check_update(spec, diffs=args.diff)
         moved = not args.check and not report.up_to_date
         if moved:
             apply_update(spec, report)
@@ -58,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         emit_json({**report.to_json(), "moved": moved})
         return 0
     for line in report.lines():
+        print(line)
+    for line in report.diff_lines():
         print(line)
     if moved:
         print(f"pinned {one_line(label)} to {report.new[:7]}")

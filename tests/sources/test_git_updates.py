@@ -46,6 +46,13 @@ def test_update_says_each_changed_file_and_moves_the_pin_once(
     for line in ("+ skills/pdf/scripts/b.py", "- skills/pdf/scripts/a.py", "~ skills/pdf/SKILL.md"):
         assert line in check.stdout
     assert "nothing moved (--check)" in check.stdout
+    diff = run_cli("sources", "update", "team", "--check", "--diff", "--json", *src)
+    diffs = json.loads(diff.stdout)["diffs"]
+    assert set(diffs) == {"skills/pdf/SKILL.md"}
+    assert (
+        "-description: Read PDF files.\n+description: Read PDF files well.\n"
+        in diffs["skills/pdf/SKILL.md"]
+    )
 
     update = run_cli("sources", "update", "team", *src)
     assert f"pinned team to {second[:7]}" in update.stdout
@@ -79,6 +86,27 @@ def test_a_fetch_that_fails_during_an_update_exits_1(
     failed = run_cli("sources", "update", "team", *src)
     assert failed.returncode == 1
     assert "skill-catalog sources update: team: cannot fetch" in failed.stderr
+
+
+def test_a_diff_is_cut_and_what_is_not_text_is_said(
+    tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.sources.git import updates
+
+    work = _repo(tmp_path)
+    (work / "skills/pdf/data.bin").write_bytes(b"\xff\x00")
+    commit_all(work, "binary")
+    spec = git_kind.KIND.parse(f"team={work}")
+    git_kind.pinned_commit(spec)
+    (work / "skills/pdf/data.bin").write_bytes(b"\xfe\x01")
+    (work / "skills/pdf/scripts/a.py").write_text("".join(f"line {i}\n" for i in range(50)))
+    commit_all(work, "more")
+    monkeypatch.setattr(updates, "MAX_DIFF_LINES", 10)
+    report = updates.check_update(spec, diffs=True)
+    assert "not text" in report.diffs["skills/pdf/data.bin"]
+    assert report.diffs["skills/pdf/scripts/a.py"].endswith("… 44 more lines\n")
+    shown = report.diff_lines()
+    assert any(line.startswith("+++ skills/pdf/scripts/a.py") for line in shown)
 
 
 def test_a_skill_that_goes_over_its_limit_is_a_change(tmp_home: Path, tmp_path: Path) -> None:

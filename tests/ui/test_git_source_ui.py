@@ -76,6 +76,7 @@ def test_the_update_is_reviewed_and_the_pin_moves_when_accepted(
     text = cancelled.details.toPlainText()
     assert "added    skills/slides" in text and "removed  skills/pdf" in text
     assert "changed  skills/notes" in text and "~ skills/notes/SKILL.md" in text
+    assert "+description: Keep notes, and send them away." in text  # the diff, reviewed
     assert "must be approved again" in cancelled.summary.text()
     cancelled.reject()
     assert pins.pinned(spec) == first

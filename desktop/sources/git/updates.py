@@ -2,13 +2,14 @@
 
 :func:`check_update` fetches REF again and compares the skills at the pinned commit
 with those at the fetched one (which skills were added, removed or changed, and for a
-changed one which files), moving nothing; :func:`apply_update` moves the pin to the
+changed one which files, and each changed text file's diff when asked), moving nothing; :func:`apply_update` moves the pin to the
 commit the person reviewed. A changed skill's approval no longer holds after the
 move, as after any change: an approval binds to the skill's digests.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,8 @@ class UpdateReport:
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     changed: tuple[SkillChange, ...] = field(default=())
+    # A unified diff of each changed file that is text (by its path), when asked for.
+    diffs: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def up_to_date(self) -> bool:
@@ -63,6 +66,7 @@ class UpdateReport:
             "added": list(self.added),
             "removed": list(self.removed),
             "changed": [c.to_json() for c in self.changed],
+            **({"diffs": dict(self.diffs)} if self.diffs else {}),
         }
 
     def summary(self) -> str:
@@ -91,6 +95,15 @@ class UpdateReport:
             out += [f"             + {one_line(f)}" for f in change.added]
             out += [f"             - {one_line(f)}" for f in change.removed]
             out += [f"             ~ {one_line(f)}" for f in change.changed]
+        return out
+
+    def diff_lines(self) -> list[str]:
+        """Each changed text file's diff, its third-party text made visible."""
+        from desktop.core.visible import visible
+
+        out: list[str] = []
+        for path, diff in self.diffs.items():
+            out += [visible(line) for line in diff.splitlines()] or [f"(no diff of {path})"]
         return out
 
 
@@ -130,9 +143,52 @@ def compare(
     )
 
 
-def check_update(spec: SourceSpec) -> UpdateReport:
-    """Fetch ``spec``'s REF and say what moving the pin would change; moves nothing.
-    Raises ``RemoteError`` or ``GitFailed`` saying why it could not."""
+MAX_DIFF_BYTES = 256 * 1024  # a file larger than this, at either commit, is not diffed
+MAX_DIFF_LINES = 400  # lines of one file's diff shown
+
+
+def file_diffs(spec: SourceSpec, report: UpdateReport) -> dict[str, str]:
+    """A unified diff of each changed file of ``report`` that is UTF-8 text within
+    :data:`MAX_DIFF_BYTES` at both commits (cut at :data:`MAX_DIFF_LINES` lines); a
+    file that is not says so."""
+    import difflib
+
+    from desktop.sources.git import runner
+    from desktop.sources.git.kind import remote_of
+
+    paths = [p for change in report.changed for p in change.changed]
+    repo = runner.repo_dir(remote_of(spec))
+    names = [f"{c}:{p}" for p in paths for c in (report.old, report.new)]
+    blobs = runner.cat_blobs(repo, names, MAX_DIFF_BYTES)
+    out: dict[str, str] = {}
+    for path in paths:
+        before, after = blobs.get(f"{report.old}:{path}"), blobs.get(f"{report.new}:{path}")
+        try:
+            if before is None or after is None:
+                raise ValueError
+            old_lines = before.decode("utf-8").splitlines(keepends=True)
+            new_lines = after.decode("utf-8").splitlines(keepends=True)
+        except ValueError:
+            out[path] = f"{path}: not text, or over {MAX_DIFF_BYTES:,} bytes: no diff shown\n"
+            continue
+        lines = list(
+            difflib.unified_diff(
+                old_lines,
+                new_lines,
+                f"{path} ({report.old[:7]})",
+                f"{path} ({report.new[:7]})",
+            )
+        )
+        if len(lines) > MAX_DIFF_LINES:
+            lines = [*lines[:MAX_DIFF_LINES], f"… {len(lines) - MAX_DIFF_LINES:,} more lines\n"]
+        out[path] = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return out
+
+
+def check_update(spec: SourceSpec, *, diffs: bool = False) -> UpdateReport:
+    """Fetch ``spec``'s REF and say what moving the pin would change (with each changed
+    text file's diff when ``diffs``); moves nothing. Raises ``RemoteError`` or
+    ``GitFailed`` saying why it could not."""
     from desktop.sources.git import runner
     from desktop.sources.git.kind import list_at, pinned_commit, remote_of
 
@@ -143,7 +199,12 @@ def check_update(spec: SourceSpec) -> UpdateReport:
         new = runner.fetch(remote, repo)
     if new == old:
         return UpdateReport(spec.label, remote.name, old, new)
-    return compare(spec, old, new, list_at(spec, old), list_at(spec, new))
+    report = compare(spec, old, new, list_at(spec, old), list_at(spec, new))
+    if diffs and report.changed:
+        from dataclasses import replace
+
+        report = replace(report, diffs=file_diffs(spec, report))
+    return report
 
 
 def apply_update(spec: SourceSpec, report: UpdateReport) -> None:

@@ -3,8 +3,8 @@ pin moves.
 
 The dialog fetches the source's branch or tag again (in a worker thread: the window
 never waits) and lists the skills added, removed and changed between the pinned commit
-and the fetched one, with each changed skill's files. *Update* moves the pin; *Cancel*
-moves nothing. A changed skill must be approved again, as after any change.
+and the fetched one, with each changed skill's files and each changed text file's
+diff. *Update* moves the pin; *Cancel* moves nothing. A changed skill must be approved again, as after any change.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from desktop.ui.widgets.plain_label import PlainLabel
 def _check(spec: SourceSpec) -> Any:
     from desktop.sources.git.updates import check_update
 
-    return check_update(spec)
+    return check_update(spec, diffs=True)
 
 
 def _apply(spec: SourceSpec, report: Any) -> None:
@@ -112,7 +112,9 @@ class UpdateDialog(QDialog):
             report.summary()
             + (". A changed skill must be approved again." if report.changed else ".")
         )
-        self.details.setPlainText("\n".join(report.lines()[1:]) or "No skill changed.")
+        shown = report.lines()[1:] or ["No skill changed."]
+        diffs = report.diff_lines()
+        self.details.setPlainText("\n".join(shown + ([""] + diffs if diffs else [])))
         self.details.show()
         self.update_button.setEnabled(True)
 

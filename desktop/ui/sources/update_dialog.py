@@ -4,7 +4,8 @@ pin moves.
 The dialog fetches the source's branch or tag again (in a worker thread: the window
 never waits) and lists the skills added, removed and changed between the pinned commit
 and the fetched one, with each changed skill's files and each changed text file's
-diff. *Update* moves the pin; *Cancel* moves nothing. A changed skill must be approved again, as after any change.
+diff. *Update* moves the pin; *Cancel* moves nothing. A changed skill must be approved
+again, as after any change.
 """
 
 from __future__ import annotations

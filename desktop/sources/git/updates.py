@@ -3,8 +3,9 @@
 :func:`check_update` fetches REF again and compares the skills at the pinned commit
 with those at the fetched one (which skills were added, removed or changed, for a
 changed one which files, and each changed text file's diff when asked), moving
-nothing; :func:`apply_update` moves the pin to the commit the person reviewed. A changed skill's approval no longer holds after the
-move, as after any change: an approval binds to the skill's digests.
+nothing; :func:`apply_update` moves the pin to the commit the person reviewed. A
+changed skill's approval no longer holds after the move, as after any change: an
+approval binds to the skill's digests.
 """
 
 from __future__ import annotations

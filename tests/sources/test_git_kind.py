@@ -380,6 +380,7 @@ def test_a_repository_that_cannot_be_fetched_is_a_failed_source(
     assert "no SKILL.md where skills are kept" in proc.stdout
 
 
+@pytest.mark.keyring
 def test_a_repositorys_mcp_servers_never_run(
     run_cli: Callable[..., Any], tmp_home: Path, tmp_path: Path, secret_service: Any
 ) -> None:

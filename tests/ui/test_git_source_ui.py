@@ -112,3 +112,43 @@ def test_the_page_says_where_a_published_skill_comes_from(tmp_path: Path) -> Non
     html = provenance_html(skill)
     assert "anthropics/skills at 9d2f1ae, skills/pdf" in html
     assert "href='https://github.com/anthropics/skills'" in html
+
+
+def test_the_window_adds_a_repository_and_moves_its_pin_after_the_review(
+    make_window: Any, tmp_home: Path, tmp_path: Path, qtbot: Any
+) -> None:
+    from desktop.ui.sources.sources_service import SourcesService
+
+    from .conftest import click_sidebar, table_names, wait_idle
+
+    work = _repo(tmp_path)
+    cfg_file = tmp_path / "config" / "sources.json"
+    window = make_window(None, sources=SourcesService(config_file=cfg_file, detect=False))
+    click_sidebar(qtbot, window, window.sidebar.add_item)
+    dialog = window.actions_.dialog
+    assert isinstance(dialog, SourceDialog)
+    dialog.kind.setCurrentIndex(dialog.kind.findData("git"))
+    dialog.label.setText("team")
+    dialog.where.setText(str(work))
+    qtbot.mouseClick(
+        dialog.buttons.button(dialog.buttons.StandardButton.Ok), Qt.MouseButton.LeftButton
+    )
+    wait_idle(qtbot, window)
+    assert sorted(n for n in table_names(window) if n in ("notes", "pdf", "slides")) == [
+        "notes",
+        "pdf",
+    ]
+    write_skill(work / "skills", "slides", "Make slides.")
+    commit_all(work, "second")
+    window.sidebar.select_source("team")
+    assert window.sidebar.updates_action in window.sidebar.menu_actions()
+    assert window.sidebar.updates_action.isEnabled()
+    window.sidebar.updates_action.trigger()
+    review = window.actions_.dialog
+    assert isinstance(review, UpdateDialog)
+    qtbot.waitUntil(lambda: review.update_button.isEnabled(), timeout=30_000)
+    assert "added    skills/slides" in review.details.toPlainText()
+    with qtbot.waitSignal(review.updated, timeout=30_000):
+        qtbot.mouseClick(review.update_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: "slides" in table_names(window), timeout=30_000)

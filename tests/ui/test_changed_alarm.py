@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, Qt, QUrl, Slot
+from PySide6.QtCore import QObject, QPoint, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QApplication, QStyle
 
@@ -172,6 +172,14 @@ def test_the_context_menu_opens_copies_and_reviews(
     assert QGuiApplication.clipboard().text() == server
     menu.close()
     assert len(opened.urls) == 2  # nothing more was opened
+
+    # The page's title has the same menu, for the skill it shows.
+    window.page.title.customContextMenuRequested.emit(QPoint(4, 4))
+    menu = window.page.menu
+    assert menu is not None and menu.isVisible()
+    _action(menu, "copyId").trigger()
+    assert QGuiApplication.clipboard().text() == server
+    menu.close()
 
 
 def test_rows_of_one_name_from_two_sources_sound_different(

@@ -6,7 +6,7 @@ skill stays selected when the view changes. The two-line list is a table of one 
 with rows of one fixed height: laying it out after a filter change costs nothing per
 row, whatever the number of skills.
 
-A skill's context menu (:mod:`desktop.ui.library.skill_menu`) opens on a right click in
+A skill's context menu (:mod:`desktop.ui.widgets.skill_menu`) opens on a right click in
 either view, and from the keyboard on the current row with the Menu key or Shift+F10.
 """
 
@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
 
 from desktop.core.library import EmptyState
 from desktop.ui.library.skill_filter_proxy import SkillFilterProxyModel
-from desktop.ui.library.skill_menu import skill_menu
 from desktop.ui.library.skill_row_delegate import PAD, SkillRowDelegate
 from desktop.ui.widgets.item_views import set_column_widths
+from desktop.ui.widgets.skill_menu import skill_menu
 
 
 class SkillRowsView(QTableView):

@@ -13,12 +13,13 @@ which the window puts there on its first use. Words and choices come from
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -53,6 +54,7 @@ from desktop.ui.page.preview_widget import PreviewWidget
 from desktop.ui.widgets.pill import PillWidget
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.skill_menu import skill_menu
 from desktop.ui.widgets.state_icons import state_icon
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -77,6 +79,10 @@ class SkillPageWidget(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # The skill's context menu, as on its row in the list.
+        self.title.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.title.customContextMenuRequested.connect(self._title_menu)
+        self.menu: QMenu | None = None
         self.origin = PlainLabel("", self)
         self.origin.setObjectName("skillOrigin")
         self.origin.setAccessibleName("Where the skill comes from")
@@ -195,6 +201,15 @@ class SkillPageWidget(QWidget):
             self.file_view.show_file(None)
         elif self.file_view.skill is not None and self.file_view.skill is not skill:
             self._follow_file(skill)
+
+    def _title_menu(self, pos: QPoint) -> QMenu | None:
+        if self.skill is None:
+            return None
+        if self.menu is not None:
+            self.menu.deleteLater()
+        self.menu = skill_menu(self.skill, self, self.primaryRequested.emit)
+        self.menu.popup(self.title.mapToGlobal(pos))
+        return self.menu
 
     def set_states(self, approval: ApprovalState | None, verification: str | None) -> None:
         skill = self.skill

@@ -6,7 +6,7 @@ as codes, and shown in a browser that loads nothing (:mod:`desktop.ui.page.safe_
 
 Colours follow the palette: each tone has a light and a dark shade, and the one with
 the higher contrast against the palette's background is used (at least 4.5:1 on the
-light and the dark palettes, ``tests/ui/test_review_contrast.py``). Text on a shade of
+light and the dark palettes, ``tests/ui/test_review_mode.py``). Text on a shade of
 its own (a diff's lines, the script banner) takes the pair made for that shade.
 """
 

@@ -72,13 +72,16 @@ def _internal(widget: QWidget) -> bool:
 
 def unnamed(top: QWidget) -> list[str]:
     """The visible interactive widgets under ``top`` that say no name, and the buttons
-    whose name is not what they show."""
+    (shown or not) whose name is not what they show."""
     out = []
     for widget in [top, *top.findChildren(QWidget)]:
-        if not isinstance(widget, INTERACTIVE) or not widget.isVisible():
+        if not isinstance(widget, INTERACTIVE) or _internal(widget):
             continue
-        if _internal(widget):
-            continue
+        if not widget.isVisible():
+            # A hidden button that shows words is still checked: it is announced as
+            # them when it shows.
+            if not isinstance(widget, QAbstractButton) or not widget.text().strip():
+                continue
         name = _said(widget)
         parent = widget.parentWidget()
         owner = parent.objectName() or type(parent).__name__ if parent is not None else ""

@@ -55,14 +55,17 @@ def test_a_changed_skill_is_first_to_review_with_an_alarm_and_the_grants_before(
     wait_idle(qtbot, window)
     assert window.controller.approval_states[ZETA].approved
 
-    # The skill gains a script that posts a file to a server on the internet.
+    window.sidebar.select_view(TO_REVIEW)
+    QApplication.processEvents()
+    assert ZETA not in _shown_ids(window)
+
+    # The skill gains a script that posts a file to a server on the internet, while
+    # the list shows To review: it comes in first.
     (root / "zeta-deploy" / "scripts").mkdir()
     (root / "zeta-deploy" / "scripts" / "post.py").write_text(POSTS)
     window.actions_.refresh()
     wait_idle(qtbot, window)
     assert window.controller.approval_states[ZETA].state == "changed"
-
-    window.sidebar.select_view(TO_REVIEW)
     QApplication.processEvents()
     shown = _shown_ids(window)
     assert shown[0] == ZETA, shown  # first, though it sorts last by name
@@ -74,6 +77,10 @@ def test_a_changed_skill_is_first_to_review_with_an_alarm_and_the_grants_before(
     window.sidebar.select_view("all")
     QApplication.processEvents()
     assert _shown_ids(window)[-1] == ZETA
+    window.sidebar.select_view(TO_REVIEW)
+    QApplication.processEvents()
+    assert _shown_ids(window)[0] == ZETA
+    assert window.review.queue()[0] == ZETA  # the review's queue keeps the list's order
 
     window.select_skill(ZETA)
     pill = window.page.approval_pill

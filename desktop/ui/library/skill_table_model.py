@@ -350,7 +350,7 @@ class SkillTableModel(ReadOnlyTableModel):
             if state in _BAD_STATES:
                 return status_brush("bad")
         if col == COL_APPROVAL and self.approval_of(skill.id) == CHANGED:
-            return status_brush("warn")
+            return status_brush("alarm")
         if col == COL_NAME and skill.has_errors():
             return status_brush("bad")
         return None

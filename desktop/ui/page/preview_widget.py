@@ -201,7 +201,7 @@ class PreviewWidget(QWidget):
         self.fetch_button.setEnabled(False)
         self.fetch_button.clicked.connect(lambda _=False: self.fetch())
         self.refresh_button = QPushButton("Refresh e&ntry (skills/get)")
-        self.refresh_button.setAccessibleName("Refresh the skill's entry from its server")
+        self.refresh_button.setAccessibleName("Refresh entry: ask its server for it again")
         self.refresh_button.setVisible(False)
         self.refresh_button.clicked.connect(lambda _=False: self.refresh_entry())
         self.back_button = QPushButton("SKILL.md")

@@ -143,7 +143,7 @@ class MainWindow(WindowSurface):
         # behind a menu.
         self.sidebar_button = QToolButton(self.filter_bar)
         self.sidebar_button.setText("☰ Sources")
-        self.sidebar_button.setAccessibleName("Show the sidebar")
+        self.sidebar_button.setAccessibleName("Sources: show the sidebar")
         self.sidebar_button.setToolTip(
             "Show the sidebar: To review, Has problems, the sources and Add source (F9)"
         )

@@ -77,11 +77,11 @@ def unnamed(top: QWidget) -> list[str]:
     for widget in [top, *top.findChildren(QWidget)]:
         if not isinstance(widget, INTERACTIVE) or _internal(widget):
             continue
-        if not widget.isVisible():
-            # A hidden button that shows words is still checked: it is announced as
-            # them when it shows.
-            if not isinstance(widget, QAbstractButton) or not widget.text().strip():
-                continue
+        # A hidden button that shows words is still checked: it is announced as them
+        # when it shows.
+        words = isinstance(widget, QAbstractButton) and bool(widget.text().strip())
+        if not widget.isVisible() and not words:
+            continue
         name = _said(widget)
         parent = widget.parentWidget()
         owner = parent.objectName() or type(parent).__name__ if parent is not None else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop.core.approvals import CHANGED, ApprovalState
+from desktop.core.approvals import CHANGED, ApprovalState, SetDiff
 from desktop.core.grants import is_script
 from desktop.core.model import Skill
 
@@ -42,10 +42,10 @@ def since_approval(skill: Skill, state: ApprovalState | None) -> SinceApproval |
     if state is None or state.state != CHANGED or state.record is None or state.record.rejected:
         return None
     record = state.record
-    diff = state.diff
-    added = tuple(c.uri for c in diff.added) if diff is not None else ()
-    changed = tuple(c.uri for c in diff.changed) if diff is not None else ()
-    removed = tuple(c.uri for c in diff.removed) if diff is not None else ()
+    diff = state.diff or SetDiff()  # none: only the frontmatter changed
+    added = tuple(c.uri for c in diff.added)
+    changed = tuple(c.uri for c in diff.changed)
+    removed = tuple(c.uri for c in diff.removed)
     before = set(record.requested_tools)
     return SinceApproval(
         approved_by=record.approved_by,

@@ -67,3 +67,15 @@ def test_nothing_to_say_unless_an_approval_was_changed() -> None:
     assert since_approval(now, bind(now, approved)) is None  # approved as it is
     rejected = make_rejection(skill((MD, NOTES)), rejected_at=WHEN, rejected_by="ana")
     assert since_approval(now, bind(now, rejected)) is None  # rejected, then changed
+
+
+def test_a_frontmatter_change_alone_lists_no_files() -> None:
+    before = skill((MD,))
+    record = make_record(before, grant_tools=("Read",), approved_at=WHEN, approved_by="ana")
+    after = skill((MD,), tools="Read Write")
+    state = bind(after, record)
+    assert state.state == "changed"  # the same files, other words
+    since = since_approval(after, state)
+    assert since is not None
+    assert (since.added, since.changed, since.removed) == ((), (), ())
+    assert since.new_tools == ("Write",)

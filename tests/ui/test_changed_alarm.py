@@ -77,9 +77,12 @@ def test_a_changed_skill_is_first_to_review_with_an_alarm_and_the_grants_before(
     window.sidebar.select_view("all")
     QApplication.processEvents()
     assert _shown_ids(window)[-1] == ZETA
+    window.select_skill("local:alpha-notes/SKILL.md")
     window.sidebar.select_view(TO_REVIEW)
     QApplication.processEvents()
     assert _shown_ids(window)[0] == ZETA
+    current = window.current_skill()  # the selected skill stays selected
+    assert current is not None and current.id == "local:alpha-notes/SKILL.md"
     assert window.review.queue()[0] == ZETA  # the review's queue keeps the list's order
 
     window.select_skill(ZETA)

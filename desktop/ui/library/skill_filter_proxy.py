@@ -163,13 +163,13 @@ class SkillFilterProxyModel(QAbstractProxyModel):
         if query == self.query:
             return
         self.query = query
-        model = self.sourceModel()
-        # To review puts the skills changed since approval first: the source sorts again,
-        # and its layout change selects the rows of the new query.
-        if isinstance(model, SkillTableModel) and model.set_changed_first(query.view == TO_REVIEW):
-            return
         if self._index is not None:
             self._set_rows(self._select(query))
+        # To review puts the skills changed since approval first: the source sorts again
+        # once the rows are chosen (a selected row that stays keeps its selection).
+        model = self.sourceModel()
+        if isinstance(model, SkillTableModel):
+            model.set_changed_first(query.view == TO_REVIEW)
 
     def rows_changed(self, rows: list[int]) -> None:
         """The skills in these rows of the source model have new entries (no row added,

@@ -243,15 +243,16 @@ class SkillTableModel(ReadOnlyTableModel):
             skills.sort(key=lambda s: s.id not in changed)
         return skills
 
-    def set_changed_first(self, on: bool) -> bool:
-        """Put the rows changed since approval first (or not); whether it sorted again."""
+    def set_changed_first(self, on: bool) -> None:
+        """Put the rows changed since approval first (or not): sorted again only when
+        the order moves (some skill changed since approval)."""
         if on == self.changed_first:
-            return False
+            return
         self.changed_first = on
         if self._sort is None or not self.skills:
-            return False
-        self.sort(*self._sort)
-        return True
+            return
+        if self._changed_ids or (on and self._changed()):
+            self.sort(*self._sort)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort the rows in Python, once (the proxy keeps this order and only filters)."""

@@ -119,9 +119,11 @@ def test_every_control_of_the_window_and_its_dialogs_has_a_name(
             wait_idle(qtbot, window)
             found.update(unnamed(window))
     window.skill_list.set_table(True)
+    window.messages_dock.show()  # View ▸ Activity
     QApplication.processEvents()
     found.update(unnamed(window))
     window.skill_list.set_table(False)
+    window.messages_dock.hide()
 
     actions = window.actions_
     opened = [
@@ -131,6 +133,10 @@ def test_every_control_of_the_window_and_its_dialogs_has_a_name(
         actions.trigger_tester,
         actions.model_view,
         lambda: actions.show_instructions("srv"),
+        lambda: actions.show_server_output("srv"),
+        actions.show_shortcuts,
+        actions.install,
+        actions.installed,
     ]
     for open_dialog in opened:
         open_dialog()

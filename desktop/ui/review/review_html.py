@@ -239,11 +239,17 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
             f'<p style="color:{tone("danger")}"><b>{count(errors, "error")}</b>: '
             "see Problems below.</p>"
         )
-    parts += [
-        f"<p>{esc(skill.description)}</p>",
-        f"<p><b>From</b> {esc(_origin(skill))}{third}</p>",
-        decision_html(state, skill),
-    ]
+    decision = decision_html(state, skill)
+    if since_approval(skill, state) is not None:
+        # What changed since the approval is what this review is about: said first.
+        parts += [decision, f"<p>{esc(skill.description)}</p>"]
+        parts.append(f"<p><b>From</b> {esc(_origin(skill))}{third}</p>")
+    else:
+        parts += [
+            f"<p>{esc(skill.description)}</p>",
+            f"<p><b>From</b> {esc(_origin(skill))}{third}</p>",
+            decision,
+        ]
     reason = unapprovable_reason(skill)
     if reason:
         parts.append(

@@ -1,0 +1,137 @@
+"""A recorded decision signed for the team: after an approval or a rejection is stored
+here, the same decision on the same bytes written as a signed review record into a
+repository's review folder (``approve … --attest DIR``, ``reject … --attest DIR``).
+
+The key is the one given, or the one git signs commits with in that repository; with
+none, nothing is signed and the outcome says why (the decision stored here stands).
+Signing is ``ssh-keygen``'s: the private key never enters this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop.core.review_record import (
+    PAYLOAD_TYPE,
+    RecordError,
+    ReviewStatement,
+    envelope_text,
+    pae,
+    parse_allowed_signers,
+    signature_info,
+    skill_files,
+)
+from desktop.sources.team_reviews import read_trust, write_record
+from desktop.store.review_signing import (
+    SigningError,
+    default_key,
+    git_email,
+    sign,
+    signing_key,
+)
+
+if TYPE_CHECKING:
+    from desktop.core.approvals import ApprovalRecord
+    from desktop.core.model import Skill
+
+
+@dataclass(frozen=True, slots=True)
+class Attestation:
+    """What signing a decision for the team did: the record written, or why none was.
+    ``failed`` is True when a key was there but signing or writing failed (``why``)."""
+
+    path: Path | None = None
+    reviewer: str = ""
+    why: str = ""
+    failed: bool = False
+
+
+def statement_for(skill: Skill, record: ApprovalRecord, reviewer: str) -> ReviewStatement:
+    """The statement of ``record`` (a decision stored here) on ``skill``'s files."""
+    origin = skill.origin
+    source = {
+        "label": origin.label,
+        "kind": origin.kind,
+        "transport": origin.transport,
+        "endpoint": origin.shown_endpoint,
+        "uri": skill.uri,
+    }
+    return ReviewStatement(
+        name=skill.name,
+        files=skill_files(skill),
+        decision=record.decision,
+        reviewer=reviewer,
+        time=record.approved_at,
+        tools=tuple(record.grants.tools) if not record.rejected else (),
+        scripts=bool(record.grants.scripts) and not record.rejected,
+        all_files_read=record.files_read is True,
+        reason=record.reason,
+        source=source,
+        provenance=dict(skill.provenance),
+    )
+
+
+def _reviewer(folder: Path, public: str) -> str:
+    """Who the record names: the principal ``allowed_signers`` gives this key (git's
+    ``user.email`` when it is one of them or the key has none there)."""
+    email = git_email(folder)
+    try:
+        text = (folder / ".skill-reviews" / "allowed_signers").read_text(errors="replace")
+    except OSError:
+        text = ""
+    signers = [s for s in parse_allowed_signers(text) if s.key == public]
+    if email and (not signers or any(s.allows(email) for s in signers)):
+        return email
+    plain = [p for s in signers for p in s.principals if not any(c in p for c in "*?!")]
+    return plain[0] if plain else email
+
+
+def _attest(skill: Skill, record: ApprovalRecord, folder: Path, key: str | None) -> Attestation:
+    if not skill.files:
+        return Attestation(why="the skill lists no files to sign for")
+    if not key:
+        key, why = default_key(folder)
+        if not key:
+            return Attestation(why=why)
+    with tempfile.TemporaryDirectory(prefix="skill-review-key-") as temp:
+        try:
+            chosen = signing_key(key, Path(temp))
+            reviewer = _reviewer(folder, chosen.public)
+            if not reviewer:
+                return Attestation(
+                    why="who you are is not known: set git's user.email, or add your key "
+                    "to .skill-reviews/allowed_signers",
+                    failed=True,
+                )
+            statement = statement_for(skill, record, reviewer)
+            payload = statement.payload()
+            sig = sign(chosen, pae(PAYLOAD_TYPE, payload))
+            keyid = signature_info(sig).fingerprint
+        except (SigningError, RecordError) as exc:
+            return Attestation(why=f"nothing was signed: {exc}", failed=True)
+    try:
+        path = write_record(folder, statement, keyid, envelope_text(payload, keyid, sig))
+    except OSError as exc:
+        return Attestation(
+            why=f"the record could not be written: {exc.strerror or exc}", failed=True
+        )
+    trust = read_trust(folder)
+    known = any(s.key == chosen.public and s.allows(reviewer) for s in trust.signers)
+    note = (
+        ""
+        if known
+        else "your key is not in .skill-reviews/allowed_signers: audit will not count it"
+    )
+    return Attestation(path, reviewer, note)
+
+
+async def attest(
+    skill: Skill, record: ApprovalRecord, folder: Path, key: str | None = None
+) -> Attestation:
+    """Sign ``record`` (just stored for ``skill``) for the team into ``folder``'s review
+    folder with ``key`` (default: git's signing key there). Never raises."""
+    return await asyncio.to_thread(_attest, skill, record, folder, key)

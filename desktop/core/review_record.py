@@ -513,6 +513,28 @@ def judge(files: Sequence[tuple[str, str]], reviews: Sequence[Review], policy: P
     return Judgement(TeamReview.UNREVIEWED, len(approvers), (), tuple(order))
 
 
+def short_date(time: str) -> str:
+    """An ISO 8601 time as a day and month ("2 Dec"); the text as written when it is not one."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(time)
+    except ValueError:
+        return time
+    return f"{when.day} {when:%b}"
+
+
+def describe_review(review: Review) -> str:
+    """One review in a sentence: "Approved by alice@example.com, 2 Dec (signature valid)"."""
+    if not review.valid:
+        return f"A review record is not counted ({review.file}): {review.why}"
+    word = "Rejected" if review.decision == "rejected" else "Approved"
+    text = f"{word} by {review.signer}, {short_date(review.time)} (signature valid)"
+    if review.statement is not None and review.decision == "rejected" and review.statement.reason:
+        text += f": {review.statement.reason[:REASON_LIMIT]}"
+    return text + (f"; not counted: {review.why}" if review.why else "")
+
+
 def _why(review: Review, why: str) -> Review:
     return Review(
         review.file, review.signer, review.decision, review.time, True, why, review.statement

@@ -17,15 +17,24 @@ from typing import TYPE_CHECKING
 
 from desktop.core.review_record import (
     PAYLOAD_TYPE,
+    REVIEWS_DIR,
+    Judgement,
     RecordError,
+    Review,
     ReviewStatement,
+    describe_review,
     envelope_text,
+    judge,
     pae,
     parse_allowed_signers,
+    safe_name,
+    set_digest,
     signature_info,
     skill_files,
 )
-from desktop.sources.team_reviews import read_trust, write_record
+from desktop.session.decisions import Decision
+from desktop.sources.config.known_folders import repo_root
+from desktop.sources.team_reviews import read_reviews, read_trust, write_record
 from desktop.store.review_signing import (
     SigningError,
     default_key,
@@ -37,6 +46,7 @@ from desktop.store.review_signing import (
 if TYPE_CHECKING:
     from desktop.core.approvals import ApprovalRecord
     from desktop.core.model import Skill
+    from desktop.session.catalog_session import CatalogSession
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,3 +145,68 @@ async def attest(
     """Sign ``record`` (just stored for ``skill``) for the team into ``folder``'s review
     folder with ``key`` (default: git's signing key there). Never raises."""
     return await asyncio.to_thread(_attest, skill, record, folder, key)
+
+
+# --- the team's decisions on a skill, and adopting one -----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TeamDecisions:
+    """What a local skill's repository's review records say of its exact bytes."""
+
+    repository: Path
+    judgement: Judgement
+
+    @property
+    def current(self) -> tuple[Review, ...]:
+        """The valid, counted reviews of exactly these bytes: rejections first."""
+        return tuple(r for r in self.judgement.reviews if r.valid and not r.why)
+
+    @property
+    def adoptable(self) -> tuple[Review, ...]:
+        """The approvals among them, which one may take as one's own in one step."""
+        return tuple(r for r in self.current if r.decision == "approved")
+
+    def lines(self) -> list[str]:
+        """What the skill page says: each decision on these bytes, or that reviews
+        exist for earlier bytes and which files changed since."""
+        out = [describe_review(r) for r in self.current]
+        if self.judgement.changed:
+            changed = ", ".join(f"{p} ({c})" for p, c in self.judgement.changed[:20])
+            out.append(f"A team review exists for earlier bytes; changed since: {changed}")
+        return out
+
+
+def team_decisions(skill: Skill) -> TeamDecisions | None:
+    """The team's decisions on ``skill`` (a skill in a folder of a repository with a
+    review folder); ``None`` when there is no such repository. Runs ``ssh-keygen``:
+    call it off the window's thread (:func:`read_team_decisions`)."""
+    if not skill.kind_info.folder_on_disk or not skill.path or not skill.files:
+        return None
+    root = repo_root(Path(skill.path))
+    if root is None or not (root / REVIEWS_DIR).is_dir():
+        return None
+    trust = read_trust(root)
+    reviews = read_reviews(root, trust).get(safe_name(skill.name), [])
+    return TeamDecisions(root, judge(skill_files(skill), reviews, trust.policy))
+
+
+async def read_team_decisions(skill: Skill) -> TeamDecisions | None:
+    return await asyncio.to_thread(team_decisions, skill)
+
+
+async def adopt(session: CatalogSession, skill: Skill, review: Review) -> Decision:
+    """Take a valid team approval of exactly ``skill``'s bytes as one's own local
+    approval, with its grants (those the skill requests), through the session."""
+    st = review.statement
+    if not review.valid or st is None or st.decision != "approved":
+        return Decision(None, "only a valid team approval can be adopted")
+    if st.digest != set_digest(skill_files(skill)):
+        return Decision(None, "the team approval is for other bytes than the skill shown")
+    requested = set(skill.allowed_tools())
+    return await session.record_approval(
+        skill,
+        grant_tools=[t for t in st.tools if t in requested],
+        allow_scripts=st.scripts,
+    )
+

@@ -289,6 +289,10 @@ class ReviewStatement:
         if not self.digest:
             object.__setattr__(self, "digest", set_digest(self.files))
 
+    @property
+    def approves(self) -> bool:
+        return self.decision == "approved"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "_type": STATEMENT_TYPE,
@@ -451,6 +455,11 @@ class Review:
     valid: bool = False
     why: str = ""
     statement: ReviewStatement | None = None
+
+    @property
+    def approves(self) -> bool:
+        """A valid approval (counted or not)."""
+        return self.valid and self.decision == "approved"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -165,7 +165,7 @@ class TeamDecisions:
     @property
     def adoptable(self) -> tuple[Review, ...]:
         """The approvals among them, which one may take as one's own in one step."""
-        return tuple(r for r in self.current if r.decision == "approved")
+        return tuple(r for r in self.current if r.approves)
 
     def lines(self) -> list[str]:
         """What the skill page says: each decision on these bytes, or that reviews
@@ -199,7 +199,7 @@ async def adopt(session: CatalogSession, skill: Skill, review: Review) -> Decisi
     """Take a valid team approval of exactly ``skill``'s bytes as one's own local
     approval, with its grants (those the skill requests), through the session."""
     st = review.statement
-    if not review.valid or st is None or st.decision != "approved":
+    if not review.valid or st is None or not st.approves:
         return Decision(None, "only a valid team approval can be adopted")
     if st.digest != set_digest(skill_files(skill)):
         return Decision(None, "the team approval is for other bytes than the skill shown")

@@ -1,5 +1,6 @@
 """A repository's review folder (``.skill-reviews/``): its signed records read and
-verified, new ones written, and every skill of its agent folders judged by them.
+verified, new ones written, and every skill of its agent folders (and of its install
+lock, ``skill-catalog.lock.json``) judged by them.
 
 Nothing here touches the keyring or the network: ``audit`` runs in CI. The skills
 are the ones in the repository's agent skill folders (``.agents/skills``,
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop.core.install import LOCK_FILE, InstallError, parse_lock
 from desktop.core.model import Skill, SourceSpec
 from desktop.core.review_record import (
     ALLOWED_SIGNERS,
@@ -270,22 +272,46 @@ def repository_skills(folder: Path) -> tuple[list[Skill], list[str]]:
     return skills, problems
 
 
+def locked_skills(folder: Path) -> tuple[list[tuple[str, str, tuple[tuple[str, str], ...]]], str]:
+    """(name, path, files) of every skill the project's install lock records, and why
+    the lock cannot be read ('' when it can, or there is none)."""
+    path = folder / LOCK_FILE
+    try:
+        entries = parse_lock(_read_bounded(path, MAX_SIGNERS_BYTES * 16).decode("utf-8"))
+    except FileNotFoundError:
+        return [], ""
+    except (OSError, UnicodeDecodeError, RecordError, InstallError) as exc:
+        return [], f"{LOCK_FILE} cannot be read: {_why(exc)}"
+    out = []
+    for entry in entries:
+        files = tuple(sorted((f.path, f.sha256) for f in entry.files))
+        out.append((entry.name, f"{entry.folder}/{entry.name}", files))
+    return out, ""
+
+
 def audit(folder: Path, require: int | None = None) -> Audit:
-    """Every skill of ``folder``'s agent folders judged by its review records."""
+    """Every skill of ``folder``'s agent folders and of its install lock (those not
+    found on disk: moved aside, or installed into another folder) judged by its
+    review records."""
     trust = read_trust(folder)
     policy = trust.policy if require is None else Policy(require, trust.policy.may_reject)
     skills, problems = repository_skills(folder)
+    locked, lock_problem = locked_skills(folder)
+    if lock_problem:
+        problems.append(lock_problem)
     reviews = read_reviews(folder, trust)
+    items: list[tuple[str, str, tuple[tuple[str, str], ...], str]] = []
+    for skill in sorted(skills, key=lambda s: s.path or s.uri):
+        why = "" if skill.files else skill.invalid_reasons or "it lists no files"
+        items.append((_name_of(skill), _relative(skill, folder), skill_files(skill), why))
+    on_disk = {item[1] for item in items}
+    items += [(name, where, files, "") for name, where, files in locked if where not in on_disk]
     out: list[AuditedSkill] = []
     used: set[str] = set()
-    for skill in sorted(skills, key=lambda s: s.path or s.uri):
-        name = _name_of(skill)
-        files = skill_files(skill)
+    for name, where, files, why in items:
         filed = safe_name(name)
         used.add(filed)
-        where = _relative(skill, folder)
-        if not files:
-            why = skill.invalid_reasons or "it lists no files"
+        if why:
             review = Review(where, valid=False, why=f"the skill cannot be reviewed: {why}")
             judgement = Judgement(TeamReview.UNREVIEWED, reviews=(review,))
             out.append(AuditedSkill(name, where, "", judgement))

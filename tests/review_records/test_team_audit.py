@@ -23,6 +23,7 @@ from review_helpers import (
 )
 
 from desktop.core.review_record import record_path
+from desktop.sources.team_reviews import write_record
 
 People = dict[str, Person]
 
@@ -264,3 +265,39 @@ def test_usage_errors_and_an_empty_repository(tmp_path: Path) -> None:
     empty = run(str(tmp_path))
     assert empty.returncode == 0 and "No skills found" in empty.stdout
     assert "nobody may review" in empty.stdout
+
+
+def test_skills_in_the_install_lock_are_audited_too(repo: Path, people: People) -> None:
+    from desktop.core.install import LOCK_FILE, LockEntry, LockFile, render_lock
+    from desktop.core.review_record import ReviewStatement
+
+    sign_record(repo, "deploy", people["alice"])
+    files = (LockFile("SKILL.md", 10, "c" * 64),)
+    deploy_files = tuple(
+        LockFile(p, 1, h) for p, h in statement(repo, "deploy", people["alice"]).files
+    )
+    entries = [
+        # Moved aside (disabled): not in the agent's folder, still the repository's.
+        LockEntry("moved", "claude-code", ".claude/skills", {}, "moved/SKILL.md", files, "x"),
+        # On disk as well: audited once, from its folder.
+        LockEntry("deploy", "claude-code", ".claude/skills", {}, "d", deploy_files, "y"),
+    ]
+    (repo / LOCK_FILE).write_text(render_lock(entries))
+    code, report, _ = audit(repo)
+    assert code == 1 and [s["name"] for s in report["skills"]] == ["deploy", "moved"]
+    assert by_name(report)["moved"]["path"] == ".claude/skills/moved"
+    st = ReviewStatement(
+        name="moved",
+        files=(("SKILL.md", "c" * 64),),
+        decision="approved",
+        reviewer="bob@example.com",
+        time="2026-12-02T10:00:00+00:00",
+    )
+    keyid, text = signed(st, people["bob"])
+    write_record(repo, st, keyid, text)
+    assert audit(repo)[0] == 0
+    (repo / LOCK_FILE).write_text("{broken")
+    code, report, _ = audit(repo)
+    assert code == 0 and any(
+        "skill-catalog.lock.json cannot be read" in p for p in report["problems"]
+    )

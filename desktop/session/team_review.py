@@ -210,3 +210,17 @@ async def adopt(session: CatalogSession, skill: Skill, review: Review) -> Decisi
         allow_scripts=st.scripts,
     )
 
+
+async def adopt_and_say(session: CatalogSession, skill: Skill, review: Review) -> bool:
+    """The window's one step: :func:`adopt`, said as a notice, and the skill's approval
+    state read again (the list and the page show it); whether it was adopted."""
+    done = await adopt(session, skill, review)
+    name = skill.qualified_name or skill.name
+    for notice in done.notices:
+        session.notifier.info(f"approvals: {notice}")
+    if done.record is None:
+        session.notifier.error(f"adopt the team approval of {name}: {done.error}")
+        return False
+    session.notifier.info(f"approved {name} as {review.signer} did (a signed team review)")
+    await session.load_approvals([skill])
+    return True

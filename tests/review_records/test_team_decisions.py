@@ -61,7 +61,7 @@ def test_the_page_says_who_approved_these_bytes_and_one_adopts_it(
     assert done.record is not None and done.error == ""
     assert done.record.grants.tools == ("Bash",)  # what the skill requests, no more
     assert done.record.grants.scripts is True
-    assert state.state.approved
+    assert state.approved
 
 
 def test_earlier_bytes_are_said_with_the_files_changed_since(

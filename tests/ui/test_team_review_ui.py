@@ -81,11 +81,11 @@ def test_the_page_shows_the_team_approval_and_adopts_it(
     assert text == "Team review: Approved by alice@example.com, 2 Dec (signature valid)"
     assert "carol" not in text
     assert panel.adopt_button.isVisible()  # on the page, above every tab
-    assert not window.controller.approval_states[DEPLOY].state.approved
+    assert not window.controller.approval_states[DEPLOY].approved
     qtbot.mouseClick(panel.adopt_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     state = window.controller.approval_states[DEPLOY]
-    assert state.state.approved and state.tool_granted("Read")
+    assert state.approved and state.tool_granted("Read")
     assert not state.tool_granted("Bash")  # only what the team reviewer granted
     qtbot.waitUntil(panel.adopt_button.isHidden, timeout=30000)
     assert "approved deploy as alice@example.com did" in window.messages.toPlainText()
@@ -103,4 +103,4 @@ def test_changed_bytes_show_the_earlier_review_and_nothing_to_adopt(
     assert "earlier bytes; changed since: notes.md (added)" in panel.label.text()
     assert panel.adopt_button.isHidden()
     panel.adopt()  # nothing to adopt: nothing happens
-    assert not window.controller.approval_states[DEPLOY].state.approved
+    assert not window.controller.approval_states[DEPLOY].approved

@@ -69,7 +69,7 @@ class TeamReviewPanel(QWidget):
         self.setVisible(bool(lines))
         self.label.setText("Team review: " + "\n".join(lines) if lines else "")
         state = self.controller.approval_states.get(skill.id) if skill else None
-        mine = state is not None and state.state.approved
+        mine = state is not None and state.approved
         self.adopt_button.setVisible(bool(team and team.adoptable) and not mine)
 
     def adoptable(self) -> Review | None:

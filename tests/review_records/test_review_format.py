@@ -294,3 +294,14 @@ def test_the_judgement() -> None:
     rejected = judge(now, [_review("approved", "a", now), _review("rejected", "b", now)], Policy())
     assert rejected.state is TeamReview.REJECTED and rejected.reviews[0].decision == "rejected"
     assert changed_files((), now) == [("SKILL.md", "added")]
+
+
+def test_a_review_in_a_sentence() -> None:
+    from desktop.core.review_record import describe_review, short_date
+
+    assert short_date("2026-12-02T10:00:00+00:00") == "2 Dec"
+    assert short_date("yesterday") == "yesterday"
+    bad = Review("r.dsse.json", valid=False, why="it is not JSON")
+    assert describe_review(bad) == "A review record is not counted (r.dsse.json): it is not JSON"
+    valid = _review("approved", "a@x", (("SKILL.md", A),), "2026-12-02")
+    assert describe_review(valid) == "Approved by a@x, 2 Dec (signature valid)"

@@ -14,7 +14,7 @@ from review_helpers import Person, add_skill, sign_record
 
 from desktop.cli.command_session import command_session
 from desktop.core.model import Skill, SourceSpec
-from desktop.session.team_review import adopt, team_decisions
+from desktop.session.team_review import adopt, adopt_and_say, team_decisions
 from desktop.sources.team_reviews import repository_skills
 
 pytestmark = [pytest.mark.keyring]
@@ -52,7 +52,9 @@ def test_the_page_says_who_approved_these_bytes_and_one_adopts_it(
     async def run() -> tuple[Any, Any, Any]:
         async with command_session([spec]) as session:
             refused = await adopt(session, skill, carols)
+            assert not await adopt_and_say(session, skill, carols)
             done = await adopt(session, skill, alices)
+            assert await adopt_and_say(session, skill, alices)  # the window's one step
             states = await session.approvals.states([skill])
             return refused, done, states[skill.id]
 

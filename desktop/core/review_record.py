@@ -383,15 +383,28 @@ def _predicate(pred: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_statement(statement: ReviewStatement, filed_under: str, file_name: str) -> None:
+_NOT_ONE_PRINCIPAL = re.compile(r"[\s,*?!]")
+
+
+def check_statement(
+    statement: ReviewStatement, filed_under: str, file_name: str, fingerprint: str = ""
+) -> None:
     """Raise :class:`RecordError` when a signed statement contradicts itself or where
-    it is filed: its subject names other bytes than its files, or another skill."""
+    it is filed: its subject names other bytes than its files, or another skill, its
+    file is not the one of its digest and signing key (``fingerprint``), or its
+    reviewer is a pattern rather than one principal."""
+    if _NOT_ONE_PRINCIPAL.search(statement.reviewer):
+        raise RecordError("its reviewer is not one principal (a pattern or a list)")
     if set_digest(statement.files) != statement.digest:
         raise RecordError("its subject names other bytes than the files it lists")
     if safe_name(statement.name) != filed_under:
         raise RecordError(f"it reviews {statement.name!r} but is filed under {filed_under!r}")
     if not file_name.startswith(statement.digest[:16] + "-"):
         raise RecordError("its file name names other bytes than its subject")
+    if fingerprint:
+        expected = record_path(statement.name, statement.digest, fingerprint).rsplit("/", 1)[1]
+        if file_name != expected:
+            raise RecordError("its file name is not the one of its signing key")
 
 
 # --- where records go --------------------------------------------------------------------
@@ -455,6 +468,7 @@ class Review:
     valid: bool = False
     why: str = ""
     statement: ReviewStatement | None = None
+    key: str = ""  # the signing key's fingerprint: one key counts once
 
     @property
     def approves(self) -> bool:
@@ -507,7 +521,7 @@ def judge(files: Sequence[tuple[str, str]], reviews: Sequence[Review], policy: P
             else:
                 judged.append(_why(review, "the policy does not let this reviewer reject"))
         else:
-            approvers.add(review.signer)
+            approvers.add(review.key or review.signer)
             judged.append(review)
     order = sorted(judged, key=lambda r: (r.valid, r.decision != "rejected", r.time, r.file))
     if rejected:
@@ -546,7 +560,14 @@ def describe_review(review: Review) -> str:
 
 def _why(review: Review, why: str) -> Review:
     return Review(
-        review.file, review.signer, review.decision, review.time, True, why, review.statement
+        review.file,
+        review.signer,
+        review.decision,
+        review.time,
+        True,
+        why,
+        review.statement,
+        review.key,
     )
 
 

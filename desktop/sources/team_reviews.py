@@ -184,10 +184,12 @@ def _read_one(filed_under: str, path: Path, rel: str, trust: Trust) -> _Pending:
             statement,
         )
     try:
-        check_statement(statement, filed_under, path.name)
+        check_statement(statement, filed_under, path.name, info.fingerprint)
     except RecordError as exc:
         return bad(str(exc), signer, statement)
-    review = Review(rel, signer, statement.decision, statement.time, True, "", statement)
+    review = Review(
+        rel, signer, statement.decision, statement.time, True, "", statement, info.fingerprint
+    )
     return _Pending(filed_under, rel, review, ToVerify(signer, envelope.sig, envelope.signed_bytes))
 
 

@@ -301,3 +301,31 @@ def test_skills_in_the_install_lock_are_audited_too(repo: Path, people: People) 
     assert code == 0 and any(
         "skill-catalog.lock.json cannot be read" in p for p in report["problems"]
     )
+
+
+def test_one_key_counts_once_whatever_names_it_signs_as(repo: Path, people: People) -> None:
+    alice = people["alice"]
+    (repo / ".skill-reviews/allowed_signers").write_text(
+        f"alice@example.com,*@ops.example.com {alice.public}\n"
+        f"bob@example.com {people['bob'].public}\n"
+    )
+    sign_record(repo, "deploy", alice)
+    # The same key as another principal its line allows: a second file by hand.
+    st = statement(repo, "deploy", alice, reviewer="eve@ops.example.com")
+    keyid, text = signed(st, alice)
+    second = repo / ".skill-reviews/deploy" / f"{st.digest[:16]}-0000000000000000.dsse.json"
+    second.write_text(text)
+    code, report, _ = audit(repo, "--require", "2")
+    skill = by_name(report)["deploy"]
+    assert code == 1 and skill["approvals"] == 1
+    (renamed,) = [r for r in skill["reviews"] if r["file"].endswith(second.name)]
+    assert "not the one of its signing key" in renamed["why"]
+    # Where its key's records go, it would replace the first: one file per digest and key.
+    assert (
+        record_path("deploy", st.digest, keyid)
+        == f"deploy/{sign_record(repo, 'deploy', alice).name}"
+    )
+    sign_record(repo, "deploy", alice, reviewer="*@ops.example.com")
+    code, report, _ = audit(repo, "--require", "2")
+    whys = [r["why"] for r in by_name(report)["deploy"]["reviews"]]
+    assert code == 1 and any("not one principal" in w for w in whys)

@@ -135,11 +135,14 @@ class _Pending:
     check: ToVerify | None = None
 
 
-def read_reviews(folder: Path, trust: Trust) -> dict[str, list[Review]]:
-    """Every record of ``folder``'s review folder, verified and judged on its own, by
-    the folder it is filed under (a skill's safe name)."""
+def read_reviews(folder: Path, trust: Trust, only: str | None = None) -> dict[str, list[Review]]:
+    """Every record of ``folder``'s review folder (``only``: those filed under that
+    name), verified and judged on its own, by the folder it is filed under (a skill's
+    safe name)."""
     pending: list[_Pending] = []
     for filed_under, path in record_files(folder):
+        if only is not None and filed_under != only:
+            continue
         rel = path.relative_to(folder).as_posix()
         pending.append(_read_one(filed_under, path, rel, trust))
     checks = [p for p in pending if p.check is not None]
@@ -341,3 +344,22 @@ def _relative(skill: Skill, folder: Path) -> str:
 def judged_sorted(skills: Sequence[AuditedSkill]) -> list[AuditedSkill]:
     """The skills as a report lists them: what fails the audit first."""
     return sorted(skills, key=lambda s: (s.state.rank, s.path))
+
+
+def team_rejection(folder: Path, name: str, files: Sequence[tuple[str, str]]) -> str:
+    """Why the skill ``name`` with ``files`` may not go into the repository ``folder``:
+    an allowed reviewer rejected exactly these bytes in its review records ('' when
+    none did, or it has no review folder)."""
+    if not (folder / REVIEWS_DIR).is_dir():
+        return ""
+    trust = read_trust(folder)
+    filed = safe_name(name)
+    judgement = judge(files, read_reviews(folder, trust, filed).get(filed, []), trust.policy)
+    if judgement.state is not TeamReview.REJECTED:
+        return ""
+    (first, *_) = judgement.reviews  # rejections come first
+    reason = first.statement.reason if first.statement is not None else ""
+    return (
+        f"{first.signer} rejected these files for the team (a signed review in "
+        f"{REVIEWS_DIR}/)" + (f": {reason}" if reason else "")
+    )

@@ -186,3 +186,35 @@ def test_a_signer_outside_allowed_signers_is_warned(
     assert "Signed for the team as carol@example.com" in done.stdout
     assert "not in .skill-reviews/allowed_signers" in done.stderr
     assert audit(repo)[0] == 1
+
+
+def test_a_team_rejection_blocks_installing_into_the_project(
+    cli: Callable[..., Any], repo: Path, people: People, tmp_path: Path
+) -> None:
+    import shutil
+
+    published = tmp_path / "published"
+    shutil.copytree(repo / ".claude/skills/deploy", published / "deploy")
+    pub = ("--folder", f"pub={published}")
+    rejected = cli(
+        "reject",
+        "deploy",
+        "--reason",
+        "runs curl",
+        "--attest",
+        repo,
+        "--key",
+        people["bob"].key,
+        *pub,
+    )
+    assert rejected.returncode == 0, rejected.stderr
+    assert cli("approve", "deploy", *pub).returncode == 0  # approved here all the same
+    done = cli("install", "deploy", "--agent", "codex", "--project", repo, *pub)
+    assert done.returncode == 1
+    assert "bob@example.com rejected these files for the team" in done.stderr
+    assert "runs curl" in done.stderr
+    assert not (repo / ".agents/skills/deploy").exists()
+    # Into another project (no review folder) it installs.
+    other = tmp_path / "other"
+    other.mkdir()
+    assert cli("install", "deploy", "--agent", "codex", "--project", other, *pub).returncode == 0

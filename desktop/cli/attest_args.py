@@ -35,6 +35,8 @@ async def said_attestation(
     """Sign ``record`` when ``--attest`` was given and say what came of it: 0 when it was
     signed or there was no key to sign with (said), 1 when signing with a key failed."""
     if not args.attest:
+        if args.key:
+            err(f"skill-catalog {command}: --key signs only with --attest DIR: nothing was signed")
         return 0
     from desktop.session.team_review import attest
 

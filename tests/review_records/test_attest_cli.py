@@ -144,6 +144,8 @@ def test_no_key_keeps_the_local_approval_and_says_why(cli: Callable[..., Any], r
     done = cli("approve", DEPLOY, "--attest", repo, *src(repo))
     assert done.returncode == 0, done.stderr
     assert "no review record was signed" in done.stderr and "gpg.format" in done.stderr
+    keyed = cli("approve", DEPLOY, "--key", "/nowhere", *src(repo))
+    assert keyed.returncode == 0 and "--key signs only with --attest DIR" in keyed.stderr
     assert records(repo) == []
     listed = cli("list", "--json", *src(repo))
     (skill,) = json.loads(listed.stdout)["skills"]

@@ -523,7 +523,9 @@ def judge(files: Sequence[tuple[str, str]], reviews: Sequence[Review], policy: P
         else:
             approvers.add(review.key or review.signer)
             judged.append(review)
-    order = sorted(judged, key=lambda r: (r.valid, r.decision != "rejected", r.time, r.file))
+    order = sorted(judged, key=lambda r: r.file)
+    order.sort(key=lambda r: r.time, reverse=True)  # the latest first within a group
+    order.sort(key=_shown_group)
     if rejected:
         return Judgement(TeamReview.REJECTED, len(approvers), (), tuple(order))
     if len(approvers) >= policy.require:
@@ -556,6 +558,16 @@ def describe_review(review: Review) -> str:
     if review.statement is not None and review.decision == "rejected" and review.statement.reason:
         text += f": {review.statement.reason[:REASON_LIMIT]}"
     return text + (f"; not counted: {review.why}" if review.why else "")
+
+
+def _shown_group(review: Review) -> int:
+    """Counted rejections first, then counted approvals, valid reviews that do not
+    count, and records that are not valid."""
+    if not review.valid:
+        return 3
+    if review.why:
+        return 2
+    return 0 if review.decision == "rejected" else 1
 
 
 def _why(review: Review, why: str) -> Review:

@@ -357,7 +357,7 @@ def team_rejection(folder: Path, name: str, files: Sequence[tuple[str, str]]) ->
     judgement = judge(files, read_reviews(folder, trust, filed).get(filed, []), trust.policy)
     if judgement.state is not TeamReview.REJECTED:
         return ""
-    (first, *_) = judgement.reviews  # rejections come first
+    first = judgement.reviews[0]  # counted rejections come first
     reason = first.statement.reason if first.statement is not None else ""
     return (
         f"{first.signer} rejected these files for the team (a signed review in "

@@ -329,3 +329,24 @@ def test_one_key_counts_once_whatever_names_it_signs_as(repo: Path, people: Peop
     code, report, _ = audit(repo, "--require", "2")
     whys = [r["why"] for r in by_name(report)["deploy"]["reviews"]]
     assert code == 1 and any("not one principal" in w for w in whys)
+
+
+def test_the_rejection_that_blocks_is_a_counted_one(repo: Path, people: People) -> None:
+    from desktop.core.review_record import skill_files
+    from desktop.sources.team_reviews import repository_skills, team_rejection
+
+    (skill,) = repository_skills(repo)[0]
+    assert team_rejection(repo, "deploy", skill_files(skill)) == ""
+    sign_record(repo, "deploy", people["carol"], "rejected", reason="carol says no")
+    sign_record(repo, "deploy", people["alice"])
+    assert team_rejection(repo, "deploy", skill_files(skill)) == ""  # carol is not allowed
+    sign_record(repo, "deploy", people["bob"], "rejected", reason="runs curl")
+    why = team_rejection(repo, "deploy", skill_files(skill))
+    assert why.startswith("bob@example.com rejected these files") and why.endswith("runs curl")
+    _, report, _ = audit(repo)
+    order = [(r["signer"], r["valid"]) for r in by_name(report)["deploy"]["reviews"]]
+    assert order == [
+        ("bob@example.com", True),
+        ("alice@example.com", True),
+        ("carol@example.com", False),
+    ]

@@ -32,6 +32,7 @@ from desktop.core.review_record import (
     signature_info,
     skill_files,
 )
+from desktop.core.states import Approval, member
 from desktop.session.decisions import Decision
 from desktop.sources.config.known_folders import repo_root
 from desktop.sources.team_reviews import read_reviews, read_trust, write_record
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from desktop.core.approvals import ApprovalRecord
     from desktop.core.model import Skill
     from desktop.session.catalog_session import CatalogSession
+
+
+_DECIDED = (Approval.APPROVED, Approval.REJECTED)  # a decision on exactly these bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,4 +227,26 @@ async def adopt_and_say(session: CatalogSession, skill: Skill, review: Review) -
         return False
     session.notifier.info(f"approved {name} as {review.signer} did (a signed team review)")
     await session.load_approvals([skill])
+    return True
+
+
+async def sign_and_say(session: CatalogSession, skill: Skill, folder: Path) -> bool:
+    """The window's *Sign for the team*: the decision stored here on ``skill`` (approval
+    or rejection of exactly these bytes) signed with git's signing key into ``folder``'s
+    review folder, said as a notice; whether a record was written."""
+    name = skill.qualified_name or skill.name
+    state = (await session.approvals.states([skill])).get(skill.id)
+    record = state.record if state is not None else None
+    decided = state is not None and member(Approval, state.state) in _DECIDED
+    if state is None or record is None or not decided:
+        session.notifier.error(f"sign {name} for the team: decide on these files first")
+        return False
+    done = await attest(skill, record, folder)
+    if done.path is None:
+        session.notifier.error(f"sign {name} for the team: {done.why}")
+        return False
+    session.notifier.info(f"signed {name} for the team as {done.reviewer}: {done.path}")
+    if done.why:
+        session.notifier.warning(done.why)
+    session.events.approvals_changed()  # the page reads the team's decisions again
     return True

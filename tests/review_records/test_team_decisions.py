@@ -109,3 +109,27 @@ def _scan(folder: Path) -> list[Skill]:
     from desktop.sources.folder import scan_folder
 
     return scan_folder(SourceSpec("x", "local", "folder", str(folder)))[1]
+
+
+def test_sign_and_say_signs_only_a_decision_on_these_bytes(
+    repo: Path, people: People, service: str
+) -> None:
+    from review_helpers import git
+
+    from desktop.session.team_review import sign_and_say
+
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "user.signingkey", str(people["alice"].key))
+    skill = deploy(repo)
+    spec = SourceSpec("claude-project", "local", "folder", str((repo / ".claude/skills").resolve()))
+
+    async def run() -> tuple[bool, bool]:
+        async with command_session([spec]) as session:
+            before = await sign_and_say(session, skill, repo)
+            await session.record_rejection(skill, reason="no")
+            after = await sign_and_say(session, skill, repo)
+            return before, after
+
+    assert asyncio.run(run()) == (False, True)
+    team = team_decisions(skill)
+    assert team is not None and team.lines()[0].startswith("Rejected by alice@example.com")

@@ -104,3 +104,38 @@ def test_changed_bytes_show_the_earlier_review_and_nothing_to_adopt(
     assert panel.adopt_button.isHidden()
     panel.adopt()  # nothing to adopt: nothing happens
     assert not window.controller.approval_states[DEPLOY].approved
+
+
+@pytest.mark.keyring
+def test_a_decision_here_is_signed_for_the_team_with_gits_key(
+    secret_service: Any, make_window: Any, tmp_path: Path, qtbot: Any, run_async: Any
+) -> None:
+    root = tmp_path / "signed"
+    skill = root / ".claude/skills/deploy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploys\n---\n# deploy\n")
+    alice = _key(tmp_path, "alice")
+    public = " ".join(alice.with_suffix(".pub").read_text().split()[:2])
+    (root / ".skill-reviews").mkdir()
+    (root / ".skill-reviews/allowed_signers").write_text(f"alice@example.com {public}\n")
+    for args in (
+        ("init", "-q"),
+        ("config", "user.email", "alice@example.com"),
+        ("config", "gpg.format", "ssh"),
+        ("config", "user.signingkey", str(alice)),
+    ):
+        subprocess.run(["git", "-C", str(root), *args], check=True)
+    window = make_window([folder_spec(root / ".claude/skills", "claude")])
+    window.select_skill(DEPLOY)
+    panel = window.detail.team
+    qtbot.waitUntil(panel.isVisible, timeout=30000)
+    assert panel.label.text() == "Team review: none of these files yet"
+    assert panel.sign_button.isHidden()  # nothing decided here yet
+    run_async(window.controller.approve(window.current_skill()))
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(panel.sign_button.isVisible, timeout=30000)
+    qtbot.mouseClick(panel.sign_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: "Approved by alice@example.com" in panel.label.text(), timeout=30000)
+    assert len(list((root / ".skill-reviews/deploy").glob("*.dsse.json"))) == 1
+    assert "signed deploy for the team as alice@example.com" in window.messages.toPlainText()

@@ -14,7 +14,12 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from desktop.core.model import Skill
 from desktop.core.review_record import Review
-from desktop.session.team_review import TeamDecisions, adopt_and_say, read_team_decisions
+from desktop.session.team_review import (
+    TeamDecisions,
+    adopt_and_say,
+    read_team_decisions,
+    sign_and_say,
+)
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.widgets.plain_label import PlainLabel
 
@@ -36,10 +41,18 @@ class TeamReviewPanel(QWidget):
             "(a signed review record in this repository)"
         )
         self.adopt_button.clicked.connect(self.adopt)
+        self.sign_button = QPushButton("Sign for the team")
+        self.sign_button.setAccessibleName("Sign your decision for the team")
+        self.sign_button.setToolTip(
+            "Write your decision on these exact files into the repository's .skill-reviews "
+            "folder, signed with the SSH key git signs your commits with"
+        )
+        self.sign_button.clicked.connect(self.sign)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.adopt_button)
+        layout.addWidget(self.sign_button)
         self.setVisible(False)
         controller.approvalsChanged.connect(self._again)
 
@@ -66,11 +79,18 @@ class TeamReviewPanel(QWidget):
     def _show(self) -> None:
         team, skill = self.team, self.skill
         lines = team.lines() if team is not None else []
-        self.setVisible(bool(lines))
-        self.label.setText("Team review: " + "\n".join(lines) if lines else "")
+        # A repository with a review folder: the team reviews here, even none yet.
+        self.setVisible(team is not None)
+        self.label.setText(
+            "Team review: " + ("\n".join(lines) if lines else "none of these files yet")
+        )
         state = self.controller.approval_states.get(skill.id) if skill else None
         mine = state is not None and state.approved
         self.adopt_button.setVisible(bool(team and team.adoptable) and not mine)
+        decided = state is not None and state.record is not None and not state.needs_decision
+        self.sign_button.setVisible(
+            team is not None and decided and not self.adopt_button.isVisibleTo(self)
+        )
 
     def adoptable(self) -> Review | None:
         team = self.team
@@ -86,3 +106,14 @@ class TeamReviewPanel(QWidget):
             adopt_and_say(self.controller.session, skill, review), "adopting the approval"
         )
         task.add_done_callback(lambda _t: self.adopt_button.setEnabled(True))
+
+    def sign(self) -> None:
+        """Sign the decision taken here on the shown skill for the team (git's key)."""
+        team, skill = self.team, self.skill
+        if team is None or skill is None:
+            return
+        self.sign_button.setEnabled(False)
+        task = self.controller.spawn(
+            sign_and_say(self.controller.session, skill, team.repository), "signing for the team"
+        )
+        task.add_done_callback(lambda _t: self.sign_button.setEnabled(True))

@@ -220,3 +220,29 @@ def test_a_team_rejection_blocks_installing_into_the_project(
     other = tmp_path / "other"
     other.mkdir()
     assert cli("install", "deploy", "--agent", "codex", "--project", other, *pub).returncode == 0
+
+
+def test_reviewed_from_a_git_source_counts_for_the_copy_in_claude_skills(
+    cli: Callable[..., Any], repo: Path, people: People, tmp_path: Path
+) -> None:
+    import base64
+    import shutil
+
+    publisher = tmp_path / "publisher"
+    shutil.copytree(repo / ".claude/skills/deploy", publisher / "skills/deploy")
+    git(publisher.parent, "init", "-q", str(publisher))
+    git(publisher, "config", "user.email", "p@example.com")
+    git(publisher, "config", "user.name", "P")
+    git(publisher, "config", "commit.gpgsign", "false")
+    git(publisher, "add", "-A")
+    git(publisher, "commit", "-q", "-m", "publish")
+    commit = git(publisher, "rev-parse", "HEAD").strip()
+    src = ("--git", f"pub={publisher}")
+    done = cli("approve", "deploy", "--attest", repo, "--key", people["alice"].key, *src)
+    assert done.returncode == 0, done.stderr
+    (path,) = records(repo)
+    statement = json.loads(base64.b64decode(json.loads(path.read_text())["payload"]))
+    assert statement["predicate"]["provenance"]["commit"] == commit
+    assert statement["predicate"]["source"]["kind"] == "git"
+    code, report, _ = audit(repo)
+    assert code == 0 and by_name(report)["deploy"]["state"] == "reviewed"

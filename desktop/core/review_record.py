@@ -134,7 +134,7 @@ def parse_envelope(data: bytes) -> Envelope:
         raise RecordError(f"it is larger than {MAX_RECORD_BYTES // 1024} KiB")
     try:
         obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"it is not JSON ({_first_line(exc)}): truncated or damaged") from exc
     if not isinstance(obj, dict):
         raise RecordError("it is not a DSSE envelope (not a JSON object)")
@@ -322,7 +322,7 @@ class ReviewStatement:
         The subject's digest is kept as written: :func:`check_statement` compares it."""
         try:
             obj = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise RecordError("its payload is not JSON") from exc
         if not isinstance(obj, dict) or obj.get("_type") != STATEMENT_TYPE:
             raise RecordError("its payload is not an in-toto Statement v1")
@@ -443,7 +443,7 @@ def parse_policy(text: str) -> Policy:
     """The policy in ``policy.json``; raises :class:`RecordError` saying what is wrong."""
     try:
         obj = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise RecordError(f"it is not JSON ({_first_line(exc)})") from exc
     if not isinstance(obj, dict):
         raise RecordError("it is not a JSON object")

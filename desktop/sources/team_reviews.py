@@ -285,7 +285,7 @@ def locked_skills(folder: Path) -> tuple[list[tuple[str, str, tuple[tuple[str, s
         entries = parse_lock(_read_bounded(path, MAX_SIGNERS_BYTES * 16).decode("utf-8"))
     except FileNotFoundError:
         return [], ""
-    except (OSError, UnicodeDecodeError, RecordError, InstallError) as exc:
+    except (OSError, UnicodeDecodeError, RecordError, InstallError, RecursionError) as exc:
         return [], f"{LOCK_FILE} cannot be read: {_why(exc)}"
     out = []
     for entry in entries:

@@ -305,3 +305,13 @@ def test_a_review_in_a_sentence() -> None:
     assert describe_review(bad) == "A review record is not counted (r.dsse.json): it is not JSON"
     valid = _review("approved", "a@x", (("SKILL.md", A),), "2026-12-02")
     assert describe_review(valid) == "Approved by a@x, 2 Dec (signature valid)"
+
+
+def test_deeply_nested_json_is_refused_not_a_crash() -> None:
+    deep = b"[" * 200_000 + b"]" * 200_000
+    with pytest.raises(RecordError, match="not JSON"):
+        parse_envelope(deep[: 500 * 1024])
+    with pytest.raises(RecordError, match="not JSON"):
+        ReviewStatement.from_payload(deep)
+    with pytest.raises(RecordError, match="not JSON"):
+        parse_policy(deep.decode())

@@ -350,3 +350,15 @@ def test_the_rejection_that_blocks_is_a_counted_one(repo: Path, people: People) 
         ("alice@example.com", True),
         ("carol@example.com", False),
     ]
+
+
+def test_a_deeply_nested_lock_or_record_is_said_not_a_crash(repo: Path, people: People) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    (repo / "skill-catalog.lock.json").write_text(deep)
+    (repo / ".skill-reviews/deploy").mkdir()
+    (repo / ".skill-reviews/deploy/deep.dsse.json").write_text(deep)
+    code, report, stderr = audit(repo)
+    assert code == 1 and "Traceback" not in stderr
+    assert any("skill-catalog.lock.json cannot be read" in p for p in report["problems"])
+    (review,) = by_name(report)["deploy"]["reviews"]
+    assert "not JSON" in review["why"]

@@ -393,8 +393,8 @@ def check_statement(
     it is filed: its subject names other bytes than its files, or another skill, its
     file is not the one of its digest and signing key (``fingerprint``), or its
     reviewer is a pattern rather than one principal."""
-    if _NOT_ONE_PRINCIPAL.search(statement.reviewer):
-        raise RecordError("its reviewer is not one principal (a pattern or a list)")
+    if _NOT_ONE_PRINCIPAL.search(statement.reviewer) or len(statement.reviewer) > 320:
+        raise RecordError("its reviewer is not one principal (a pattern, a list, too long)")
     if set_digest(statement.files) != statement.digest:
         raise RecordError("its subject names other bytes than the files it lists")
     if safe_name(statement.name) != filed_under:

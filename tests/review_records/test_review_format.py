@@ -260,6 +260,11 @@ def test_names_and_paths_of_records() -> None:
     check_statement(st, "deploy", st.digest[:16] + "-k.dsse.json")
     with pytest.raises(RecordError, match="file name names other bytes"):
         check_statement(st, "deploy", "0000-k.dsse.json")
+    long = ReviewStatement(
+        name="deploy", files=st.files, decision="approved", reviewer="a" * 400, time="t"
+    )
+    with pytest.raises(RecordError, match="not one principal"):
+        check_statement(long, "deploy", long.digest[:16] + "-k.dsse.json")
 
 
 def _review(

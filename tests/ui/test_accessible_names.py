@@ -143,6 +143,7 @@ def test_every_control_of_the_window_and_its_dialogs_has_a_name(
         dialog = actions.dialog
         assert dialog is not None
         qtbot.waitExposed(dialog)
+        wait_idle(qtbot, window)  # what the dialog reads, read
         found.update(unnamed(dialog))
         dialog.close()
     assert not found, "\n".join(sorted(found))

@@ -58,15 +58,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the host whose listing budget the listing strategy applies (default: claude-code)",
     )
     parser.add_argument(
-        "--context", type=int, default=DEFAULT_CONTEXT, metavar="TOKENS",
+        "--context",
+        type=int,
+        default=DEFAULT_CONTEXT,
+        metavar="TOKENS",
         help="the model's context size for the listing budget (default: 200000)",
     )
     parser.add_argument(
-        "--evals", metavar="FILE",
+        "--evals",
+        metavar="FILE",
         help="run the queries of an eval_queries.json instead of one prompt",
     )
     parser.add_argument(
-        "--split", action="store_true",
+        "--split",
+        action="store_true",
         help="with --evals: report a 60/40 train and validation split separately",
     )
     add_source_options(parser)
@@ -77,9 +82,7 @@ class Selector:
 
     def __init__(self, skills: Sequence[Skill], host: str, context: int | None) -> None:
         self.docs = [
-            doc_from_frontmatter(
-                s.id, s.name, s.description, s.frontmatter, s.loading.triggers
-            )
+            doc_from_frontmatter(s.id, s.name, s.description, s.frontmatter, s.loading.triggers)
             for s in skills
         ]
         self.index = Bm25Index(self.docs)
@@ -130,7 +133,10 @@ def run(args: argparse.Namespace) -> int:
             print("  no skill matches")
         for pos, r in enumerate(result[name], 1):
             extra = "; ".join(x for x in (r.listing and f"listed {r.listing}", r.why) if x)
-            print(f"  {pos}. {one_line(r.name)}  {r.score:.3f}" + (f"  ({one_line(extra)})" if extra else ""))
+            print(
+                f"  {pos}. {one_line(r.name)}  {r.score:.3f}"
+                + (f"  ({one_line(extra)})" if extra else "")
+            )
     return 0
 
 
@@ -169,16 +175,22 @@ def _run_evals(
         parts = {"train": train, "validation": validation}
     reports = {k: evaluate(rankers, q, names).to_json() for k, q in parts.items()}
     if args.json:
-        emit_json({"queries": len(queries), **({"all": reports["all"]} if "all" in reports else reports)})
+        emit_json(
+            {"queries": len(queries), **({"all": reports["all"]} if "all" in reports else reports)}
+        )
         return 0
     for part, report in reports.items():
-        print(f"{part} ({sum(1 for _ in parts[part])} queries):")
+        print(f"{part} ({len(parts[part])} queries):")
         for strategy, per_skill in report["strategies"].items():
             print(f"  {strategy}:")
             for name, score in per_skill.items():
-                print(f"    {one_line(name)}: recall {score['recall']:.2f}, precision {score['precision']:.2f}")
+                print(
+                    f"    {one_line(name)}: recall {score['recall']:.2f}, "
+                    f"precision {score['precision']:.2f}"
+                )
         for c in report["confusions"]:
-            print(f"  {c['strategy']}: {one_line(c['query'])!r} expected {one_line(c['expected'])}, chosen {one_line(c['chosen'])}")
+            print(
+                f"  {c['strategy']}: {one_line(c['query'])!r} expected "
+                f"{one_line(c['expected'])}, chosen {one_line(c['chosen'])}"
+            )
     return 0
-
-

@@ -55,9 +55,7 @@ def host_table(
     ordered = sorted(range(len(skills)), key=lambda i: skills[i].name)
     for host in hosts:
         verdicts = [
-            host_verdict(
-                host, s.frontmatter, Path(s.path).name if s.path else None, raws[i]
-            )
+            host_verdict(host, s.frontmatter, Path(s.path).name if s.path else None, raws[i])
             for i, s in enumerate(skills)
         ]
         listed = [

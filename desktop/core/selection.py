@@ -35,10 +35,11 @@ LISTING = "listing"
 STRATEGIES = (BM25, TRIGGERS, LISTING)
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
+_STOP_TEXT = (
     "a an and any are as at be by for from i in into is it its me my of on or our so "
-    "that the this to use used user when whenever with you your".split()
+    "that the this to use used user when whenever with you your"
 )
+_STOP = frozenset(_STOP_TEXT.split())
 
 
 def tokens(text: str) -> list[str]:
@@ -78,7 +79,10 @@ def _words(value: Any) -> tuple[str, ...]:
 
 
 def doc_from_frontmatter(
-    skill_id: str, name: str, description: str, fm: Mapping[str, Any] | None,
+    skill_id: str,
+    name: str,
+    description: str,
+    fm: Mapping[str, Any] | None,
     triggers: Iterable[str] = (),
 ) -> Doc:
     fm = fm or {}
@@ -171,7 +175,11 @@ def rank_triggers(docs: Sequence[Doc], prompt: str, top: int | None = None) -> l
             continue
         matched = [k for k in doc.keywords if set(tokens(k)) & words]
         if len(matched) >= 2:
-            keyed.append(Ranked(doc.id, doc.name, float(len(matched)) / 100, f"keywords {', '.join(matched)}"))
+            keyed.append(
+                Ranked(
+                    doc.id, doc.name, float(len(matched)) / 100, f"keywords {', '.join(matched)}"
+                )
+            )
     keyed.sort(key=lambda r: (-r.score, r.name))
     return (hits + keyed)[:top]
 
@@ -268,8 +276,13 @@ class Score:
         return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"recall": round(self.recall, 4), "precision": round(self.precision, 4),
-                "true_positives": self.tp, "false_positives": self.fp, "false_negatives": self.fn}
+        return {
+            "recall": round(self.recall, 4),
+            "precision": round(self.precision, 4),
+            "true_positives": self.tp,
+            "false_positives": self.fp,
+            "false_negatives": self.fn,
+        }
 
 
 @dataclass(slots=True)

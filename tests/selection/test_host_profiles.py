@@ -39,14 +39,26 @@ def loads(host: str, text: str, folder: str | None = None) -> set[str]:
 
 def test_every_host_of_the_issue_has_a_profile_and_every_rule_a_source() -> None:
     assert set(host_ids()) == {
-        "claude-code", "codex", "copilot", "cursor", "gemini", "skills-cli", "gh-skill",
-        "mcp-ts-sdk", "fastmcp",
+        "claude-code",
+        "codex",
+        "copilot",
+        "cursor",
+        "gemini",
+        "skills-cli",
+        "gh-skill",
+        "mcp-ts-sdk",
+        "fastmcp",
     }
     for p in profiles():
         assert p.rules
         for rule in p.rules:
             assert rule.source == UNKNOWN or "/" in rule.source or "." in rule.source
-            assert rule.source != UNKNOWN or "unknown" in rule.text or "not known" in rule.text or "only to the host" in rule.text
+            assert (
+                rule.source != UNKNOWN
+                or "unknown" in rule.text
+                or "not known" in rule.text
+                or "only to the host" in rule.text
+            )
 
 
 GOOD = "name: report\ndescription: Writes reports.\n"
@@ -58,10 +70,18 @@ GOOD = "name: report\ndescription: Writes reports.\n"
         ("codex", "name: report\ndescription: '" + "x" * 1025 + "'\n", "over 1,024"),
         ("codex", "name: report\ndescription: '   '\n", "no description"),
         ("codex", "name: " + "a" * 65 + "\ndescription: d\n", "over 64"),
-        ("codex", "name: report\ndescription: d\nmetadata:\n  short-description: '" + "s" * 501 + "'\n", "short-description"),
+        (
+            "codex",
+            "name: report\ndescription: d\nmetadata:\n  short-description: '" + "s" * 501 + "'\n",
+            "short-description",
+        ),
         ("mcp-ts-sdk", "name: Report\ndescription: d\n", "lowercase"),
         ("mcp-ts-sdk", "name: report\ndescription: d\ncompatibility: 3\n", "compatibility"),
-        ("mcp-ts-sdk", "name: report\ndescription: d\ncompatibility: '" + "c" * 501 + "'\n", "over 500"),
+        (
+            "mcp-ts-sdk",
+            "name: report\ndescription: d\ncompatibility: '" + "c" * 501 + "'\n",
+            "over 500",
+        ),
         ("mcp-ts-sdk", "name: report\ndescription: d\nmetadata:\n  retries: 3\n", "retries"),
         ("mcp-ts-sdk", "name: report\ndescription: d\nmetadata: [a]\n", "not a mapping"),
         ("fastmcp", "name: report\ndescription: d\nmetadata:\n  retries: 3\n", "not all text"),
@@ -147,7 +167,9 @@ def test_two_hundred_skills_overflow_claude_codes_budget() -> None:
     assert DROPPED in tiny.listing and tiny.used <= 400
     assert "fit" in budget_sentence(cc, listing_plan(cc, skills[:1], 200_000), None, 1)
     one = listing_plan(cc, [ListedSkill("a", "d" * 1500)], 3_000)
-    assert budget_sentence(cc, one, 3_000, 1).endswith("this skill needs 1,506; 1 loses its description")
+    assert budget_sentence(cc, one, 3_000, 1).endswith(
+        "this skill needs 1,506; 1 loses its description"
+    )
 
 
 def test_skills_a_host_does_not_load_are_dropped_and_unknown_listings_say_so() -> None:

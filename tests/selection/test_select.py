@@ -71,7 +71,10 @@ def test_listing_marks_what_the_model_cannot_see() -> None:
     assert by_name["pptx"].listing == "name-only"
     assert by_name["pptx"].why == "the model sees only its name"
     assert by_name["xlsx"].to_json() == {
-        "id": "xlsx", "name": "xlsx", "score": 0.0, "why": "the model cannot see it",
+        "id": "xlsx",
+        "name": "xlsx",
+        "score": 0.0,
+        "why": "the model cannot see it",
         "listing": "dropped",
     }
 
@@ -81,7 +84,9 @@ def test_doc_from_frontmatter_reads_when_to_use_and_keywords() -> None:
         "id", "n", "d", {"when_to_use": "w", "metadata": {"keywords": "k1, k2"}}, ["t", " "]
     )
     assert (doc.when_to_use, doc.keywords, doc.triggers) == ("w", ("k1", "k2"), ("t",))
-    assert doc_from_frontmatter("i", "n", "d", {"keywords": ["a"], "when_to_use": 3}).keywords == ("a",)
+    assert doc_from_frontmatter("i", "n", "d", {"keywords": ["a"], "when_to_use": 3}).keywords == (
+        "a",
+    )
     assert doc_from_frontmatter("i", "n", "d", None).when_to_use == ""
 
 
@@ -107,7 +112,12 @@ def test_evaluate_gives_known_recall_precision_and_confusions() -> None:
     assert report.per_skill["bm25"]["frontend-design"].fp == 1  # the landing page
     out = report.to_json()
     assert out["strategies"]["bm25"]["pdf"]["recall"] == pytest.approx(0.6667)
-    assert {"strategy": "bm25", "query": QUERIES[4].query, "expected": "pdf", "chosen": "pptx"} in out["confusions"]
+    assert {
+        "strategy": "bm25",
+        "query": QUERIES[4].query,
+        "expected": "pdf",
+        "chosen": "pptx",
+    } in out["confusions"]
     assert report.per_skill["bm25"]["webapp-testing"].recall == 0.0
     assert report.per_skill["bm25"]["webapp-testing"].precision == 0.0
 
@@ -115,7 +125,9 @@ def test_evaluate_gives_known_recall_precision_and_confusions() -> None:
 def test_read_eval_queries_shapes() -> None:
     data = [{"query": "q", "should_trigger": False}, {"query": " "}, 3, {"prompt": "p"}]
     assert read_eval_queries(data, "s") == [EvalQuery("q", False, "s"), EvalQuery("p", True, "s")]
-    assert read_eval_queries({"evals": [{"query": "x", "expected_skill": "y"}]}) == [EvalQuery("x", True, "y")]
+    assert read_eval_queries({"evals": [{"query": "x", "expected_skill": "y"}]}) == [
+        EvalQuery("x", True, "y")
+    ]
     with pytest.raises(ValueError):
         read_eval_queries("nope")
 
@@ -147,7 +159,9 @@ def test_select_command_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert out["strategies"]["listing"][0]["listing"] == "full"
 
 
-def test_select_command_text_and_small_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_select_command_text_and_small_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = write_all(tmp_path / "skills")
     write(root, "paged", "Pages people.", "metadata:\n  nimblebrain.triggers: 'slide deck'\n")
     code = main(["select", "make a slide deck", "--folder", str(root), "--context", "5000"])
@@ -176,10 +190,19 @@ def test_select_evals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         json.dumps({"evals": [{"query": "merge two PDFs"}]}), encoding="utf-8"
     )
     evals = tmp_path / "eval_queries.json"
-    evals.write_text(json.dumps([
-        {"query": q.query, "should_trigger": q.should_trigger, **({"expected_skill": q.expected_skill} if q.expected_skill else {})}
-        for q in QUERIES
-    ]), encoding="utf-8")
+    evals.write_text(
+        json.dumps(
+            [
+                {
+                    "query": q.query,
+                    "should_trigger": q.should_trigger,
+                    **({"expected_skill": q.expected_skill} if q.expected_skill else {}),
+                }
+                for q in QUERIES
+            ]
+        ),
+        encoding="utf-8",
+    )
     assert main(["select", "--evals", str(evals), "--folder", str(root), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["queries"] == len(QUERIES) + 1
@@ -207,14 +230,19 @@ def test_lint_hosts_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[
     other = by_name["other-name"]["hosts"]
     assert other["mcp-ts-sdk"]["loads"] == "no" and other["mcp-ts-sdk"]["listing"] == "dropped"
     assert other["codex"]["loads"] == "yes"
-    assert other["skills-cli"]["why"] == ["read differently: description: its block value is read as '>-'"]
+    assert other["skills-cli"]["why"] == [
+        "read differently: description: its block value is read as '>-'"
+    ]
     assert other["cursor"]["loads"] == "unknown"
     assert out["budgets"]["claude-code"]["limit"] == 800
     assert out["budgets"]["claude-code"]["cut"] > 0
     assert {"skills": ["pdf", "pdf-copy"], "similarity": 1.0} in out["competing"]
     code = main(["lint", str(root), "--hosts"])
     text = capsys.readouterr().out
-    assert "Claude Code at 200K context: about 8,000 characters for skill listings; these 10 skills need" in text
+    assert (
+        "Claude Code at 200K context: about 8,000 characters for skill listings; "
+        "these 10 skills need" in text
+    )
     assert "warning: pdf and pdf-copy have descriptions so close" in text
     assert "  mcp-ts-sdk   does not load; listing dropped" in text
     assert main(["lint", str(root), "--hosts", "--context", "0"]) == 2

@@ -22,7 +22,9 @@ _CLAUDE_BUDGET = "https://claudefa.st/blog/guide/mechanics/skill-listing-budget"
 _CLAUDE_CUT = "https://claudecodeguides.com/claude-skills-performance-optimization/"
 _CODEX = "github.com/openai/codex codex-rs/core/src/skills/loader.rs"
 _SKILLS_CLI = "github.com/vercel-labs/skills src/frontmatter.ts"
-_TS_SDK = "@modelcontextprotocol/client 2.4, SkillsClient (restated in desktop/core/strict_clients.py)"
+_TS_SDK = (
+    "@modelcontextprotocol/client 2.4, SkillsClient (restated in desktop/core/strict_clients.py)"
+)
 _FASTMCP = "fastmcp 4.1.3 client (restated in desktop/core/strict_clients.py)"
 
 
@@ -162,7 +164,9 @@ SKILLS_CLI = HostProfile(
             "a block value (| or >) is read as that one character",
             _SKILLS_CLI,
         ),
-        Rule("reader", "a plain value continued on further lines keeps its first line", _SKILLS_CLI),
+        Rule(
+            "reader", "a plain value continued on further lines keeps its first line", _SKILLS_CLI
+        ),
         Rule("reader", "mappings nested two levels deep are flattened", _SKILLS_CLI),
         Rule("failure", "such a skill is installed with the text read differently", _SKILLS_CLI),
         Rule("name", "name and length rules: unknown", UNKNOWN),

@@ -61,7 +61,9 @@ def _broken_rules(p: HostProfile, fm: Mapping[str, Any], folder: str | None) -> 
         if not isinstance(compat, str) or not compat:
             out.append("its compatibility is not text")
         elif len(compat) > p.compatibility_max:
-            out.append(f"its compatibility is {len(compat):,} characters, over {p.compatibility_max}")
+            out.append(
+                f"its compatibility is {len(compat):,} characters, over {p.compatibility_max}"
+            )
     if p.metadata_text_only and "metadata" in fm:
         metadata = fm["metadata"]
         if not isinstance(metadata, dict):
@@ -122,8 +124,10 @@ def host_verdict(
 ) -> HostVerdict:
     """Whether host ``p`` loads a skill with frontmatter ``fm`` in folder ``folder``."""
     if fm is None:
-        return HostVerdict(NO if p.failure in (SKIPPED, LISTING_REFUSED) else UNKNOWN,
-                           ("its frontmatter could not be read",))
+        return HostVerdict(
+            NO if p.failure in (SKIPPED, LISTING_REFUSED) else UNKNOWN,
+            ("its frontmatter could not be read",),
+        )
     if p.failure == MISREAD:
         misreads = line_reader_misreads(raw) if raw is not None else []
         return HostVerdict(YES, tuple(f"read differently: {m}" for m in misreads))
@@ -245,7 +249,8 @@ def budget_sentence(p: HostProfile, budget: Budget, context: int | None, total: 
         f"{'this skill needs' if total == 1 else f'these {total} skills need'} {budget.need:,}"
     )
     if budget.cut:
-        text += f"; {budget.cut} lose{'s' if budget.cut == 1 else ''} {'its description' if budget.cut == 1 else 'their descriptions'}"
+        lose = "loses its description" if budget.cut == 1 else "lose their descriptions"
+        text += f"; {budget.cut} {lose}"
     else:
         text += "; all fit"
     return text

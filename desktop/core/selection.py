@@ -18,6 +18,7 @@ compete (cosine of tf-idf vectors).
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 import re
@@ -100,42 +101,55 @@ def doc_from_frontmatter(
 
 
 class Bm25Index:
-    """An inverted index: per term, the documents holding it and how often."""
+    """An inverted index: per term, each document holding it with its BM25 weight
+    (computed once when built, so a query only adds weights up)."""
 
-    __slots__ = ("avg", "docs", "idf", "lengths", "postings")
+    __slots__ = ("avg", "docs", "lengths", "weights")
 
     def __init__(self, docs: Sequence[Doc]) -> None:
         self.docs = list(docs)
-        self.postings: dict[str, list[tuple[int, int]]] = {}
+        counts: dict[str, dict[int, int]] = {}
         self.lengths: list[int] = []
         for i, doc in enumerate(self.docs):
             words = tokens(doc.text)
             self.lengths.append(len(words))
             for term, tf in Counter(words).items():
-                self.postings.setdefault(term, []).append((i, tf))
+                counts.setdefault(term, {})[i] = tf
         n = len(self.docs)
         self.avg = (sum(self.lengths) / n) if n else 0.0
-        self.idf = {
-            t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()
-        }
-
-    def scores(self, prompt: str, only: Sequence[str] | None = None) -> dict[int, float]:
-        """Document index → score, for documents holding a prompt term."""
-        out: dict[int, float] = {}
         avg = self.avg or 1.0
-        for term in set(tokens(prompt)):
-            postings = self.postings.get(term)
-            if not postings:
-                continue
-            idf = self.idf[term]
-            for i, tf in postings:
-                norm = K1 * (1 - B + B * self.lengths[i] / avg)
-                out[i] = out.get(i, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+        norms = [K1 * (1 - B + B * length / avg) for length in self.lengths]
+        self.weights: dict[str, dict[int, float]] = {}
+        for term, postings in counts.items():
+            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
+            self.weights[term] = {
+                i: idf * tf * (K1 + 1) / (tf + norms[i]) for i, tf in postings.items()
+            }
+
+    def scores(self, prompt: str) -> dict[int, float]:
+        """Document index → score, for documents holding a prompt term."""
+        found = sorted(
+            (self.weights[t] for t in set(tokens(prompt)) if t in self.weights),
+            key=len,
+            reverse=True,
+        )
+        if not found:
+            return {}
+        out = dict(found[0])
+        for weights in found[1:]:
+            get = out.get
+            for i, w in weights.items():
+                out[i] = get(i, 0.0) + w
         return out
 
     def rank(self, prompt: str, top: int | None = None) -> list[tuple[Doc, float]]:
-        scored = sorted(self.scores(prompt).items(), key=lambda kv: (-kv[1], self.docs[kv[0]].name))
-        return [(self.docs[i], s) for i, s in scored[:top]]
+        scores = self.scores(prompt)
+        docs = self.docs
+        if top is not None and top < len(scores):
+            best = heapq.nsmallest(top, scores.items(), key=lambda kv: (-kv[1], docs[kv[0]].name))
+        else:
+            best = sorted(scores.items(), key=lambda kv: (-kv[1], docs[kv[0]].name))
+        return [(docs[i], s) for i, s in best]
 
 
 @dataclass(frozen=True, slots=True)

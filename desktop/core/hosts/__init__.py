@@ -67,10 +67,6 @@ class HostProfile:
     listing: Listing
     rules: tuple[Rule, ...]
 
-    @property
-    def rules_known(self) -> bool:
-        """Whether any loading rule of this host is known (else loading is unknown)."""
-        return self.failure != UNKNOWN
 
 
 def profiles() -> tuple[HostProfile, ...]:

@@ -191,3 +191,14 @@ def test_yaml_11_and_12_readers_differ_on_metadata_and_the_verdict_follows_the_r
     verdicts = {host_verdict(profile("fastmcp"), fm, "report").loads for fm in readers(text)}
     # PyYAML (YAML 1.1) reads a true/false pair; YAML 1.2 reads two words.
     assert "no" in verdicts
+
+
+def test_docs_hosts_lists_every_rule_with_its_source() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "hosts.md").read_text("utf-8")
+    for p in profiles():
+        assert f"## {p.id}: {p.title}" in text
+        for rule in p.rules:
+            assert f"| {rule.text} | {rule.kind} |" in text
+            assert rule.source in text

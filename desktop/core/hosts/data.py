@@ -161,7 +161,7 @@ SKILLS_CLI = HostProfile(
         ),
         Rule(
             "reader",
-            "a block value (| or >) is read as that one character",
+            "a block value (literal or folded style) is read as its style marker alone",
             _SKILLS_CLI,
         ),
         Rule(

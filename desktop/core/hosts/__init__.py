@@ -68,7 +68,6 @@ class HostProfile:
     rules: tuple[Rule, ...]
 
 
-
 def profiles() -> tuple[HostProfile, ...]:
     from desktop.core.hosts.data import PROFILES
 

@@ -8,7 +8,7 @@ and the command line say the same thing, and so they are tested without Qt.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop.core.model import Origin, Skill, SourceSpec, SourceStatus
@@ -270,12 +270,17 @@ def empty_state(
     source: SourceSpec | None,
     status: SourceStatus | None,
     sources: int,
+    failed: Sequence[str] = (),
+    waiting: int = 0,
 ) -> EmptyState:
     """What the list says when it shows nothing, and the one action that helps.
 
     ``text`` is the search text, ``view`` the Library view, ``others`` whether other
     filters are chosen, ``total`` the skills of the catalog, ``source`` the source the
-    list is limited to (with its ``status``) and ``sources`` how many sources there are.
+    list is limited to (with its ``status``) and ``sources`` how many sources there are;
+    ``failed`` names the sources that could not be read and ``waiting`` counts those
+    still being read (the catalog's summary), so the list never says the sources hold
+    nothing while one failed or is still read.
     """
     if text.strip() or others:
         what = f"No skills match '{text.strip()}'" if text.strip() else "No skills match"
@@ -302,6 +307,14 @@ def empty_state(
         return EmptyState(
             "No sources yet", "Add a folder of skills or an MCP server.", "add", "Add source…"
         )
+    if failed:
+        n = len(failed)
+        names = ", ".join(failed[:3]) + ("…" if n > 3 else "")
+        title = f"{n} source{'s' if n != 1 else ''} could not be read"
+        why = f"Choose {names} in the sidebar" if n == 1 else f"{names}: choose one in the sidebar"
+        return EmptyState(title, f"{why} to read why.", "retry", "Retry")
+    if waiting:
+        return EmptyState("Reading the sources…", "Their skills show as they are read.", "")
     return EmptyState(
         "No skills found", "The sources are read and hold no skills.", "add", "Add source…"
     )

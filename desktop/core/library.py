@@ -270,7 +270,7 @@ def empty_state(
     source: SourceSpec | None,
     status: SourceStatus | None,
     sources: int,
-    failed: Sequence[str] = (),
+    failed: Sequence[tuple[str, str]] = (),
     waiting: int = 0,
 ) -> EmptyState:
     """What the list says when it shows nothing, and the one action that helps.
@@ -278,7 +278,7 @@ def empty_state(
     ``text`` is the search text, ``view`` the Library view, ``others`` whether other
     filters are chosen, ``total`` the skills of the catalog, ``source`` the source the
     list is limited to (with its ``status``) and ``sources`` how many sources there are;
-    ``failed`` names the sources that could not be read and ``waiting`` counts those
+    ``failed`` holds the sources that could not be read (label, why) and ``waiting`` counts those
     still being read (the catalog's summary), so the list never says the sources hold
     nothing while one failed or is still read.
     """
@@ -309,10 +309,13 @@ def empty_state(
         )
     if failed:
         n = len(failed)
-        names = ", ".join(failed[:3]) + ("…" if n > 3 else "")
         title = f"{n} source{'s' if n != 1 else ''} could not be read"
-        why = f"Choose {names} in the sidebar" if n == 1 else f"{names}: choose one in the sidebar"
-        return EmptyState(title, f"{why} to read why.", "retry", "Retry")
+        if n == 1:
+            label, why = failed[0]
+            return EmptyState(title, cut(f"{label}: {why or 'no reason given'}"), "retry", "Retry")
+        names = ", ".join(label for label, _ in failed[:3]) + ("…" if n > 3 else "")
+        detail = f"{names}: choose one among the sources to read why."
+        return EmptyState(title, detail, "retry", "Retry")
     if waiting:
         return EmptyState("Reading the sources…", "Their skills show as they are read.", "")
     return EmptyState(

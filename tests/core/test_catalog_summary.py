@@ -86,13 +86,18 @@ def test_the_status_bar_and_the_message_bar_say_the_same_counts() -> None:
 def test_the_empty_list_never_says_the_sources_hold_nothing_when_one_failed() -> None:
     common = {"text": "", "view": "all", "others": False, "total": 0, "source": None}
     common["status"] = None
-    state = empty_state(**common, sources=2, failed=["mine"])
+    state = empty_state(**common, sources=2, failed=[("mine", "the folder is no longer there")])
     assert state.title == "1 source could not be read"
-    assert state.detail == "Choose mine in the sidebar to read why."
+    assert state.detail == "mine: the folder is no longer there"
     assert (state.action, state.action_text) == ("retry", "Retry")
-    state = empty_state(**common, sources=5, failed=["a", "b", "c", "d"])
+    state = empty_state(**common, sources=2, failed=[("mine", "")])
+    assert state.detail == "mine: no reason given"
+    state = empty_state(**common, sources=2, failed=[("mine", "why " * 200)])
+    assert len(state.detail) < 400
+    four = [(x, "why") for x in ("a", "b", "c", "d")]
+    state = empty_state(**common, sources=5, failed=four)
     assert state.title == "4 sources could not be read"
-    assert state.detail == "a, b, c…: choose one in the sidebar to read why."
+    assert state.detail == "a, b, c…: choose one among the sources to read why."
     state = empty_state(**common, sources=2, waiting=1)
     assert state.title == "Reading the sources…" and state.action == ""
     state = empty_state(**common, sources=2)

@@ -45,7 +45,8 @@ def test_a_vanished_folder_is_failed_everywhere_and_its_shown_skill_is_gone(
     empty = window.skill_list.empty
     assert window.skill_list.currentWidget() is empty
     assert empty.title.text() == "1 source could not be read"
-    assert "local" in empty.detail.text()
+    assert empty.detail.text().startswith("local: the folder ")
+    assert empty.detail.text().endswith("is no longer there")
     assert "hold no skills" not in empty.title.text() + empty.detail.text()
     assert empty.button.text() == "Retry" and empty.action == "retry"
     # The sidebar: the row says Failed with the error icon's mark.

@@ -754,7 +754,7 @@ class MainWindow(WindowSurface):
             source=source,
             status=self.sources_model.statuses.get(source.label) if source else None,
             sources=len(self.sources_model.specs),
-            failed=summary.failed_labels,
+            failed=summary.failed,
             waiting=len(summary.waiting),
         )
 

@@ -166,3 +166,27 @@ def test_a_server_file_checked_earlier_is_shown_from_the_copy_kept_here(
     assert b"Deploys the service." in kept.data
     assert events.seen == []  # the state was already known: nothing new told
     assert session.verification_of(session.catalog.skills[0])[0] == "verified"
+
+
+def test_a_server_is_read_again_on_its_kept_connection(tmp_path: Path, secret_service: Any) -> None:
+    served = tmp_path / "served"
+    write_skill(served, "deploy", "Deploys the service.")
+    argv = tuple(serve_argv(served))
+    spec = SourceSpec("srv", "mcp", "stdio", shlex.join(argv), command=argv)
+    session, _events, said = _session(tmp_path, [spec])
+
+    async def scenario() -> tuple[bool, str]:
+        try:
+            await session.refresh()
+            await session.wait_idle()
+            write_skill(served, "release", "Cuts a release.")
+            task = session.retry("srv")
+            assert task is not None
+            return await task
+        finally:
+            await session.reader.close()
+
+    assert asyncio.run(scenario()) == (True, "Read 2 skills from srv")
+    assert sorted(s.name for s in session.catalog.skills) == ["deploy", "release"]
+    assert session.statuses["srv"].state is SourceState.OK
+    assert ("info", "Reading srv again…") in said.lines

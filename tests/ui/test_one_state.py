@@ -106,6 +106,17 @@ def test_retry_shows_reading_on_the_row_at_once_then_a_notice(
     assert window.notice.text().startswith("later still fails: ")
     assert "does not exist" in window.notice.text()
     assert window.message_bar.isVisible()
+    # The empty list's Retry, limited to the source or not, reads it again too.
+    for source in ("", "later"):
+        window.filter_bar.restore("", source, "", "")
+        empty = window.skill_list.empty
+        assert empty.button.text() == "Retry"
+        empty.button.click()
+        assert row.text(1) == "Reading…"
+        assert window.sources_model.text(window.sources_model.specs[0], 4) == "reading…"
+        wait_idle(qtbot, window)
+        assert row.text(1) == "Failed"
+    window.filter_bar.restore("", "", "", "")
 
     # There now: the sidebar's Retry reads it, the notice says what it read.
     write_skill(folder, "arrived")

@@ -157,9 +157,11 @@ class SourcesModel(ReadOnlyTableModel):
         if col == 4:
             if not spec.enabled:
                 return "off"
-            if status is None:
+            if status is None or status.state is SourceState.PENDING:
                 return starting_message(spec) + "…" if spec_runner(spec) else "reading…"
             return status.status if not status.message else f"{status.status}: {status.message}"
         if col == 5:
-            return "" if status is None or not spec.enabled else str(status.skill_count)
+            if status is None or not spec.enabled or status.state is SourceState.PENDING:
+                return ""
+            return str(status.skill_count)
         return ""

@@ -7,7 +7,6 @@ and the command line say the same thing, and so they are tested without Qt.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -103,11 +102,6 @@ def view_counts(skills: Iterable[Skill], approvals: Mapping[str, str]) -> dict[s
     return counts
 
 
-def source_counts(skills: Iterable[Skill]) -> Counter[str]:
-    """Skills per source label."""
-    return Counter(skill.origin.label for skill in skills)
-
-
 # -- sources ------------------------------------------------------------------------
 
 
@@ -158,16 +152,6 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
     if sign_in is SignIn.SIGNED_IN:
         detail += "; signed in"
     return SourceWords(kind, state.label, state.icon, detail, ready=True)
-
-
-def failed_sources(specs: Iterable[SourceSpec], statuses: Mapping[str, SourceStatus]) -> list[str]:
-    """Labels of the sources that are on and could not be read."""
-    out = []
-    for spec in specs:
-        status = statuses.get(spec.label)
-        if spec.enabled and status is not None and status.status == SourceState.FAILED:
-            out.append(spec.label)
-    return out
 
 
 # -- a skill's row ------------------------------------------------------------------

@@ -177,3 +177,20 @@ def test_a_checked_file_without_a_kept_copy_says_how_to_show_it(
     assert "was checked earlier, but no copy of it is kept here" in text
     assert "Read from server" in text
     assert window.preview.rendered.toPlainText() == ""
+
+
+def test_a_skill_of_a_source_turned_off_is_not_said_to_be_gone(
+    make_window: Any, skills_folder: Path, tmp_path: Path, qtbot: Any
+) -> None:
+    other = tmp_path / "other"
+    write_skill(other, "delta-notes")
+    window = make_window([folder_spec(skills_folder), folder_spec(other, "other")])
+    assert window.select_skill("other:delta-notes/SKILL.md")
+    wait_idle(qtbot, window)
+    window.actions_.toggle_source("other")
+    wait_idle(qtbot, window)
+    assert window.controller.catalog.get("other:delta-notes/SKILL.md") is None
+    page = window.page
+    assert "no longer" not in page.origin.text()
+    assert page.skill is not None and page.skill.origin.label == "local"
+    assert window.summary_label.text() == "3 skills from 1 source"

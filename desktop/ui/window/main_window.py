@@ -541,13 +541,21 @@ class MainWindow(WindowSurface):
         self._wanted_skill = wanted if change.interim else None
         if self._wanted_skill is not None:
             return
-        if on_page is not None and self.controller.catalog.get(on_page.id) is None:
+        if on_page is not None and self._gone(on_page):
             self._show_gone(on_page)  # its page says so; no other skill takes its place
             return
         if self.proxy.rowCount() and not self.table.currentIndex().isValid():
             self.table.selectRow(0)
         elif not self.proxy.rowCount() and self._page is not None:
             self.detail.show_skill(None)  # says why nothing is there
+
+    def _gone(self, skill: Skill) -> bool:
+        """Whether ``skill`` is no longer in its source, which is still on (a source
+        turned off or removed takes its skills away without them being gone)."""
+        if self.controller.catalog.get(skill.id) is not None:
+            return False
+        spec = self.sources_model.spec(skill.origin.label)
+        return spec is not None and spec.enabled
 
     def _show_gone(self, skill: Skill) -> None:
         """The skill the page showed is no longer in its source: the page says so, with

@@ -96,6 +96,8 @@ def test_retry_shows_reading_on_the_row_at_once_then_a_notice(
     # Still missing: the row reads at once, then the notice says it still fails.
     window.message_bar.action.click()
     assert row.text(1) == "Reading…"
+    assert window.message_bar.text.text() == "Reading later again…"
+    assert not window.message_bar.action.isVisible()
     assert window.skill_list.empty.title.text() == "Reading the sources…"
     assert window.summary_label.text() == "0 skills; 1 reading…"
     assert "Reading later again…" in window.messages.toPlainText()

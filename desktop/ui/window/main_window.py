@@ -128,6 +128,7 @@ class MainWindow(WindowSurface):
         self.settings = settings
         self._said_first_run = False
         self._wanted_skill: str | None = None  # selected, and awaited in a partial catalog
+        self._retrying: set[str] = set()  # sources read again by Retry, until it ends
         self.confirm = confirm or self._ask
         self.notifier = controller.notifier
 
@@ -582,8 +583,10 @@ class MainWindow(WindowSurface):
     def retry_source(self, label: str) -> None:
         """Read one source again: its row says "Reading…" at once; a brief notice says
         how it ended."""
+        self._retrying.add(label)
         task = self.controller.session.retry(label)
         if task is None:
+            self._retrying.discard(label)
             return
         self.stop_auto_read()
 
@@ -591,6 +594,8 @@ class MainWindow(WindowSurface):
             import asyncio
 
             assert isinstance(t, asyncio.Task)
+            self._retrying.discard(label)
+            self._say_state()
             if t.cancelled() or t.exception() is not None:
                 return
             ok, text = t.result()
@@ -683,6 +688,13 @@ class MainWindow(WindowSurface):
         self.summary_label.setToolTip(
             "\n".join(f"{label} could not be read: {why}" for label, why in summary.failed)
         )
+        retrying = [label for label in summary.waiting if label in self._retrying]
+        if not summary.failed and retrying:
+            names = ", ".join(retrying[:3]) + ("…" if len(retrying) > 3 else "")
+            self.message_bar.set_message(
+                "sources", f"Reading {names} again…", "", lambda: None, rank=2, level=Severity.INFO
+            )
+            return
         if not summary.failed:
             self.message_bar.clear_message("sources")
             return

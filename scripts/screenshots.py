@@ -296,6 +296,7 @@ async def vanished_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     await settle(window)
     save(window, out, size, "8-folder-vanished")
     window.message_bar.action.click()  # Retry
+    save(window, out, size, "8-retry-reading")  # at once, before it ends
     await settle(window)
     save(window, out, size, "8-retry-still-fails")
     window.close()

@@ -29,6 +29,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QBoxLayout,
     QDockWidget,
+    QFrame,
     QPlainTextEdit,
     QSplitter,
     QToolButton,
@@ -241,6 +242,10 @@ class MainWindow(WindowSurface):
         self.summary_label.setObjectName("catalogSummary")
         self.summary_label.setAccessibleName("Skills and sources")
         self.statusBar().addPermanentWidget(self.summary_label)
+        line = QFrame(self)
+        line.setFrameShape(QFrame.Shape.VLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        self.statusBar().addPermanentWidget(line)
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)
 

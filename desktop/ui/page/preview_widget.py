@@ -315,7 +315,7 @@ class PreviewWidget(QWidget):
             return
         self._keeping = True
         try:
-            result = await self.controller.session.read_kept(skill, uri)
+            result = await self.controller.read_kept(skill, uri)
         finally:
             self._keeping = False
         now = self.skill

@@ -589,7 +589,7 @@ class MainWindow(WindowSurface):
         """Read one source again: its row says "Reading…" at once; a brief notice says
         how it ended."""
         self._retrying.add(label)
-        task = self.controller.session.retry(label)
+        task = self.controller.retry(label)
         if task is None:
             self._retrying.discard(label)
             return
@@ -611,7 +611,7 @@ class MainWindow(WindowSurface):
 
     def retry_failed(self) -> None:
         """Read again every source that failed (the message bar's Retry)."""
-        for label in self.controller.session.summary().failed_labels:
+        for label in self.controller.summary().failed_labels:
             self.retry_source(label)
 
     def _on_skills_updated(self, ids: list[str]) -> None:
@@ -688,7 +688,7 @@ class MainWindow(WindowSurface):
     def _say_state(self) -> None:
         """The message bar and the status bar's count, from the session's one summary of
         the catalog (the sidebar and the list's empty state read the same)."""
-        summary = self.controller.session.summary()
+        summary = self.controller.summary()
         self.summary_label.setText(summary.status_text())
         self.summary_label.setToolTip(
             "\n".join(f"{label} could not be read: {why}" for label, why in summary.failed)
@@ -764,7 +764,7 @@ class MainWindow(WindowSurface):
         self.skill_list.show_empty(None if shown else self._empty_state())
 
     def _empty_state(self) -> EmptyState:
-        summary = self.controller.session.summary()
+        summary = self.controller.summary()
         query = self.proxy.query
         source = None
         if len(query.sources) == 1:
@@ -858,7 +858,7 @@ class MainWindow(WindowSurface):
 
     def _update_counts(self) -> None:
         skills = self.controller.catalog.skills
-        summary = self.controller.session.summary()
+        summary = self.controller.summary()
         self.sidebar.set_counts(
             view_counts(skills, self.table_model.approvals()), summary.per_source
         )

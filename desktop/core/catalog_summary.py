@@ -51,7 +51,8 @@ class CatalogSummary:
         return f"{count(n, 'source')} could not be read ({names})"
 
     def status_text(self) -> str:
-        """The status bar's count: skills, and the sources that failed or still read."""
+        """The status bar's count: skills, and the sources that failed, still read or were
+        not read."""
         parts = [count(self.skills, "skill")]
         if self.read:
             parts.append(f"from {count(len(self.read), 'source')}")
@@ -60,6 +61,8 @@ class CatalogSummary:
             text += f"; {len(self.failed)} failed"
         if self.waiting:
             text += f"; {len(self.waiting)} reading…"
+        if self.unread:
+            text += f"; {len(self.unread)} not read"
         return text
 
 

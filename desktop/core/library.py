@@ -241,7 +241,7 @@ EMPTY_VIEWS = {
 class EmptyState:
     title: str
     detail: str
-    action: str  # "" | "clear" | "add" | "retry" | "explain"
+    action: str  # "" | "clear" | "add" | "retry" | "refresh" | "explain"
     action_text: str = ""
 
 
@@ -256,6 +256,7 @@ def empty_state(
     sources: int,
     failed: Sequence[tuple[str, str]] = (),
     waiting: int = 0,
+    unread: int = 0,
 ) -> EmptyState:
     """What the list says when it shows nothing, and the one action that helps.
 
@@ -263,8 +264,9 @@ def empty_state(
     filters are chosen, ``total`` the skills of the catalog, ``source`` the source the
     list is limited to (with its ``status``) and ``sources`` how many sources there are;
     ``failed`` holds the sources that could not be read (label, why) and ``waiting`` counts those
-    still being read (the catalog's summary), so the list never says the sources hold
-    nothing while one failed or is still read.
+    still being read and ``unread`` those not read (stopped, or not trusted to start):
+    the catalog's summary, so the list never says the sources hold nothing while one
+    failed, is still read or was not read.
     """
     if text.strip() or others:
         what = f"No skills match '{text.strip()}'" if text.strip() else "No skills match"
@@ -302,6 +304,10 @@ def empty_state(
         return EmptyState(title, detail, "retry", "Retry")
     if waiting:
         return EmptyState("Reading the sources…", "Their skills show as they are read.", "")
+    if unread:
+        what = f"{unread} source{'s were' if unread != 1 else ' was'} not read"
+        detail = "Reading was stopped, or a server waits to be trusted."
+        return EmptyState(f"No skills shown: {what}", detail, "refresh", "Read again")
     return EmptyState(
         "No skills found", "The sources are read and hold no skills.", "add", "Add source…"
     )

@@ -77,9 +77,10 @@ def test_the_status_bar_and_the_message_bar_say_the_same_counts() -> None:
         read=("a", "b"),
         failed=tuple((x, "why") for x in ("p", "q", "r", "s")),
         waiting=("w",),
+        unread=("u",),
         skills=1200,
     )
-    assert many.status_text() == "1,200 skills from 2 sources; 4 failed; 1 reading…"
+    assert many.status_text() == "1,200 skills from 2 sources; 4 failed; 1 reading…; 1 not read"
     assert many.failed_sentence() == "4 sources could not be read (p, q, r…)"
 
 
@@ -100,6 +101,11 @@ def test_the_empty_list_never_says_the_sources_hold_nothing_when_one_failed() ->
     assert state.detail == "a, b, c…: choose one among the sources to read why."
     state = empty_state(**common, sources=2, waiting=1)
     assert state.title == "Reading the sources…" and state.action == ""
+    state = empty_state(**common, sources=2, unread=1)
+    assert state.title == "No skills shown: 1 source was not read"
+    assert (state.action, state.action_text) == ("refresh", "Read again")
+    state = empty_state(**common, sources=2, unread=2)
+    assert state.title == "No skills shown: 2 sources were not read"
     state = empty_state(**common, sources=2)
     assert state.detail == "The sources are read and hold no skills."
 

@@ -5,12 +5,15 @@ its Verified pill; Retry shows "Reading…" on the source's row at once, then a 
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from desktop.core.model import SourceSpec
 from desktop.core.states import SourceState
 
 from .conftest import folder_spec, wait_idle, write_skill
@@ -196,3 +199,27 @@ def test_a_skill_of_a_source_turned_off_is_not_said_to_be_gone(
     assert "no longer" not in page.origin.text()
     assert page.skill is not None and page.skill.origin.label == "local"
     assert window.summary_label.text() == "3 skills from 1 source"
+
+
+@pytest.mark.slow
+def test_a_reading_stopped_is_not_said_as_sources_holding_nothing(
+    make_window: Any, qtbot: Any
+) -> None:
+    argv = (sys.executable, "-c", "import time; time.sleep(120)")
+    hanging = SourceSpec("slow", "mcp", "stdio", shlex.join(argv), command=argv)
+    window = make_window([hanging], start=False)
+    window.start()
+
+    def started() -> bool:  # the server's process is running
+        handle = window.controller.reader.pool._handles.get("slow")
+        return handle is not None and handle._worker is not None
+
+    qtbot.waitUntil(started, timeout=WAIT_MS)
+    window.progress.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=WAIT_MS)
+    empty = window.skill_list.empty
+    assert empty.title.text() == "No skills shown: 1 source was not read"
+    assert "hold no skills" not in empty.detail.text()
+    assert empty.button.text() == "Read again"
+    assert window.sidebar.source_items["slow"].text(1) == "Stopped"
+    assert window.summary_label.text() == "0 skills; 1 not read"

@@ -782,6 +782,7 @@ class MainWindow(WindowSurface):
             sources=len(self.sources_model.specs),
             failed=summary.failed,
             waiting=len(summary.waiting),
+            unread=len(summary.unread),
         )
 
     def _empty_action(self, action: str) -> None:
@@ -795,6 +796,8 @@ class MainWindow(WindowSurface):
                 self.retry_source(next(iter(query.sources)))
             else:
                 self.retry_failed()
+        elif action == "refresh":
+            self.actions_.refresh()
         elif action == "explain":
             self._explain("What a skill folder looks like", SKILL_FOLDER_HELP)
 

@@ -242,9 +242,11 @@ class MainWindow(WindowSurface):
         self.summary_label.setObjectName("catalogSummary")
         self.summary_label.setAccessibleName("Skills and sources")
         self.statusBar().addPermanentWidget(self.summary_label)
-        line = QFrame(self)
+        line = QFrame(self)  # between the count and the progress, while there is one
         line.setFrameShape(QFrame.Shape.VLine)
         line.setFrameShadow(QFrame.Shadow.Sunken)
+        line.setVisible(False)
+        controller.busyChanged.connect(line.setVisible)
         self.statusBar().addPermanentWidget(line)
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)

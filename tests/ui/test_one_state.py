@@ -223,3 +223,23 @@ def test_a_reading_stopped_is_not_said_as_sources_holding_nothing(
     assert empty.button.text() == "Read again"
     assert window.sidebar.source_items["slow"].text(1) == "Stopped"
     assert window.summary_label.text() == "0 skills; 1 not read"
+
+
+@pytest.mark.slow
+def test_a_server_skill_verified_elsewhere_shows_its_checked_file_in_the_pane(
+    make_window: Any, skills_folder: Path, qtbot: Any, run_async: Any
+) -> None:
+    window = make_window([serve_spec(skills_folder, "srv")])
+    skill = next(s for s in window.controller.catalog.skills if s.name == "beta-tools")
+    window.select_skill(skill.id)
+    wait_idle(qtbot, window)
+    preview = window.preview
+    assert "Nothing shown until verified" in preview.status.text()
+    assert window.page.verification_pill.text() == "Not read yet"
+    # Every file checked away from the Overview (as the review does): the pill says
+    # Verified, and the pane shows the checked file rather than a blank beside it.
+    run_async(window.controller.verify(skill))
+    wait_idle(qtbot, window)
+    assert window.page.verification_pill.text() == "Verified"
+    assert "Verified: matches what the source listed" in preview.status.text()
+    assert "Beta" in preview.rendered.toPlainText()

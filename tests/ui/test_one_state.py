@@ -62,6 +62,7 @@ def test_a_vanished_folder_is_failed_everywhere_and_its_shown_skill_is_gone(
     assert bar.action.text() == "Retry"
     assert window.summary_label.text() == "0 skills; 1 failed"
     assert "local could not be read" in window.summary_label.toolTip()
+    assert bar.text.toolTip() == window.summary_label.toolTip()
     # The page: the gone skill by name, nothing of it shown, no other skill in its place.
     assert page.skill is None
     assert page.title.text() == "beta-tools"

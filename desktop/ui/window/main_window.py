@@ -63,6 +63,7 @@ from desktop.ui.sources.sources_service import SourcesService, SourcesSnapshot
 from desktop.ui.sources.trust_review import TrustBar
 from desktop.ui.widgets.item_views import on_open
 from desktop.ui.widgets.plain_label import PlainLabel
+from desktop.ui.widgets.read_only_table_model import plain_tooltip
 from desktop.ui.window.folder_watcher import FolderWatcher
 from desktop.ui.window.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.window.status_widget import ProgressWidget
@@ -692,9 +693,8 @@ class MainWindow(WindowSurface):
         the catalog (the sidebar and the list's empty state read the same)."""
         summary = self.controller.summary()
         self.summary_label.setText(summary.status_text())
-        self.summary_label.setToolTip(
-            "\n".join(f"{label} could not be read: {why}" for label, why in summary.failed)
-        )
+        why = "\n".join(f"{label} could not be read: {why}" for label, why in summary.failed)
+        self.summary_label.setToolTip(plain_tooltip(why) or "")
         retrying = [label for label in summary.waiting if label in self._retrying]
         if not summary.failed and retrying:
             names = ", ".join(retrying[:3]) + ("…" if len(retrying) > 3 else "")
@@ -710,7 +710,7 @@ class MainWindow(WindowSurface):
             summary.failed_sentence(),
             "Retry",
             self.retry_failed,
-            tip="Choose a source in the sidebar to read why",
+            tip=self.summary_label.toolTip(),  # why each could not be read
             rank=2,
             level=Severity.ERROR,
         )

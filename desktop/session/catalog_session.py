@@ -337,6 +337,7 @@ class CatalogSession:
         enabled = [s for s in self.specs if s.enabled]
         total = len(enabled)
         done = 0
+        generation = self._generation
         before = list(self.catalog.skills)
         before_sources = list(self.catalog.sources)
         self.events.progress(0, max(total, 1), f"reading {total} source(s)…")
@@ -370,7 +371,8 @@ class CatalogSession:
                 enabled, on_source, folders_first=FOLDERS_FIRST, ready=read
             )
         except asyncio.CancelledError:
-            self._cut_short(enabled, statuses, found)
+            # Cut short by a newer discovery, that one says how each source stands.
+            self._cut_short(enabled, statuses, found, tell=generation == self._generation)
             raise
         # Names, collisions and what changed, for thousands of skills: off the loop.
         catalog, gone = await asyncio.to_thread(_assemble, before, results)
@@ -393,10 +395,16 @@ class CatalogSession:
         await self.load_approvals()
 
     def _cut_short(
-        self, enabled: list[SourceSpec], statuses: list[SourceStatus], found: list[Skill]
+        self,
+        enabled: list[SourceSpec],
+        statuses: list[SourceStatus],
+        found: list[Skill],
+        *,
+        tell: bool = True,
     ) -> None:
         """Discovery was cancelled: keep what the sources that answered gave, and mark
-        the others cancelled rather than leave them reading."""
+        the others cancelled rather than leave them reading (told unless ``tell`` is
+        false: a newer discovery reads them)."""
         answered = {s.origin.label for s in statuses}
         for spec in enabled:
             if spec.label not in answered:
@@ -404,7 +412,8 @@ class CatalogSession:
                     spec.origin, "cancelled", "not read: press F5 to read it again"
                 )
                 statuses.append(status)
-                self._told(status)
+                if tell:
+                    self._told(status)
         self.catalog = build_catalog(statuses, found)
         self.events.catalog_changed(CatalogChange())
         if not self.closing:  # the skills that did arrive get their approval states

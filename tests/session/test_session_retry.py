@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,31 @@ def test_a_server_is_read_again_on_its_kept_connection(tmp_path: Path, secret_se
     assert sorted(s.name for s in session.catalog.skills) == ["deploy", "release"]
     assert session.statuses["srv"].state is SourceState.OK
     assert ("info", "Reading srv again…") in said.lines
+
+
+def test_a_discovery_cut_short_by_a_newer_one_leaves_its_sources_reading(
+    tmp_path: Path, secret_service: Any
+) -> None:
+    argv = (sys.executable, "-c", "import time; time.sleep(120)")
+    slow = SourceSpec("slow", "mcp", "stdio", shlex.join(argv), command=argv)
+    session, events, _said = _session(tmp_path, [slow])
+
+    async def scenario() -> None:
+        try:
+            session.refresh()
+            while ("source", "slow", "pending") not in events.seen:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)  # the server is being started
+            session.refresh()  # F5 again: the first discovery is cut short
+            await asyncio.sleep(0.2)
+            assert session.statuses["slow"].state is SourceState.PENDING
+            session.cancel()  # Esc: this one says it was stopped
+            await session.wait_idle()
+        finally:
+            await session.reader.close()
+
+    asyncio.run(scenario())
+    told = [e for e in events.seen if e[:2] == ("source", "slow")]
+    assert told.count(("source", "slow", "cancelled")) == 1
+    assert told[-1] == ("source", "slow", "cancelled")
+    assert session.summary().unread == ("slow",)

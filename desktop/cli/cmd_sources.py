@@ -39,7 +39,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "LABEL=COMMAND for a server over stdio (quote the whole command), "
         "LABEL=https://HOST/mcp for a server over Streamable HTTP.",
     )
-    p.add_argument("source", metavar="SOURCE", help="[LABEL=]DIR, LABEL=COMMAND or LABEL=URL")
+    p.add_argument(
+        "source", metavar="SOURCE", nargs="?", help="[LABEL=]DIR, LABEL=COMMAND or LABEL=URL"
+    )
+    from desktop.sources import kinds
+
+    for kind in kinds.with_options():
+        if kind.option != "--folder":  # a folder is the SOURCE itself
+            p.add_argument(
+                kind.option,
+                dest=f"kind_{kinds.option_dest(kind)}",
+                metavar=kind.metavar,
+                help=f"save {kind.help}",
+            )
     p.add_argument(
         "--connect-timeout",
         metavar="SECONDS",
@@ -225,7 +237,7 @@ def _add(args: argparse.Namespace) -> int:
 
     from desktop.sources.launchers import parse_timeout
 
-    spec = _parse_source(args.source, args.env, args.header)
+    spec = _source_to_add(args)
     if args.connect_timeout is not None:
         if not spec.kind_info.runs_code:
             fail_usage(f"--connect-timeout is for servers, not a {spec.kind_info.word}")
@@ -253,6 +265,30 @@ def _add(args: argparse.Namespace) -> int:
     if in_keyring:
         print(f"  kept in the keyring: {', '.join(in_keyring)}")
     return 0
+
+
+def _source_to_add(args: argparse.Namespace) -> SourceSpec:
+    """The one source ``sources add`` is given: SOURCE, or one kind's option."""
+    from desktop.sources import kinds
+
+    given = [
+        (kind, value)
+        for kind in kinds.with_options()
+        if (value := getattr(args, f"kind_{kinds.option_dest(kind)}", None)) is not None
+    ]
+    if len(given) + (args.source is not None) != 1:
+        options = ", ".join(k.option for k in kinds.with_options() if k.option != "--folder")
+        fail_usage(f"name one source to add: SOURCE, or one of {options}")
+    if not given:
+        return _parse_source(args.source, args.env, args.header)
+    kind, value = given[0]
+    if args.env or args.header:
+        fail_usage(f"--env and --header are for servers, not a {kind.info.word}")
+    assert kind.parse is not None
+    try:
+        return kind.parse(value)
+    except ValueError as exc:
+        fail_usage(f"{kind.option}: {exc}")
 
 
 def _parse_source(value: str, env: list[str], headers: list[str]) -> SourceSpec:

@@ -2,15 +2,17 @@
 
 Each kind is made to hold the same two skills (a folder of them, that folder published
 by a real ``skill-catalog serve`` over stdio, a zip archive of it made with
-``zipfile``) and must list them, read and verify their files, list a folder, list
-itself again, say who it is and where its skills come from, and start nothing while it
-is not trusted. A kind registered without a sample here fails the first test.
+``zipfile``, a web index of it served on 127.0.0.1) and must list them, read and verify
+their files, list a folder, list itself again, say who it is and where its skills come
+from, and start nothing while it is not trusted. A kind registered without a sample here
+fails the first test.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import shlex
 import zipfile
 from collections.abc import Callable
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers.serve import serve_argv, write_skill
+from helpers.web_index import Site, publish_v02, skill_files, start
 
 from desktop.core.model import SourceSpec
 from desktop.core.source_kinds import kind_info
@@ -42,12 +45,26 @@ def _zip_of(folder: Path, target: Path) -> Path:
     return target
 
 
+_SITE: list[Site] = []
+
+
+def _index_of(folder: Path) -> str:
+    """The folder's skills published as a v0.2 web index on 127.0.0.1 (one server for
+    the module, one path per folder)."""
+    if not _SITE:
+        _SITE.append(start())
+    base = "/" + hashlib.sha256(str(folder).encode()).hexdigest()[:12]
+    publish_v02(_SITE[0], skill_files(folder), base)
+    return f"team={_SITE[0].url}{base}"
+
+
 # What each kind is asked with: the option's value that names a source holding the
 # folder's skills. Every registered kind has one.
 SAMPLES: dict[str, Callable[[Path], str]] = {
     "local": lambda folder: f"team={folder}",
     "mcp": lambda folder: f"team={shlex.join(serve_argv(folder))}",
     "zip": lambda folder: f"team={_zip_of(folder, folder.parent / 'skills.zip')}",
+    "index": _index_of,
 }
 
 

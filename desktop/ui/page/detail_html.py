@@ -22,6 +22,7 @@ from desktop.core.checks import DESCRIPTION_MAX
 from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Skill
+from desktop.core.provenance import provenance_words
 from desktop.core.states import EntryState
 from desktop.core.verify import NOT_READ, VERIFIED, FileVerification
 from desktop.core.visible import quoted
@@ -156,6 +157,7 @@ def detail_html(
 
     rows = [
         _row("Origin", origin_html(skill)),
+        _row("Provenance", escape(provenance_words(skill.provenance))) if skill.provenance else "",
         unless_default("identity", _row("Identity", f"<code>{escape(skill.id)}</code>"), False),
         _row("Name", escape(skill.name)),
         _row(

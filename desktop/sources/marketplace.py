@@ -304,8 +304,12 @@ def _plugin_at(
         values = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
         for value in values:
             where = inside(path, value) if isinstance(value, str) else None
+            if where is not None and path and where != path and not where.startswith(path + "/"):
+                where = None
             if where is None:
-                notes.append(f"{said['name'] or path}: a skills path leaves the folder; left out")
+                notes.append(
+                    f"{said['name'] or path}: a skills path leaves the plugin's folder; left out"
+                )
             elif where not in declared:
                 declared.append(where)
     dirs = (posixpath.join(path, "skills") if path else "skills", *declared) if declared else ()

@@ -157,7 +157,7 @@ def _unzip(data: bytes) -> dict[str, bytes]:
                     raise ArchiveError(f"{info.filename!r} is a link; links are not unpacked")
                 if info.is_dir():
                     continue
-                if info.create_system == 3 and mode and not stat.S_ISREG(mode):
+                if info.create_system == 3 and stat.S_IFMT(mode) not in (0, stat.S_IFREG):
                     raise ArchiveError(f"{info.filename!r} is a device or special file")
                 budget.take(info.file_size, info.filename)
             for info in infos:

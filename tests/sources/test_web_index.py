@@ -374,3 +374,27 @@ def test_an_unreadable_entry_is_listed_with_why(site: Site) -> None:
     assert "neither skill-md nor archive" in why["c"]
     assert why["d"].endswith("missing/SKILL.md answered 404 Not Found")
     assert why["e"] == "the index gives the skill no sha256 digest (sha256:<64 hex>)"
+
+
+def test_a_source_made_after_the_listing_reads_the_index_again(site: Site) -> None:
+    publish_v02(site, SKILLS)
+    _status, skills, _ = _discover(site.url)
+    notes, pdf = sorted(skills, key=lambda s: s.name)
+    spec = web_index.KIND.parse(f"site={site.url}")  # type: ignore[misc]
+
+    async def go() -> list[Any]:
+        source = open_source(spec, SourceContext())
+        try:
+            first = await source.read(notes, "notes/SKILL.md")
+            site.put("/.well-known/agent-skills/index.json", b'{"skills": []}')
+            gone = await source.read(pdf, "pdf/SKILL.md")
+            del site.files["/.well-known/agent-skills/index.json"]
+            missing = await source.read(pdf, "pdf/SKILL.md")
+            return [first, gone, missing]
+        finally:
+            await source.close()
+
+    first, gone, missing = asyncio.run(go())
+    assert first.verified and first.data == NOTES
+    assert gone.data is None and "the index no longer lists pdf" in gone.message
+    assert missing.data is None and "no discovery index found" in missing.message

@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
     # saved and detected sources (no source option) may be down without failing a run.
     from desktop.sources import kinds
 
-    options = [kinds.option_dest(k) for k in kinds.with_options()]
-    named = any(getattr(args, o, None) for o in ("folder", "server", "config", *options))
+    named = bool(getattr(args, "config", None)) or any(
+        getattr(args, kinds.option_dest(k), None) for k in kinds.with_options()
+    )
     # A server that asks for a sign-in is not a failed check: the line says what to run.
     if named and any(
         s.status == SourceState.FAILED and not _asks_sign_in(s) for s in catalog.sources

@@ -384,6 +384,43 @@ _TRUST: dict[TrustState, tuple[str, int, str]] = {
     TrustState.TRUSTED: ("trusted", 2, "emblem-ok"),
 }
 
+
+class Installed(StrEnum):
+    """Whether a skill in an agent's folder is still what a person approved."""
+
+    DRIFTED = "drifted"  # its files on disk changed since the catalog installed them
+    CHANGED_UPSTREAM = "changed-upstream"  # its source publishes other bytes now
+    NOT_APPROVED = "not-approved"  # installed by the catalog; its approval is gone
+    UNMANAGED = "unmanaged"  # not installed by the catalog
+    APPROVED = "approved"  # the bytes on disk are the approved ones
+
+    @property
+    def label(self) -> str:
+        """The plain words people read for it."""
+        return _INSTALLED[self][0]
+
+    @property
+    def rank(self) -> int:
+        return _INSTALLED[self][1]
+
+    @property
+    def icon(self) -> str:
+        return _INSTALLED[self][2]
+
+    @property
+    def ok(self) -> bool:
+        """Whether nothing needs doing: the approved bytes are the ones installed."""
+        return self is Installed.APPROVED
+
+
+_INSTALLED: dict[Installed, tuple[str, int, str]] = {
+    Installed.DRIFTED: ("Changed on disk", 0, "dialog-error"),
+    Installed.CHANGED_UPSTREAM: ("Update to review", 1, "dialog-warning"),
+    Installed.NOT_APPROVED: ("No longer approved", 2, "dialog-warning"),
+    Installed.UNMANAGED: ("Installed by something else", 3, "dialog-question"),
+    Installed.APPROVED: ("As approved", 4, "emblem-ok"),
+}
+
 # Every state type, for the test that keeps their words out of views.
 STATE_TYPES: tuple[type[StrEnum], ...] = (
     Severity,
@@ -393,4 +430,5 @@ STATE_TYPES: tuple[type[StrEnum], ...] = (
     Approval,
     Verification,
     TrustState,
+    Installed,
 )

@@ -2,10 +2,10 @@
 
 Each kind is made to hold the same two skills (a folder of them, that folder published
 by a real ``skill-catalog serve`` over stdio, a zip archive of it made with
-``zipfile``, a web index of it served on 127.0.0.1) and must list them, read and verify
-their files, list a folder, list itself again, say who it is and where its skills come
-from, and start nothing while it is not trusted. A kind registered without a sample here
-fails the first test.
+``zipfile``, a git repository of it made with ``git``, a web index of it served on
+127.0.0.1) and must list them, read and verify their files, list a folder, list itself
+again, say who it is and where its skills come from, and start nothing while it is not
+trusted. A kind registered without a sample here fails the first test.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.git_repos import commit_all, init_repo
 from helpers.serve import serve_argv, write_skill
 from helpers.web_index import Site, publish_v02, skill_files, start
 
@@ -58,12 +59,24 @@ def _index_of(folder: Path) -> str:
     return f"team={_SITE[0].url}{base}"
 
 
+def _repo_of(folder: Path) -> Path:
+    init_repo(folder)
+    commit_all(folder, "the two skills")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _private_state(tmp_home: Path) -> None:
+    """What a kind keeps (a git repository's fetched objects and pin) stays in the test."""
+
+
 # What each kind is asked with: the option's value that names a source holding the
 # folder's skills. Every registered kind has one.
 SAMPLES: dict[str, Callable[[Path], str]] = {
     "local": lambda folder: f"team={folder}",
     "mcp": lambda folder: f"team={shlex.join(serve_argv(folder))}",
     "zip": lambda folder: f"team={_zip_of(folder, folder.parent / 'skills.zip')}",
+    "git": lambda folder: f"team={_repo_of(folder)}",
     "index": _index_of,
 }
 

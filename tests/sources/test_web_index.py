@@ -346,7 +346,7 @@ def test_sources_add_keeps_an_index(site: Site, run_cli: Callable[..., Any]) -> 
     listed = json.loads(run_cli("list", "--json").stdout)
     assert {s["id"] for s in listed["skills"]} >= {"site:notes/SKILL.md", "site:pdf/SKILL.md"}
     both = run_cli("sources", "add", "x=/tmp", "--index", site.url)
-    assert both.returncode == 2 and "name one source to add" in both.stderr
+    assert both.returncode == 2 and "give one source" in both.stderr
     wrong = run_cli("sources", "add", "--index", "http://example.com")
     assert wrong.returncode == 2 and "--index: http://example.com is plain http" in wrong.stderr
 

@@ -77,7 +77,7 @@ def test_the_kind_is_reached_only_through_the_registry() -> None:
     assert named == [
         "desktop/sources/kinds.py:19: "
         "from desktop.sources import folder_source, web_index, zip_archive",
-        "desktop/sources/kinds.py:36: register(zip_archive.KIND)",
+        "desktop/sources/kinds.py:37: register(zip_archive.KIND)",
     ]
 
 

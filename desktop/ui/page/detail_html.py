@@ -22,7 +22,6 @@ from desktop.core.checks import DESCRIPTION_MAX
 from desktop.core.loading import affinity_report
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Skill
-from desktop.core.provenance import provenance_words
 from desktop.core.states import EntryState
 from desktop.core.verify import NOT_READ, VERIFIED, FileVerification
 from desktop.core.visible import quoted
@@ -83,10 +82,23 @@ def origin_html(skill: Skill) -> str:
     o = skill.origin
     if not o.kind_info.runs_code:
         word = o.kind_info.word_for(o.transport)
-        return f"local {word} <b>{escape(o.label)}</b> ({escape(o.endpoint)})"
+        where = "local " if o.kind_info.path_endpoint else ""  # a path here, or an address
+        return f"{where}{word} <b>{escape(o.label)}</b> ({escape(o.shown_endpoint)})"
     return (
         f"server <b>{escape(o.label)}</b> over {escape(o.transport)} ({escape(o.shown_endpoint)})"
     )
+
+
+def provenance_html(skill: Skill) -> str:
+    """Where a published skill's bytes come from ("owner/repo at 9d2f1ae, skills/pdf"),
+    with a link to the repository's page when it is an https address."""
+    from desktop.core.provenance import provenance_link, provenance_words
+
+    said = escape(provenance_words(skill.provenance))
+    link = provenance_link(skill.provenance)
+    if link:
+        said += f" — <a href='{escape(link)}'>open the repository</a>"
+    return said
 
 
 def file_state_text(vf: FileVerification | None) -> str:
@@ -157,7 +169,6 @@ def detail_html(
 
     rows = [
         _row("Origin", origin_html(skill)),
-        _row("Provenance", escape(provenance_words(skill.provenance))) if skill.provenance else "",
         unless_default("identity", _row("Identity", f"<code>{escape(skill.id)}</code>"), False),
         _row("Name", escape(skill.name)),
         _row(
@@ -170,6 +181,8 @@ def detail_html(
             "state", _row("State", escape(skill.state)), skill.state is not EntryState.LISTED
         ),
     ]
+    if skill.provenance:
+        rows.insert(1, _row("Provenance", provenance_html(skill)))
     if skill.path:
         rows.append(_row("Folder", escape(skill.path)))
     if unread:

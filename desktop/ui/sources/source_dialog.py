@@ -1,5 +1,5 @@
-"""Add or edit a source: a local folder, an MCP server over stdio (a command) or a URL,
-or a website's index of skills.
+"""Add or edit a source: a local folder, an MCP server over stdio (a command), a URL,
+a git repository (``URL[#REF]``), or a website's index of skills.
 
 The fields follow the kind: a folder has Browse…; a command has its environment values;
 a URL has its headers. Values that look secret are moved to the keyring when the
@@ -30,6 +30,7 @@ KINDS = (
     ("Local folder", "folder"),
     ("MCP server (command, stdio)", "stdio"),
     ("MCP server (URL)", "http"),
+    ("Git repository", "git"),
     ("Web index (a website's published skills)", "index"),
 )
 
@@ -38,10 +39,9 @@ WHERE = {
     "folder": ("&Folder", "/path/to/skills"),
     "stdio": ("&Command", "python -m my_server --flag value  (the command and its arguments)"),
     "http": ("&URL", "https://host/mcp"),
+    "git": ("&Repository", "https://github.com/owner/repo  (add #branch, #tag or #commit)"),
     "index": ("&Website", "https://example.com  (its /.well-known/agent-skills/index.json)"),
 }
-# The kinds the saved-source fields below do not make: made by their registered kind.
-REGISTERED = ("index",)
 
 
 def spec_from_fields(
@@ -51,11 +51,11 @@ def spec_from_fields(
 
     ``env`` and ``headers`` are the text of their fields, one ``NAME=VALUE`` a line
     (a header may be written ``Name: value``); blank lines are skipped."""
-    if kind in REGISTERED:
-        from desktop.sources.kinds import spec_from_fields as kind_fields
+    if kind not in ("folder", "stdio", "http"):  # another kind: its own rule
+        from desktop.sources.kinds import spec_from_fields as kind_spec
 
         try:
-            return kind_fields(label, kind, where), ""
+            return kind_spec(label, kind, where), ""
         except ValueError as exc:
             return None, str(exc)
     try:
@@ -164,7 +164,7 @@ class SourceDialog(QDialog):
         self.browse.setVisible(kind == "folder")
         self.form.setRowVisible(self.env, kind == "stdio")
         self.form.setRowVisible(self.headers, kind == "http")
-        self.form.setRowVisible(self.secrets_note, kind not in ("folder", *REGISTERED))
+        self.form.setRowVisible(self.secrets_note, kind in ("stdio", "http"))
 
     def _browse(self) -> None:
         chosen = QFileDialog.getExistingDirectory(self, "Choose a skills folder")

@@ -64,6 +64,7 @@ class WindowActions:
             skill, "Review and &approve…", "Ctrl+Shift+A", lambda: self.review("")
         )
         self.compare_action = self._act(skill, "&Compare two skills…", "Ctrl+Shift+D", self.compare)
+        self.install_action = self._act(skill, "&Install for agents…", "", self.install)
         skill.addSeparator()
         self.export_action = self._act(skill, "&Export decisions…", "", self.export_decisions)
         tools = mb.addMenu("&Tools")
@@ -71,6 +72,7 @@ class WindowActions:
         self.model_view_action = self._act(
             tools, "What the &model would see…", "Ctrl+Shift+M", self.model_view
         )
+        self.installed_action = self._act(tools, "I&nstalled skills…", "", self.installed)
         self.instructions_action = self._act(
             tools, "Server &instructions…", "Ctrl+I", lambda: self.show_instructions("")
         )
@@ -339,6 +341,18 @@ class WindowActions:
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(spec.endpoint)):
             self.w.notifier.warning(f"could not open the folder {spec.endpoint}")
 
+    def check_updates(self, label: str) -> None:
+        """Review what a newer commit of a git source changes; the sources are read
+        again once its pin moved."""
+        from desktop.ui.sources.update_dialog import UpdateDialog
+
+        spec = self.w.sources_model.spec(label)
+        if spec is None or not spec.kind_info.pinned:
+            return
+        dialog = UpdateDialog(spec, self.w)
+        dialog.updated.connect(lambda _label: self.refresh())
+        self._show(dialog)
+
     def open_uri(self) -> None:
         from desktop.ui.dialogs.open_uri_dialog import OpenUriDialog
 
@@ -366,3 +380,16 @@ class WindowActions:
         from desktop.ui.dialogs.host_view_dialog import ModelViewDialog
 
         self._show(ModelViewDialog(self.w.controller, self.w))
+
+    def install(self) -> None:
+        from desktop.ui.dialogs.install_dialog import InstallDialog
+
+        skill = self.w.current_skill()
+        if skill is None:
+            return
+        self._show(InstallDialog(self.w.controller, skill, self.w))
+
+    def installed(self) -> None:
+        from desktop.ui.dialogs.install_dialog import InstalledDialog
+
+        self._show(InstalledDialog(self.w.controller, self.w))

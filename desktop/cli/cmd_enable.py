@@ -1,0 +1,37 @@
+"""``skill-catalog enable NAME --agent AGENT``: put a disabled skill back for its agents.
+
+A disabled skill is moved out of the agent's folder into the catalog's keeping (its state
+folder), so the agent stops loading it and nothing of it is lost; ``enable`` moves it
+back. Only a skill the catalog installed (its lock records it) is moved.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from desktop.cli.install_args import add_place_options, places_from
+from desktop.cli.output import err
+
+NAME = "enable"
+HELP = "put a disabled skill back where its agents read it"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help="the skill's folder name")
+    add_place_options(parser, "enable it")
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.core.install import InstallError
+    from desktop.session.installer import set_enabled
+
+    rc = 0
+    for place in places_from(args, NAME):
+        try:
+            where = set_enabled(place, args.name, True)
+        except (InstallError, OSError) as exc:
+            err(f"skill-catalog enable: {exc}")
+            rc = 1
+            continue
+        print(f"Enabled {args.name} for {', '.join(place.agents)}: it is now in {where}")
+    return rc

@@ -10,7 +10,8 @@ A tree of files (a folder here, a repository at a commit) may publish plugins:
 
 A plugin's ``source`` is a path inside the tree (``"./plugins/pdf"``, or Codex's
 ``{"source": "local", "path": …}``), which is read; or a repository elsewhere
-(``github``, ``url``, ``git-subdir``), which needs the git kind and is not read yet; or
+(``github``, ``url``, ``git-subdir``), which is not read with this tree (it may be
+added as a git source of its own); or
 an ``npm`` package, which is not read (a registry's package, not files of this tree).
 A plugin's own ``plugin.json`` (in its folder or its ``.claude-plugin/``) gives what
 the marketplace leaves out: its description, version and author.
@@ -43,7 +44,7 @@ MARKETPLACES = (
 ROOT_PLUGINS = ("plugin.json", ".claude-plugin/plugin.json")
 PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", "plugin.json")
 
-NEEDS_GIT = "needs the git kind: not read yet"
+NEEDS_GIT = "another repository, not read yet (plugins elsewhere are not fetched with this one)"
 NPM = (
     "an npm package: not readable yet (the catalog reads files, and an npm package is "
     "fetched and installed by a package manager)"
@@ -171,7 +172,7 @@ def _author(value: Any) -> str:
 def inside(base: str, rel: str) -> str | None:
     """``rel`` joined to ``base`` (both relative to the root), or ``None`` when the
     result is absolute or leaves the tree."""
-    if not isinstance(rel, str) or "\\" in rel or "\0" in rel or rel.startswith("/"):
+    if not isinstance(rel, str) or any(c in rel for c in "\\\0\n\r") or rel.startswith("/"):
         return None
     joined = posixpath.normpath(posixpath.join(base, rel)) if rel.strip() else base
     if joined in (".", ""):
@@ -244,13 +245,18 @@ def _listed(
         if form in ("local", "path", "relative"):
             source = source.get("path")
         else:
-            where = _text(source.get("repo") or source.get("url") or source.get("package"), 500)
+            repo = _text(source.get("repo"), 300)
+            url = f"https://github.com/{repo}" if form == "github" and repo else ""
+            url = url or _text(source.get("url"), 500)
+            where = repo or url or _text(source.get("package"), 500)
             if form == "git-subdir" and _text(source.get("path"), 500):
                 where += f" ({_text(source.get('path'), 500)})"
             pin = _text(source.get("sha") or source.get("ref"), 100)
             where += f" at {pin}" if pin else ""
             if form in ("github", "url", "git", "git-subdir"):
                 reason = f"from {where or 'a repository'}: {NEEDS_GIT}"
+                if url and not url.startswith("-"):
+                    reason += f"; add it as a source: --git {url}" + (f"#{pin}" if pin else "")
             elif form == "npm":
                 reason = NPM
             else:
@@ -259,7 +265,8 @@ def _listed(
     if not isinstance(source, str):
         return Plugin(**said, source="unknown", reason="it says no source")
     if source.startswith(("https://", "http://", "git@", "git://")):
-        return Plugin(**said, source="url", where=source, reason=f"from {source}: {NEEDS_GIT}")
+        reason = f"from {source}: {NEEDS_GIT}; add it as a source: --git {source}"
+        return Plugin(**said, source="url", where=source, reason=reason)
     base = inside("", root) if root and not source.startswith((".", "/")) else ""
     path = inside(base or "", source) if base is not None else None
     if path is None:
@@ -345,10 +352,10 @@ def folder_reader(root: str) -> ReadFile:
     return read
 
 
-def _marked(root: str, skills: list[Skill]) -> tuple[Plugins, dict[str, list[str]], list[Skill]]:
-    import os
-
-    found = read_plugins(folder_reader(root)) if os.path.isdir(root) else Plugins()
+def _marked(
+    read: ReadFile | None, skills: list[Skill]
+) -> tuple[Plugins, dict[str, list[str]], list[Skill]]:
+    found = read_plugins(read) if read is not None else Plugins()
     owned: dict[str, list[str]] = {p.name: [] for p in found.plugins}
     marked: list[Skill] = []
     for skill in skills:
@@ -361,19 +368,33 @@ def _marked(root: str, skills: list[Skill]) -> tuple[Plugins, dict[str, list[str
     return found, owned, marked
 
 
+def _folder(root: str) -> ReadFile | None:
+    import os
+
+    return folder_reader(root) if os.path.isdir(root) else None
+
+
 def plugin_skills(root: str, skills: list[Skill]) -> list[Skill]:
     """The skills of the folder ``root``, each marked with the plugin it belongs to
     (in its ``provenance``)."""
-    return _marked(root, skills)[2]
+    return _marked(_folder(root), skills)[2]
 
 
 def with_plugins(
     root: str, status: SourceStatus, skills: list[Skill]
 ) -> tuple[SourceStatus, list[Skill]]:
-    """The skills of the folder ``root`` marked as :func:`plugin_skills` marks them, and
-    ``status`` given the plugins, with a note for each plugin not read; unchanged when
-    the folder publishes no plugin."""
-    found, owned, marked = _marked(root, skills)
+    """:func:`apply_plugins` over the folder ``root``."""
+    return apply_plugins(_folder(root), status, skills)
+
+
+def apply_plugins(
+    read: ReadFile | None, status: SourceStatus, skills: list[Skill]
+) -> tuple[SourceStatus, list[Skill]]:
+    """The skills of the tree ``read`` reads (skill URIs being paths from its root), each
+    marked with the plugin it belongs to (``provenance``), and ``status`` given the
+    plugins, with a note for each plugin not read; unchanged when the tree publishes no
+    plugin."""
+    found, owned, marked = _marked(read, skills)
     if not found.plugins and not found.notes:
         return status, skills
     notes = [f"plugin {p.name}: {p.reason}" for p in found.plugins if not p.read]

@@ -91,13 +91,11 @@ def test_a_folder_marketplace_groups_its_skills_under_their_plugin(
     ]
     assert plugins["remote"]["read"] is False
     assert plugins["remote"]["reason"] == (
-        f"from https://github.com/o/r.git (plugins/remote) at 9d2f1ae: {NEEDS_GIT}"
+        f"from https://github.com/o/r.git (plugins/remote) at 9d2f1ae: {NEEDS_GIT}; "
+        "add it as a source: --git https://github.com/o/r.git#9d2f1ae"
     )
     assert (plugins["npm-one"]["read"], plugins["npm-one"]["reason"]) == (False, NPM)
-    assert (
-        f"plugin remote: from https://github.com/o/r.git (plugins/remote) at 9d2f1ae: {NEEDS_GIT}"
-        in source["notes"]
-    )
+    assert f"plugin remote: {plugins['remote']['reason']}" in source["notes"]
 
     text = run_cli("list", "--folder", f"m={root}").stdout
     assert "    plugin pdf-tools 1.2.0 by Ada, 2 skills: forms, pdf" in text
@@ -145,7 +143,9 @@ def test_codex_copilot_and_root_plugins_are_read_the_same_way() -> None:
     assert lint.holds("plugins/lint/extra/x/SKILL.md")
     assert not lint.holds("plugins/lint/other/SKILL.md")
     assert found.owner("plugins/lint/skills/a/SKILL.md") is lint
-    assert gh.reason == f"from o/r at v1: {NEEDS_GIT}" and not gh.read
+    assert not gh.read and gh.reason == (
+        f"from o/r at v1: {NEEDS_GIT}; add it as a source: --git https://github.com/o/r#v1"
+    )
     assert odd.reason == "its source 'ftp' is not a kind the catalog reads"
     assert "lint: a skills path leaves the plugin's folder; left out" in found.notes
     assert lint.in_words() == "lint 0.3 by Bo"
@@ -167,7 +167,10 @@ def test_codex_copilot_and_root_plugins_are_read_the_same_way() -> None:
     found = read_plugins(_reader(copilot))
     docs, web, bare, up = found.plugins
     assert docs.path == "plugins/docs" and docs.marketplace == ".github/plugin/marketplace.json"
-    assert web.reason == f"from https://example.com/web.git: {NEEDS_GIT}"
+    assert web.reason == (
+        f"from https://example.com/web.git: {NEEDS_GIT}; "
+        "add it as a source: --git https://example.com/web.git"
+    )
     assert bare.reason == "it says no source"
     assert up.reason == "its path leaves the folder" and not up.holds("x")
     assert any("'docs' is listed twice" in n for n in found.notes)
@@ -205,13 +208,33 @@ def test_what_cannot_be_read_is_said_and_nothing_else_breaks() -> None:
 def test_paths_never_leave_the_tree(tmp_path: Path) -> None:
     assert inside("plugins/a", "./skills") == "plugins/a/skills"
     assert inside("", ".") == "" and inside("a", "") == "a"
-    for bad in ("/etc", "../x", "a/../../x", "a\\b", "a\0b"):
+    for bad in ("/etc", "../x", "a/../../x", "a\\b", "a\0b", "a\nb"):
         assert inside("", bad) is None, bad
     (tmp_path / "in.json").write_text("{}")
     (tmp_path / "link.json").symlink_to("/etc/hostname")
     read = folder_reader(str(tmp_path))
     assert read("in.json") == b"{}"
     assert read("link.json") is None and read("missing.json") is None
+
+
+def test_a_git_repository_marketplace_groups_its_skills_at_the_pinned_commit(
+    tmp_home: Path, tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    from helpers.git_repos import commit_all, init_repo
+
+    root = _market_folder(tmp_path)
+    init_repo(root)
+    commit_all(root, "a marketplace")
+    data = json.loads(run_cli("list", "--json", "--git", f"m={root}").stdout)
+    by = {s["name"]: s for s in data["skills"]}
+    assert by["pdf"]["provenance"]["plugin"] == "pdf-tools"
+    assert by["pdf"]["provenance"]["commit"] and by["pdf"]["provenance"]["plugin_author"] == "Ada"
+    (source,) = data["sources"]
+    assert [(p["name"], p["read"]) for p in source["plugins"]] == [
+        ("pdf-tools", True),
+        ("remote", False),
+        ("npm-one", False),
+    ]
 
 
 def test_a_plugin_in_words() -> None:

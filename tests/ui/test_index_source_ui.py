@@ -74,3 +74,35 @@ def test_a_web_index_added_in_the_dialog_lists_its_skill_with_provenance(
         f"Listed by the index {site.url}/.well-known/agent-skills/index.json; "
         "checked against its digest sha256:"
     ) in details
+
+
+def test_a_plugin_skill_page_says_which_plugin(
+    make_window: Any, tmp_path: Path, qtbot: Any
+) -> None:
+    from desktop.core.model import SourceSpec
+
+    root = tmp_path / "market"
+    skill = root / "plugins" / "pdf-tools" / "skills" / "pdf"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(NOTES.replace(b"notes", b"pdf"))
+    (root / ".claude-plugin").mkdir()
+    (root / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps(
+            {
+                "name": "team",
+                "plugins": [
+                    {
+                        "name": "pdf-tools",
+                        "source": "./plugins/pdf-tools",
+                        "version": "1.2",
+                        "author": {"name": "Ada"},
+                    }
+                ],
+            }
+        )
+    )
+    window = make_window([SourceSpec("m", "local", "folder", str(root))])
+    assert window.select_skill("m:plugins/pdf-tools/skills/pdf/SKILL.md")
+    wait_idle(qtbot, window)
+    window.detail.refresh()
+    assert "Part of plugin pdf-tools 1.2 by Ada" in window.detail.browser.toPlainText()

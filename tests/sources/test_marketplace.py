@@ -251,3 +251,25 @@ def test_a_plugin_in_words() -> None:
         "anthropics/skills at 9d2f1ae, skills/pdf · Part of plugin pdf-tools 1.2 by Ada"
     )
     assert provenance_words({}) == ""
+
+
+def test_a_folder_status_gives_its_plugins_in_json(tmp_path: Path) -> None:
+    from desktop.core.model import SourceSpec
+    from desktop.sources.folder import scan_folder, scan_regions
+
+    root = _market_folder(tmp_path)
+    spec = SourceSpec("m", "local", "folder", str(root))
+    status, skills = scan_folder(spec)
+    shown = status.to_json()
+    assert [p["name"] for p in shown["plugins"]] == ["pdf-tools", "remote", "npm-one"]
+    assert any(n.startswith("plugin npm-one: an npm package") for n in shown["notes"])
+    again = scan_regions(spec, ["plugins"])
+    assert again is not None
+    assert {s.name: s.provenance.get("plugin") for s in again[0]} == {
+        "forms": "pdf-tools",
+        "pdf": "pdf-tools",
+    }
+    plain = tmp_path / "plain"
+    _skill(plain, "one", "one")
+    status, _ = scan_folder(SourceSpec("p", "local", "folder", str(plain)))
+    assert "plugins" not in status.to_json()

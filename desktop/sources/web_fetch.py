@@ -80,10 +80,10 @@ class Fetched:
 class Fetcher:
     """One client for the reads of one listing, at most :data:`PARALLEL` at once."""
 
-    def __init__(self, *, timeout: float = TOTAL_SECONDS) -> None:
+    def __init__(self, *, timeout: float | None = None) -> None:
         import httpx2
 
-        self.timeout = timeout
+        timeout = self.timeout = timeout or TOTAL_SECONDS
         self._client = httpx2.AsyncClient(
             follow_redirects=False,
             timeout=httpx2.Timeout(timeout, connect=CONNECT_SECONDS),

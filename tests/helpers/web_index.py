@@ -27,6 +27,8 @@ class Site:
     files: dict[str, bytes] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
     unsized: set[str] = field(default_factory=set)  # sent with no Content-Length
+    stalled: set[str] = field(default_factory=set)  # answered only once released
+    release: threading.Event = field(default_factory=threading.Event)
     asked: list[str] = field(default_factory=list)
     port: int = 0
 
@@ -50,6 +52,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if path in self.site.stalled:
+            self.site.release.wait(30)
         data = self.site.files.get(path)
         if data is None:
             self.send_response(404)
@@ -91,6 +95,7 @@ def serving(site: Site | None = None) -> Iterator[Site]:
     try:
         yield site
     finally:
+        site.release.set()
         server.shutdown()
         server.server_close()
         thread.join()

@@ -398,3 +398,27 @@ def test_a_source_made_after_the_listing_reads_the_index_again(site: Site) -> No
     assert first.verified and first.data == NOTES
     assert gone.data is None and "the index no longer lists pdf" in gone.message
     assert missing.data is None and "no discovery index found" in missing.message
+
+
+def test_a_server_that_does_not_answer_is_given_up_in_time(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.sources import web_fetch
+
+    monkeypatch.setattr(web_fetch, "TOTAL_SECONDS", 0.5)
+    publish_v02(site, SKILLS)
+    site.stalled.add("/.well-known/agent-skills/notes/SKILL.md")
+    status, skills, _ = _discover(site.url)
+    notes = next(s for s in skills if s.name == "notes")
+    assert status.message == "2 skills in the index (v0.2), 1 skill not readable"
+    assert notes.invalid_reasons.endswith("notes/SKILL.md did not answer within 0.5 s")
+    site.release.set()
+
+
+def test_too_many_redirects_are_not_followed(site: Site) -> None:
+    for n in range(7):
+        site.redirects[f"/r{n}/.well-known/agent-skills/index.json"] = (
+            f"/r{n + 1}/.well-known/agent-skills/index.json"
+        )
+    status, _skills, _ = _discover(f"{site.url}/r0")
+    assert status.message.endswith("redirected more than 5 times")

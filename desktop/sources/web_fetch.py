@@ -40,6 +40,7 @@ def check_url(url: str) -> str:
     """Why ``url`` may not be read (empty when it may): https, or http on this computer."""
     try:
         parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port out of range raises here, not in the client
     except ValueError as exc:
         return f"{url!r} is not an address: {exc}"
     if parts.scheme not in ("https", "http") or not parts.hostname:
@@ -134,7 +135,7 @@ class Fetcher:
                             f"{response.reason_phrase}".rstrip()
                         )
                     return Fetched(current, await _body(response, current, limit))
-            except httpx2.HTTPError as exc:
+            except (httpx2.HTTPError, httpx2.InvalidURL, OSError, ValueError) as exc:
                 raise FetchError(f"cannot read {current}: {exc or type(exc).__name__}") from None
         raise FetchError(f"{url} redirected more than {MAX_REDIRECTS} times")
 

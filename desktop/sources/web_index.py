@@ -235,6 +235,9 @@ async def _read_entry(
                 files[artifact.path] = fetched.data
     except (FetchError, ArchiveError) as exc:
         return _Read(_unreadable(spec, entry, str(exc), provenance), {})
+    except Exception as exc:  # noqa: BLE001 - one entry must not fail the whole index
+        why = f"cannot read it: {exc or type(exc).__name__}"
+        return _Read(_unreadable(spec, entry, why, provenance), {})
     return _skill_of(spec, entry, files, provenance, pins)
 
 

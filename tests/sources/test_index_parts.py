@@ -109,6 +109,7 @@ def test_what_may_be_read_and_followed() -> None:
     assert "plain http" in check_url("http://example.com/")
     assert "not an http(s) address" in check_url("file:///etc/passwd")
     assert "not an address" in check_url("http://[::1")
+    assert "not an address" in check_url("http://127.0.0.1:99999/")
     assert "user name or password" in check_url("https://a:b@example.com/")
     assert check_redirect("https://a.org/x", "https://a.org/y") == ""
     assert "another host, b.org" in check_redirect("https://a.org/x", "https://b.org/x")

@@ -273,3 +273,13 @@ def test_a_folder_status_gives_its_plugins_in_json(tmp_path: Path) -> None:
     _skill(plain, "one", "one")
     status, _ = scan_folder(SourceSpec("p", "local", "folder", str(plain)))
     assert "plugins" not in status.to_json()
+
+
+def test_a_plugin_name_finds_its_skills_in_the_list(tmp_path: Path) -> None:
+    from desktop.core.model import SourceSpec
+    from desktop.core.query import search_text
+    from desktop.sources.folder import scan_folder
+
+    _status, skills = scan_folder(SourceSpec("m", "local", "folder", str(_market_folder(tmp_path))))
+    found = sorted(s.name for s in skills if "pdf-tools" in search_text(s))
+    assert found == ["forms", "pdf"]

@@ -130,6 +130,7 @@ class SkillPageWidget(QWidget):
         header.addWidget(self.title)
         header.addWidget(self.origin)
         header.addLayout(pills)
+        header.addWidget(detail.team)  # the team's signed decisions, above every tab
 
         self.files = QTreeWidget(self)
         self.files.setObjectName("skillFiles")

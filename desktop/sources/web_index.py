@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 WELL_KNOWN = (".well-known/agent-skills/index.json", ".well-known/skills/index.json")
 MAX_ARCHIVE_BYTES = 32 * 1024 * 1024
+MAX_LISTING_BYTES = 256 * 1024 * 1024  # fetched in all by one listing
 NO_DIGEST = "index-no-digest"
 DIGEST_MISMATCH = "index-digest"
 UNREADABLE = "index-unreadable"
@@ -64,6 +65,13 @@ def index_addresses(url: str) -> tuple[str, ...]:
         return (url,)
     base = url if url.endswith("/") else url + "/"
     return tuple(urljoin(base, path) for path in WELL_KNOWN)
+
+
+@dataclass(slots=True)
+class _Budget:
+    """The bytes one listing may still fetch, all its skills together."""
+
+    left: int
 
 
 @dataclass(slots=True)
@@ -95,8 +103,12 @@ class IndexSource(BaseSource):
                 return SourceStatus(self.spec.origin, SourceState.FAILED, str(exc)), []
             cache = self.context.cache
             pins = Pins(pins_root(cache.root if cache else None), document.url).load()
+            budget = _Budget(MAX_LISTING_BYTES)
             reads = await asyncio.gather(
-                *(_read_entry(fetcher, self.spec, document, e, pins) for e in document.entries)
+                *(
+                    _read_entry(fetcher, self.spec, document, e, pins, budget)
+                    for e in document.entries
+                )
             )
         await asyncio.to_thread(pins.save)
         self._held = {uri: b for r in reads for uri, b in r.data.items()}
@@ -208,7 +220,12 @@ async def _read_index(fetcher: Fetcher, url: str) -> IndexDocument:
 
 
 async def _read_entry(
-    fetcher: Fetcher, spec: SourceSpec, document: IndexDocument, entry: IndexEntry, pins: Pins
+    fetcher: Fetcher,
+    spec: SourceSpec,
+    document: IndexDocument,
+    entry: IndexEntry,
+    pins: Pins,
+    budget: _Budget | None = None,
 ) -> _Read:
     from desktop.sources.archives import ArchiveError, unpack
     from desktop.sources.web_fetch import FetchError
@@ -220,7 +237,15 @@ async def _read_entry(
     try:
         for artifact in entry.artifacts:
             limit = MAX_ARCHIVE_BYTES if artifact.archive else MAX_BYTES
+            if budget is not None and budget.left <= 0:
+                why = (
+                    f"not read: the index's skills are over {MAX_LISTING_BYTES:,} bytes in all "
+                    "(the listing's budget)"
+                )
+                return _Read(_unreadable(spec, entry, why, provenance), {})
             fetched = await fetcher.get(artifact.url, limit)
+            if budget is not None:
+                budget.left -= len(fetched.data)
             got = sha256_digest(fetched.data)
             if artifact.digest and got != artifact.digest:
                 why = (

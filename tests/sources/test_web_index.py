@@ -422,3 +422,15 @@ def test_too_many_redirects_are_not_followed(site: Site) -> None:
         )
     status, _skills, _ = _discover(f"{site.url}/r0")
     assert status.message.endswith("redirected more than 5 times")
+
+
+def test_a_listing_stops_fetching_past_its_budget(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_index, "MAX_LISTING_BYTES", 10)
+    publish_v01(site, SKILLS)
+    status, skills, _ = _discover(site.url)
+    read = [s for s in skills if s.loadable]
+    refused = [s for s in skills if not s.loadable]
+    assert len(read) >= 1 and refused
+    assert "over 10 bytes in all (the listing's budget)" in refused[0].invalid_reasons

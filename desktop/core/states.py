@@ -237,7 +237,7 @@ _APPROVAL: dict[Approval, tuple[str, str, int, str]] = {
         "Changed",
         "Its files changed since they were approved: review the change",
         0,
-        "view-refresh",
+        "dialog-warning",
     ),
     Approval.NOT_APPROVED: ("To review", "Nobody approved this skill yet", 1, "dialog-question"),
     Approval.REJECTED: (

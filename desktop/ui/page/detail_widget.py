@@ -44,7 +44,7 @@ class DetailWidget(QWidget):
         self.preview_button = QPushButton("&Preview")
         self.preview_button.setAccessibleName("Preview the selected skill")
         self.review_button = QPushButton("Review approva&l…")
-        self.review_button.setAccessibleName("Review the approval of the selected skill")
+        self.review_button.setAccessibleName("Review approval of the selected skill")
         self.compare_button = QPushButton("Co&mpare…")
         self.compare_button.setAccessibleName("Compare the selected skill with another")
         self.show_all = QCheckBox("Show all")

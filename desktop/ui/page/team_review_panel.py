@@ -35,14 +35,14 @@ class TeamReviewPanel(QWidget):
         self.label.setWordWrap(True)
         self.label.setAccessibleName("Team review")
         self.adopt_button = QPushButton("Adopt team approval")
-        self.adopt_button.setAccessibleName("Take the team's approval as your own")
+        self.adopt_button.setAccessibleName("Adopt team approval: take it as your own")
         self.adopt_button.setToolTip(
             "Approve these exact files yourself, with the grants the team reviewer gave "
             "(a signed review record in this repository)"
         )
         self.adopt_button.clicked.connect(self.adopt)
         self.sign_button = QPushButton("Sign for the team")
-        self.sign_button.setAccessibleName("Sign your decision for the team")
+        self.sign_button.setAccessibleName("Sign for the team: your decision, signed")
         self.sign_button.setToolTip(
             "Write your decision on these exact files into the repository's .skill-reviews "
             "folder, signed with the SSH key git signs your commits with"

@@ -13,30 +13,15 @@ import argparse
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from desktop.cli.output import emit_json, fail_usage
 from desktop.cli.sources_args import add_source_options, load_catalog
-from desktop.core.hosts import host_ids, profile
-from desktop.core.hosts.verdict import ListedSkill, host_verdict, listing_plan
+from desktop.core.hosts import host_ids
 from desktop.core.model import Skill
-from desktop.core.selection import (
-    BM25,
-    LISTING,
-    STRATEGIES,
-    TRIGGERS,
-    Bm25Index,
-    EvalQuery,
-    Ranked,
-    doc_from_frontmatter,
-    evaluate,
-    rank_bm25,
-    rank_listing,
-    rank_triggers,
-    read_eval_queries,
-    split,
-)
+from desktop.core.selection import STRATEGIES, EvalQuery, evaluate, read_eval_queries, split
+from desktop.core.selector import Selector
 from desktop.core.visible import one_line
 
 NAME = "select"
@@ -75,32 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --evals: report a 60/40 train and validation split separately",
     )
     add_source_options(parser)
-
-
-class Selector:
-    """The three strategies over one set of skills."""
-
-    def __init__(self, skills: Sequence[Skill], host: str, context: int | None) -> None:
-        self.docs = [
-            doc_from_frontmatter(s.id, s.name, s.description, s.frontmatter, s.loading.triggers)
-            for s in skills
-        ]
-        self.index = Bm25Index(self.docs)
-        p = profile(host)
-        listed = [
-            None
-            if host_verdict(p, s.frontmatter, Path(s.path).name if s.path else None).loads == "no"
-            else ListedSkill(s.name, s.description)
-            for s in skills
-        ]
-        self.modes = listing_plan(p, listed, context).listing
-
-    def rankers(self, top: int | None = None) -> dict[str, Callable[[str], list[Ranked]]]:
-        return {
-            BM25: lambda q: rank_bm25(self.index, q, top),
-            TRIGGERS: lambda q: rank_triggers(self.docs, q, top),
-            LISTING: lambda q: rank_listing(self.docs, self.modes, q, top),
-        }
 
 
 def run(args: argparse.Namespace) -> int:

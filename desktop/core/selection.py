@@ -104,7 +104,7 @@ class Bm25Index:
     """An inverted index: per term, each document holding it with its BM25 weight
     (computed once when built, so a query only adds weights up)."""
 
-    __slots__ = ("avg", "docs", "lengths", "weights")
+    __slots__ = ("avg", "docs", "idf", "lengths", "weights")
 
     def __init__(self, docs: Sequence[Doc]) -> None:
         self.docs = list(docs)
@@ -120,8 +120,10 @@ class Bm25Index:
         avg = self.avg or 1.0
         norms = [K1 * (1 - B + B * length / avg) for length in self.lengths]
         self.weights: dict[str, dict[int, float]] = {}
+        self.idf: dict[str, float] = {}
         for term, postings in counts.items():
             idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
+            self.idf[term] = idf
             self.weights[term] = {
                 i: idf * tf * (K1 + 1) / (tf + norms[i]) for i, tf in postings.items()
             }
@@ -142,9 +144,33 @@ class Bm25Index:
                 out[i] = get(i, 0.0) + w
         return out
 
-    def rank(self, prompt: str, top: int | None = None) -> list[tuple[Doc, float]]:
+    def score_text(self, prompt: str, doc: Doc) -> float:
+        """The score ``doc`` would have in place of a document of this index (the
+        index's term statistics kept): a scratch edit, scored without a rebuild."""
+        words = Counter(tokens(doc.text))
+        norm = K1 * (1 - B + B * sum(words.values()) / (self.avg or 1.0))
+        return sum(
+            self.idf[t] * words[t] * (K1 + 1) / (words[t] + norm)
+            for t in set(tokens(prompt))
+            if t in self.idf and words[t]
+        )
+
+    def rank(
+        self, prompt: str, top: int | None = None, replaced: Mapping[int, Doc] | None = None
+    ) -> list[tuple[Doc, float]]:
+        """The documents by score; ``replaced``: documents scored in place of the
+        index's own at those positions (scratch edits)."""
         scores = self.scores(prompt)
         docs = self.docs
+        if replaced:
+            docs = list(docs)
+            for i, doc in replaced.items():
+                docs[i] = doc
+                score = self.score_text(prompt, doc)
+                if score > 0:
+                    scores[i] = score
+                else:
+                    scores.pop(i, None)
         if top is not None and top < len(scores):
             best = heapq.nsmallest(top, scores.items(), key=lambda kv: (-kv[1], docs[kv[0]].name))
         else:

@@ -11,15 +11,8 @@ from typing import Any
 
 from desktop.core.entry import SKILL_MD
 from desktop.core.frontmatter import split_frontmatter
-from desktop.core.hosts import HostProfile, profiles
-from desktop.core.hosts.verdict import (
-    Budget,
-    HostVerdict,
-    ListedSkill,
-    budget_sentence,
-    host_verdict,
-    listing_plan,
-)
+from desktop.core.hosts.table import host_table
+from desktop.core.hosts.verdict import budget_sentence
 from desktop.core.model import Skill
 from desktop.core.selection import close_pairs, doc_from_frontmatter
 from desktop.core.visible import one_line
@@ -39,40 +32,8 @@ def raw_frontmatter(skill: Skill) -> str | None:
     return None
 
 
-def _when_to_use(skill: Skill) -> str:
-    value = (skill.frontmatter or {}).get("when_to_use", "")
-    return value if isinstance(value, str) else ""
-
-
-def host_table(
-    skills: Sequence[Skill], context: int | None
-) -> tuple[list[dict[str, tuple[HostVerdict, str]]], dict[str, Budget], tuple[HostProfile, ...]]:
-    """Per skill, per host: (verdict, listing mode); per host: the budget."""
-    hosts = profiles()
-    raws = [raw_frontmatter(s) for s in skills]
-    rows: list[dict[str, tuple[HostVerdict, str]]] = [{} for _ in skills]
-    budgets: dict[str, Budget] = {}
-    ordered = sorted(range(len(skills)), key=lambda i: skills[i].name)
-    for host in hosts:
-        verdicts = [
-            host_verdict(host, s.frontmatter, Path(s.path).name if s.path else None, raws[i])
-            for i, s in enumerate(skills)
-        ]
-        listed = [
-            None
-            if verdicts[i].loads == "no"
-            else ListedSkill(skills[i].name, skills[i].description, _when_to_use(skills[i]))
-            for i in ordered
-        ]
-        budget = listing_plan(host, listed, context)
-        budgets[host.id] = budget
-        for pos, i in enumerate(ordered):
-            rows[i][host.id] = (verdicts[i], budget.listing[pos])
-    return rows, budgets, hosts
-
-
 def hosts_json(skills: Sequence[Skill], context: int | None) -> dict[str, Any]:
-    rows, budgets, _hosts = host_table(skills, context)
+    rows, budgets, _hosts = host_table(skills, context, [raw_frontmatter(s) for s in skills])
     return {
         "context": context,
         "skills": [
@@ -91,7 +52,7 @@ def hosts_json(skills: Sequence[Skill], context: int | None) -> dict[str, Any]:
 
 
 def print_hosts(skills: Sequence[Skill], context: int | None) -> None:
-    rows, budgets, hosts = host_table(skills, context)
+    rows, budgets, hosts = host_table(skills, context, [raw_frontmatter(s) for s in skills])
     for skill, row in zip(skills, rows, strict=True):
         print(f"{one_line(skill.name)}  ({one_line(skill.path or '')})")
         for host in hosts:

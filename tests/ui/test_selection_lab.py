@@ -76,3 +76,27 @@ def test_editing_the_scratch_description_moves_the_rank(window: Any, qtbot: Any)
     with qtbot.waitSignal(lab.skillSelected) as chosen:
         lab.lists["bm25"].itemActivated.emit(lab.lists["bm25"].item(0))
     assert chosen.args[0].endswith("pptx/SKILL.md")
+
+
+def test_the_hosts_tab_says_per_host_whether_the_skill_loads_and_how_it_is_listed(
+    window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    skill = next(s for s in window.controller.catalog.skills if s.name == "pdf")
+    window.select_skill(skill.id)
+    page = window.page
+    page.tabs.setCurrentIndex(page.hosts_index)
+    assert page.tabs.tabText(page.hosts_index) == "Hosts"
+    table = page.hosts.table
+    rows = {
+        table.topLevelItem(i).text(0): [table.topLevelItem(i).text(c) for c in range(1, 4)]
+        for i in range(table.topLevelItemCount())
+    }
+    assert rows["Claude Code"][:2] == ["Loads", "Listed in full"]
+    assert rows["Codex"][0] == "Loads"
+    assert rows["Cursor"][0] == "Unknown"
+    assert "source: github.com/openai/codex" in table.topLevelItem(1).toolTip(0)
+    assert page.hosts.budget.text().startswith(
+        "Claude Code at 200K context: about 8,000 characters for skill listings; these 9 skills"
+    )
+    window.resize(900, 700)
+    window.grab().save("/tmp/hosts_tab.png")

@@ -139,15 +139,40 @@ class Index:
                 out[i] = get(i, 0.0) + part
         return out
 
-    def rank(self, prompt: str, top: int | None = 10) -> list[tuple[Doc, float]]:
-        """The documents that share a word with ``prompt``, best first (ties by name)."""
+    def score_doc(self, doc: Doc, prompt: str) -> float:
+        """``doc``'s BM25 score for ``prompt`` with this index's statistics (a draft of one
+        of its documents, scored without building the index again)."""
+        counts = Counter(words(doc.text))
+        norm = K1 * (1 - B + B * sum(counts.values()) / (self.average or 1.0))
+        return sum(
+            self.idf(w) * counts[w] * (K1 + 1) / (counts[w] + norm)
+            for w in set(words(prompt))
+            if counts[w]
+        )
+
+    def rank(
+        self, prompt: str, top: int | None = 10, draft: Doc | None = None
+    ) -> list[tuple[Doc, float]]:
+        """The documents that share a word with ``prompt``, best first (ties by name);
+        ``draft`` stands in for the document of its id."""
         scored = self.scores(prompt)
+        docs = self.docs
+        if draft is not None:
+            at = next((i for i, d in enumerate(docs) if d.id == draft.id), None)
+            if at is not None:
+                docs = list(docs)
+                docs[at] = draft
+                score = self.score_doc(draft, prompt)
+                if score > 0:
+                    scored[at] = score
+                else:
+                    scored.pop(at, None)
         if top is None:
             chosen = list(scored.items())
         else:
             chosen = heapq.nlargest(top, scored.items(), key=itemgetter(1))
-        chosen.sort(key=lambda kv: (-kv[1], self.docs[kv[0]].name))
-        return [(self.docs[i], s) for i, s in chosen]
+        chosen.sort(key=lambda kv: (-kv[1], docs[kv[0]].name))
+        return [(docs[i], s) for i, s in chosen]
 
 
 def by_triggers(docs: Sequence[Doc], prompt: str) -> list[tuple[Doc, str]]:
@@ -190,12 +215,15 @@ def select(
     prompt: str,
     top: int = 5,
     listings: Mapping[str, str] | None = None,
+    draft: Doc | None = None,
 ) -> dict[str, list[Pick]]:
     """The picks of each strategy for ``prompt``. ``listings``: how a host lists each skill
-    by id (``full``, ``cut``, ``name-only``, ``dropped``), for ``listing``."""
-    ranked = index.rank(prompt, None)
+    by id (``full``, ``cut``, ``name-only``, ``dropped``), for ``listing``; ``draft``: a
+    document standing in for the one of its id."""
+    ranked = index.rank(prompt, None, draft)
     bm25 = [Pick(d.id, d.name, s) for d, s in ranked[:top]]
-    triggers = [Pick(d.id, d.name, 1.0, why) for d, why in by_triggers(index.docs, prompt)][:top]
+    docs = index.docs if draft is None else [draft if d.id == draft.id else d for d in index.docs]
+    triggers = [Pick(d.id, d.name, 1.0, why) for d, why in by_triggers(docs, prompt)][:top]
     listing: list[Pick] = []
     if listings is not None:
         for d, s in ranked:

@@ -72,7 +72,6 @@ class CompareDialog(QDialog):
         elif ids:
             self._guess_partner(chosen[0])
         self.fetch_button = QPushButton("&Fetch both SKILL.md and diff", self)
-        self.fetch_button.setAccessibleName("Fetch and diff")
         self.fetch_button.clicked.connect(self.fetch_and_diff)
         top = QHBoxLayout()
         top.addWidget(self.left, 1)

@@ -47,7 +47,6 @@ class OpenUriDialog(QDialog):
         self.open_button = self.buttons.addButton(
             "&Confirm with skills/get", QDialogButtonBox.ButtonRole.ActionRole
         )
-        self.open_button.setAccessibleName("Confirm the URI")
         self.open_button.clicked.connect(self.confirm)
         self.buttons.rejected.connect(self.reject)
         form = QFormLayout(self)

@@ -13,18 +13,18 @@ which the window puts there on its first use. Words and choices come from
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QSizePolicy,
     QSplitter,
     QStyle,
     QTabWidget,
-    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QTreeWidgetItemIterator,
@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.approvals import REJECTED, ApprovalState
+from desktop.core.approvals import CHANGED, REJECTED, ApprovalState
+from desktop.core.catalog_summary import gone_words
 from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
@@ -51,39 +52,13 @@ from desktop.core.visible import cut, visible
 from desktop.ui.page.detail_widget import DetailWidget
 from desktop.ui.page.file_view_widget import FileViewWidget
 from desktop.ui.page.preview_widget import PreviewWidget
+from desktop.ui.widgets.pill import PillWidget
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.skill_menu import skill_menu
 from desktop.ui.widgets.state_icons import state_icon
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
-PILL_ICONS = {
-    "Approved": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "To review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
-    "Changed": QStyle.StandardPixmap.SP_BrowserReload,
-    "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
-    "Verified": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "problems": QStyle.StandardPixmap.SP_MessageBoxCritical,  # it counts errors only
-    "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
-}
-
-
-class PillWidget(QToolButton):
-    """A state in a word with an icon; the tooltip holds the precise meaning."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.setAutoRaise(False)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # says, does nothing
-
-    def set(self, word: str, tip: str, icon_key: str = "") -> None:
-        self.setText(word)
-        self.setToolTip(tip)
-        self.setAccessibleName(f"{word}: {tip}")
-        key = icon_key or word
-        pixmap = PILL_ICONS.get(key, QStyle.StandardPixmap.SP_MessageBoxInformation)
-        self.setIcon(self.style().standardIcon(pixmap))
-        self.setVisible(bool(word))
 
 
 class SkillPageWidget(QWidget):
@@ -105,6 +80,10 @@ class SkillPageWidget(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # The skill's context menu, as on its row in the list.
+        self.title.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.title.customContextMenuRequested.connect(self._title_menu)
+        self.menu: QMenu | None = None
         self.origin = PlainLabel("", self)
         self.origin.setObjectName("skillOrigin")
         self.origin.setAccessibleName("Where the skill comes from")
@@ -130,11 +109,13 @@ class SkillPageWidget(QWidget):
         header.addWidget(self.title)
         header.addWidget(self.origin)
         header.addLayout(pills)
+        header.addWidget(detail.team)  # the team's signed decisions, above every tab
 
         self.files = QTreeWidget(self)
         self.files.setObjectName("skillFiles")
         self.files.setAccessibleName("Files of the skill")
         self.files.setHeaderLabels(["File", "Size", "Kind"])
+        self.files.header().setAccessibleName("Columns of the files")
         self.files.setRootIsDecorated(True)
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.files.setColumnWidth(0, 260)
@@ -223,6 +204,26 @@ class SkillPageWidget(QWidget):
         elif self.file_view.skill is not None and self.file_view.skill is not skill:
             self._follow_file(skill)
 
+    def show_gone(self, skill: Skill) -> None:
+        """The page showed ``skill`` and its source no longer holds it: the page says so,
+        with its name, and shows nothing of it (no pills, no tabs, no action)."""
+        self.show_skill(None)
+        title, sentence = gone_words(skill)
+        self.title.setText(visible(title))
+        self.title.setToolTip(plain_tooltip(skill.qualified_name) or "")
+        self.origin.setText(f"{sentence} Choose another skill in the list.")
+        where = skill.path if skill.kind_info.folder_on_disk and skill.path else ""
+        self.origin.setToolTip(plain_tooltip(where or skill.origin.label) or "")
+
+    def _title_menu(self, pos: QPoint) -> QMenu | None:
+        if self.skill is None:
+            return None
+        if self.menu is not None:
+            self.menu.deleteLater()
+        self.menu = skill_menu(self.skill, self, self.primaryRequested.emit)
+        self.menu.popup(self.title.mapToGlobal(pos))
+        return self.menu
+
     def set_states(self, approval: ApprovalState | None, verification: str | None) -> None:
         skill = self.skill
         if skill is None:
@@ -232,7 +233,7 @@ class SkillPageWidget(QWidget):
             word, tip = APPROVAL_WORDS[state]
             if approval is not None and approval.record is not None and state == REJECTED:
                 tip += f"\n{approval.message()}"  # who, when and why
-            self.approval_pill.set(word, tip)
+            self.approval_pill.set(word, tip, alarm=state == CHANGED)
         else:
             self.approval_pill.set("Approval unknown", "Approvals could not be read")
         word, tip = verification_words(skill, verification)

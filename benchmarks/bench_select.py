@@ -3,8 +3,8 @@
 Our figures: building the index of 100,000 generated skills (name, description,
 when_to_use, keywords), and ranking 200 prompts (per-query p50 and p90). The baseline:
 ``bm25s`` (a maintained BM25 library, numpy and scipy under it) indexing the same texts
-with the same tokens (made in its timed part too) and ranking the same prompts. Without bm25s the script says how
-to get it and prints our figures alone.
+with the same tokens (made in its timed part too) and ranking the same prompts. Without
+bm25s the script says how to get it and prints our figures alone.
 
     python benchmarks/bench_select.py [--skills 100000] [--queries 200]
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,14 +21,80 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from desktop.core.selection import Doc, Index, words
 
-VOCAB = (
-    "pdf form merge split rotate page slide deck presentation spreadsheet formula chart "
-    "pivot table cell word document comment track change brand colour font design canvas "
-    "poster image gif animation slack message email report summary meeting note calendar "
-    "deploy azure aws cloud kubernetes docker container test browser playwright api sdk "
-    "model prompt token cache database query index search log metric alert incident "
-    "triage review commit branch merge release version changelog license audit secret"
-).split()
+VOCAB = [
+    "pdf",
+    "form",
+    "merge",
+    "split",
+    "rotate",
+    "page",
+    "slide",
+    "deck",
+    "presentation",
+    "spreadsheet",
+    "formula",
+    "chart",
+    "pivot",
+    "table",
+    "cell",
+    "word",
+    "document",
+    "comment",
+    "track",
+    "change",
+    "brand",
+    "colour",
+    "font",
+    "design",
+    "canvas",
+    "poster",
+    "image",
+    "gif",
+    "animation",
+    "slack",
+    "message",
+    "email",
+    "report",
+    "summary",
+    "meeting",
+    "note",
+    "calendar",
+    "deploy",
+    "azure",
+    "aws",
+    "cloud",
+    "kubernetes",
+    "docker",
+    "container",
+    "test",
+    "browser",
+    "playwright",
+    "api",
+    "sdk",
+    "model",
+    "prompt",
+    "token",
+    "cache",
+    "database",
+    "query",
+    "index",
+    "search",
+    "log",
+    "metric",
+    "alert",
+    "incident",
+    "triage",
+    "review",
+    "commit",
+    "branch",
+    "merge",
+    "release",
+    "version",
+    "changelog",
+    "license",
+    "audit",
+    "secret",
+]
 
 
 def generate(n: int, seed: int = 1) -> list[Doc]:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.cli.hosts_report import competing, competing_lines, hosts_json, print_hosts
+from desktop.cli import host_report
 from desktop.cli.output import emit_json, err, fail_usage
 from desktop.core.catalog import Catalog, build_catalog, skill_json
 from desktop.core.entry import SKILL_MD
@@ -33,9 +33,6 @@ from desktop.core.visible import one_line
 from desktop.core.words import count
 from desktop.sources.folder import folder_label, scan_folder
 from desktop.sources.folder_watch import OK, list_folder
-
-# The context size (tokens) listing budgets are reckoned at unless --context says.
-DEFAULT_CONTEXT = 200_000
 
 NAME = "lint"
 HELP = "check a skill or a folder of skills and show its problems"
@@ -53,21 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="show every skill with the manifest it would publish (files, sizes, digests)",
     )
     parser.add_argument(
-        "--hosts",
-        action="store_true",
-        help="show, per agent host, whether each skill loads and how it is listed",
-    )
-    parser.add_argument(
-        "--context",
-        type=int,
-        metavar="TOKENS",
-        help="the model's context size for --hosts listing budgets (default: 200000)",
-    )
-    parser.add_argument(
         "--watch",
         action="store_true",
         help="check again after each saved change, until Ctrl+C",
     )
+    host_report.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,18 +66,23 @@ def run(args: argparse.Namespace) -> int:
     elif not path.is_dir():
         fail_usage(f"{path} is neither a folder nor a {SKILL_MD}")
     spec = SourceSpec(folder_label(path), "local", "folder", str(path.resolve()))
-    context = getattr(args, "context", None)
-    if context is not None and context <= 0:
-        fail_usage("--context must be a positive number of tokens")
-    out = Output(
-        args.json,
-        args.verbose,
-        getattr(args, "hosts", False),
-        context if context is not None else DEFAULT_CONTEXT,
-    )
+    out = Output(args.json, args.verbose)
+    if args.hosts:
+        return _hosts(spec, args)
     if args.watch:
         return _watch(path, spec, out)
     return _lint(path, spec, out)[0]
+
+
+def _hosts(spec: SourceSpec, args: argparse.Namespace) -> int:
+    """``--hosts``: per host, whether each skill loads and how it is listed."""
+    try:
+        hosts = host_report.chosen_hosts(args.hosts)
+    except KeyError as exc:
+        fail_usage(str(exc.args[0]))
+    _status, skills = scan_folder(spec)
+    skills = build_catalog([_status], skills).skills
+    return host_report.report(skills, hosts, args.context, args.json)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +92,6 @@ class Output:
 
     json: bool = False
     verbose: bool = False
-    hosts: bool = False
-    context: int | None = None
 
 
 def _watch(path: Path, spec: SourceSpec, out: Output) -> int:
@@ -235,23 +225,13 @@ def _print_report(
     failing: list[Skill],
     warned: list[Skill],
 ) -> None:
-    pairs = competing(skills)
     if out.json:
-        listed = [skill_json(s) for s in skills]
-        extra: dict[str, object] = {}
-        if out.hosts:
-            table = hosts_json(skills, out.context)
-            for entry, row in zip(listed, table["skills"], strict=True):
-                entry["hosts"] = row["hosts"]
-            extra = {"context": table["context"], "budgets": table["budgets"]}
         emit_json(
             {
-                **extra,
-                "competing": [{"skills": [a, b], "similarity": round(c, 3)} for a, b, c in pairs],
                 "ok": not failing and bool(skills),
                 "source": status.to_json(),
                 "notes": list(status.notes),
-                "skills": listed,
+                "skills": [skill_json(s) for s in skills],
                 "collisions": [c.to_json() for c in catalog.collisions],
                 "summary": {
                     "skills": len(skills),
@@ -284,11 +264,6 @@ def _print_report(
         print()
     for note in notes:
         print(note)
-    for warning in competing_lines(pairs):
-        print(warning)
-    if out.hosts:
-        print_hosts(skills, out.context)
-        print()
     line = summary_line(len(skills), len(failing), len(warned))
     if failing:
         names = ", ".join(one_line(s.name or s.path or "?") for s in failing[:10])

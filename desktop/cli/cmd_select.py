@@ -1,155 +1,165 @@
-"""``skill-catalog select PROMPT``: which skill a prompt would pick, per strategy.
-
-Strategies (:mod:`desktop.core.selection`): ``bm25`` over names, descriptions,
-``when_to_use`` and keywords; ``triggers`` (NimbleBrain's rule); ``listing`` (BM25
-over what the model can read after a host's listing budget). With ``--evals FILE``
-the queries of an ``eval_queries.json`` (and each local skill's ``evals/evals.json``)
-are run instead, and recall and precision per skill and strategy are printed.
+"""``skill-catalog select "PROMPT"``: which skill a prompt would pick, under each strategy
+hosts use (``bm25`` over names and descriptions, declared ``triggers``, and ``listing``:
+what the model can see after a host's listing budget). ``--evals FILE`` runs an
+``eval_queries.json`` (and each skill's ``evals/evals.json``) and reports recall and
+precision per skill and strategy, and the prompts another skill steals.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from desktop.cli.output import emit_json, fail_usage
-from desktop.cli.sources_args import add_source_options, load_catalog
-from desktop.core.hosts import host_ids
+from desktop.cli.output import CheckFailed, emit_json
+from desktop.cli.sources_args import add_source_options, resolve_specs
+from desktop.core.hosts import DEFAULT_CONTEXT, PROFILES, SkillText, judge, profile
 from desktop.core.model import Skill
-from desktop.core.selection import STRATEGIES, EvalQuery, evaluate, read_eval_queries, split
-from desktop.core.selector import Selector
+from desktop.core.selection import (
+    EvalError,
+    EvalQuery,
+    Index,
+    Pick,
+    doc_of,
+    evaluate,
+    parse_evals,
+    select,
+    split,
+)
 from desktop.core.visible import one_line
 
 NAME = "select"
-HELP = "show which skill a prompt would pick, per selection strategy"
-
-DEFAULT_CONTEXT = 200_000
-# An evaluation file is read up to this size.
-_EVALS_MAX = 8 * 1024 * 1024
+HELP = "rank the skills a prompt would pick, under each strategy hosts use"
+EVAL_LIMIT = 8 * 1024 * 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("prompt", metavar="PROMPT", nargs="?", help="the prompt a user would send")
-    parser.add_argument("--top", type=int, default=5, metavar="N", help="skills shown per strategy")
-    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    parser.add_argument("prompt", nargs="?", metavar="PROMPT", help="what a person asks")
+    parser.add_argument("--top", type=int, default=5, metavar="N", help="picks per strategy")
     parser.add_argument(
         "--host",
-        choices=host_ids(),
         default="claude-code",
-        help="the host whose listing budget the listing strategy applies (default: claude-code)",
+        choices=[p.slug for p in PROFILES],
+        help="the host whose listing budget the listing strategy applies (default claude-code)",
     )
     parser.add_argument(
-        "--context",
-        type=int,
-        default=DEFAULT_CONTEXT,
-        metavar="TOKENS",
-        help="the model's context size for the listing budget (default: 200000)",
-    )
+        "--context", type=int, default=DEFAULT_CONTEXT, metavar="TOKENS",
+        help="the model's context window, for the listing budget",
+    )  # fmt: skip
+    parser.add_argument("--evals", metavar="FILE", help="an eval_queries.json to score")
     parser.add_argument(
-        "--evals",
-        metavar="FILE",
-        help="run the queries of an eval_queries.json instead of one prompt",
+        "--split", action="store_true", help="score a 60/40 train and validation split"
     )
-    parser.add_argument(
-        "--split",
-        action="store_true",
-        help="with --evals: report a 60/40 train and validation split separately",
-    )
+    parser.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object for scripts")
     add_source_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.prompt is None and not args.evals:
-        fail_usage("give a PROMPT, or --evals FILE")
-    if args.top <= 0 or args.context <= 0:
-        fail_usage("--top and --context must be positive")
-    queries: list[EvalQuery] = []
+    if not args.prompt and not args.evals:
+        raise CheckFailed("skill-catalog select: give a PROMPT, or --evals FILE")
+    from desktop.cli import progress
+
+    catalog = asyncio.run(progress.discover(resolve_specs(args), show=progress.wanted(args.json)))
+    skills = list(catalog.skills)
+    index = Index.build(doc_of(s) for s in skills)
+    listings = host_listings(skills, args.host, args.context)
     if args.evals:
-        queries = _read_evals(Path(args.evals))
-    catalog = asyncio.run(load_catalog(args))
-    skills = [s for s in catalog.skills if s.loadable]
-    selector = Selector(skills, args.host, args.context)
-    if args.evals:
-        return _run_evals(args, selector, skills, queries)
-    rankers = selector.rankers(args.top)
-    result = {name: rankers[name](args.prompt) for name in STRATEGIES}
+        return _evals(args, skills, index, listings)
+    picks = select(index, args.prompt, args.top, listings)
     if args.json:
         emit_json(
             {
                 "prompt": args.prompt,
                 "host": args.host,
-                "strategies": {k: [r.to_json() for r in v] for k, v in result.items()},
+                "strategies": {k: [p.to_json() for p in v] for k, v in picks.items()},
             }
         )
         return 0
-    for name in STRATEGIES:
-        print(f"{name}:")
-        if not result[name]:
-            print("  no skill matches")
-        for pos, r in enumerate(result[name], 1):
-            extra = "; ".join(x for x in (r.listing and f"listed {r.listing}", r.why) if x)
-            print(
-                f"  {pos}. {one_line(r.name)}  {r.score:.3f}"
-                + (f"  ({one_line(extra)})" if extra else "")
-            )
+    print(f"Prompt: {one_line(args.prompt)}  ({len(skills):,} skills)")
+    _print(
+        "bm25 (words of the prompt in names, descriptions, when_to_use, keywords)", picks["bm25"]
+    )
+    _print("triggers (declared triggers, then keywords)", picks["triggers"])
+    title = profile(args.host).title
+    _print(f"listing (what the model sees in {title}'s listing)", picks["listing"])
+    if not skills:
+        print("No skill is in the sources read.")
     return 0
 
 
-def _read_evals(path: Path) -> list[EvalQuery]:
+def _print(title: str, picks: list[Pick]) -> None:
+    print(f"\n{title}:")
+    if not picks:
+        print("  no skill")
+    for i, p in enumerate(picks, 1):
+        extra = f"  ({one_line(p.why)})" if p.why else ""
+        shown = f"  [{p.listing}]" if p.listing and p.listing != "full" else ""
+        print(f"  {i}. {one_line(p.name)}  {p.score:.2f}{shown}{extra}")
+
+
+def host_listings(skills: list[Skill], host: str, context: int) -> dict[str, str]:
+    """How ``host`` lists each skill (by id) at ``context`` tokens."""
+    from desktop.cli.host_report import skill_text
+
+    texts = [
+        skill_text(s)
+        if s.kind_info.folder_on_disk and s.path
+        else SkillText(s.name, s.uri, s.name, None, s.frontmatter or {})
+        for s in skills
+    ]
+    verdicts, _ = judge(texts, [profile(host)], context)
+    return {s.id: (v[host].listing or "full") for s, v in zip(skills, verdicts, strict=True)}
+
+
+def _read_json(path: Path) -> Any:
+    with open(path, "rb") as f:
+        data = f.read(EVAL_LIMIT + 1)
+    if len(data) > EVAL_LIMIT:
+        raise EvalError(f"{path} is larger than {EVAL_LIMIT >> 20} MiB")
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(_EVALS_MAX + 1)[: _EVALS_MAX + 1])
-        return read_eval_queries(data)
-    except (OSError, ValueError) as e:
-        fail_usage(f"{path}: cannot read its queries ({e})")
-    return []  # pragma: no cover - fail_usage raises
+        return json.loads(data)
+    except ValueError as exc:
+        raise EvalError(f"{path} is not JSON ({exc})") from exc
 
 
-def _skill_evals(skills: Sequence[Skill]) -> list[EvalQuery]:
-    """The queries of each local skill's ``evals/evals.json`` (expecting that skill)."""
-    out: list[EvalQuery] = []
-    for s in skills:
-        if not s.path:
-            continue
-        path = Path(s.path) / "evals" / "evals.json"
-        with contextlib.suppress(OSError, ValueError):
-            if path.is_file() and path.stat().st_size <= _EVALS_MAX:
-                out += read_eval_queries(json.loads(path.read_bytes()), s.name)
-    return out
-
-
-def _run_evals(
-    args: argparse.Namespace, selector: Selector, skills: Sequence[Skill], queries: list[EvalQuery]
+def _evals(
+    args: argparse.Namespace, skills: list[Skill], index: Index, listings: dict[str, str]
 ) -> int:
-    queries = queries + _skill_evals(skills)
-    names = [s.name for s in skills]
-    rankers = selector.rankers(1)
-    parts: dict[str, list[EvalQuery]] = {"all": queries}
-    if args.split:
-        train, validation = split(queries)
-        parts = {"train": train, "validation": validation}
-    reports = {k: evaluate(rankers, q, names).to_json() for k, q in parts.items()}
+    try:
+        evals: list[EvalQuery] = parse_evals(_read_json(Path(args.evals)))
+        for s in skills:
+            own = Path(s.path) / "evals" / "evals.json" if s.path else None
+            if own is not None and own.is_file():
+                evals += parse_evals(_read_json(own), s.name)
+    except (OSError, EvalError) as exc:
+        raise CheckFailed(f"skill-catalog select: {exc}") from exc
+    parts = dict(zip(("train", "validation"), split(evals, args.seed), strict=True))
+    runs = parts if args.split else {"all": evals}
+    reports = {name: evaluate(index, part, listings) for name, part in runs.items()}
     if args.json:
-        emit_json(
-            {"queries": len(queries), **({"all": reports["all"]} if "all" in reports else reports)}
-        )
+        out: dict[str, Any] = {"evals": len(evals), "host": args.host}
+        if args.split:
+            out["split"] = {n: {"evals": len(runs[n]), **r.to_json()} for n, r in reports.items()}
+        else:
+            out.update(reports["all"].to_json())
+        emit_json(out)
         return 0
-    for part, report in reports.items():
-        print(f"{part} ({len(parts[part])} queries):")
-        for strategy, per_skill in report["strategies"].items():
+    for name, report in reports.items():
+        head = f"{len(runs[name]):,} evals" + (f" ({name})" if args.split else "")
+        print(head)
+        for strategy, per in report.scores.items():
             print(f"  {strategy}:")
-            for name, score in per_skill.items():
+            for skill, score in sorted(per.items()):
                 print(
-                    f"    {one_line(name)}: recall {score['recall']:.2f}, "
-                    f"precision {score['precision']:.2f}"
+                    f"    {one_line(skill):<32} recall {score.recall:.2f}  "
+                    f"precision {score.precision:.2f}"
                 )
-        for c in report["confusions"]:
+        for stolen in report.stolen[:20]:
             print(
-                f"  {c['strategy']}: {one_line(c['query'])!r} expected "
-                f"{one_line(c['expected'])}, chosen {one_line(c['chosen'])}"
+                f"  {one_line(stolen['chosen'])} takes {one_line(stolen['query'])!r} "
+                f"from {one_line(stolen['expected'])}"
             )
     return 0

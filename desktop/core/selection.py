@@ -1,19 +1,19 @@
-"""Which skill a prompt would pick, under the strategies hosts use. Pure: no I/O, no Qt.
+"""Which skill a prompt would pick, under each strategy hosts use, and how well evals do.
 
-* ``bm25``: Okapi BM25 (k1 = 1.2, b = 0.75) over each skill's name, description,
-  ``when_to_use`` and keywords. Written here rather than taken from a library: the
-  maintained one (``bm25s``) pulls in numpy and scipy for a few dozen lines, and
-  ``rank_bm25`` is no longer maintained; ``benchmarks/bench_select.py`` compares
-  this index with ``bm25s`` on the same texts.
-* ``triggers``: NimbleBrain's rule: a case-insensitive substring of a declared
-  trigger, the first hit wins; then skills whose keywords hit twice or more.
-* ``listing``: the BM25 ranking over what the model can read after the host's
-  listing budget (a skill listed by name only is matched on its name alone), each
-  skill marked with how it is listed.
+Strategies:
 
-Also: per skill and strategy recall and precision over evaluation prompts, a
-confusion list, a seeded 60/40 split, and pairs of descriptions close enough to
-compete (cosine of tf-idf vectors).
+- ``bm25``: Okapi BM25 (k1 = 1.2, b = 0.75) over each skill's name, description,
+  ``when_to_use`` and keywords, the lexical search several agents run over their skills.
+  Written here rather than taken from a library: it is forty lines over our own fields,
+  the index must answer a keystroke in the window without numpy, and the maintained
+  libraries (``bm25s``, ``rank_bm25``) bring numpy or scipy for what a dict of postings
+  does; ``benchmarks/bench_select.py`` measures it against ``bm25s``.
+- ``triggers``: NimbleBrain's rule: the first skill with a declared trigger found in the
+  prompt (case aside) wins; then the skills whose keywords occur twice or more.
+- ``listing``: what the model can read at all after a host's listing budget: the BM25
+  order, each skill marked by how the host lists it (``full``, ``cut``, ``name-only``).
+
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,169 +22,184 @@ import heapq
 import math
 import random
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 K1 = 1.2
 B = 0.75
-
-BM25 = "bm25"
-TRIGGERS = "triggers"
-LISTING = "listing"
-STRATEGIES = (BM25, TRIGGERS, LISTING)
-
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP_TEXT = (
-    "a an and any are as at be by for from i in into is it its me my of on or our so "
-    "that the this to use used user when whenever with you your"
-)
-_STOP = frozenset(_STOP_TEXT.split())
+# Words that say nothing about which skill is meant (a short list: a prompt is short).
+STOP = frozenset(
+    {
+        "a", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "for", "from",
+        "how", "i", "in", "is", "it", "me", "my", "of", "on", "or", "please", "the", "this",
+        "to", "use", "when", "with", "you", "your",
+    }
+)  # fmt: skip
 
 
-def tokens(text: str) -> list[str]:
-    """Lowercase words without common words, a plural ``s`` taken off."""
-    out: list[str] = []
-    for word in _WORD.findall(text.casefold()):
-        if word in _STOP:
+def words(text: str) -> list[str]:
+    """The words of ``text`` as the index keeps them: lowercase, without stop words, a
+    plural's trailing "s" dropped (``forms`` finds ``form``)."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in STOP:
             continue
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        out.append(word)
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
     return out
 
 
 @dataclass(frozen=True, slots=True)
 class Doc:
-    """One skill as the strategies see it."""
+    """One skill as selection sees it."""
 
     id: str
     name: str
-    description: str
+    description: str = ""
     when_to_use: str = ""
     keywords: tuple[str, ...] = ()
     triggers: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
-        return " ".join((self.name, self.description, self.when_to_use, " ".join(self.keywords)))
+        return " ".join(
+            (self.name.replace("-", " "), self.description, self.when_to_use, *self.keywords)
+        )
 
 
-def _words(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return tuple(w.strip() for w in value.split(",") if w.strip())
-    if isinstance(value, list):
-        return tuple(str(w).strip() for w in value if str(w).strip())
-    return ()
-
-
-def doc_from_frontmatter(
-    skill_id: str,
-    name: str,
-    description: str,
-    fm: Mapping[str, Any] | None,
-    triggers: Iterable[str] = (),
-) -> Doc:
-    fm = fm or {}
-    metadata = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
-    when = fm.get("when_to_use", fm.get("when-to-use", ""))
-    keywords = _words(fm.get("keywords")) or _words((metadata or {}).get("keywords"))
+def doc_of(skill: Any) -> Doc:
+    """A :class:`Doc` of a catalog skill (name, description, ``when_to_use``, loading)."""
+    fm = skill.frontmatter or {}
+    when = fm.get("when_to_use") or fm.get("when-to-use") or ""
+    loading = skill.loading
+    keywords = tuple(str(k) for k in (fm.get("keywords") or ()) if isinstance(k, str | int))
+    if isinstance(fm.get("keywords"), str):
+        keywords = tuple(k.strip() for k in fm["keywords"].split(",") if k.strip())
     return Doc(
-        skill_id,
-        name,
-        description,
+        skill.id,
+        skill.name,
+        skill.description if isinstance(skill.description, str) else "",
         when if isinstance(when, str) else "",
-        keywords,
-        tuple(t for t in triggers if t.strip()),
+        keywords + tuple(loading.tool_affinity),
+        tuple(loading.triggers),
     )
 
 
-class Bm25Index:
-    """An inverted index: per term, each document holding it with its BM25 weight
-    (computed once when built, so a query only adds weights up)."""
+@dataclass(slots=True)
+class Index:
+    """A BM25 index with its scores computed once (eager): for each word, the documents
+    holding it and the word's BM25 part of each one's score, in two flat arrays (eight
+    bytes a posting; a list of tuples took ten times that at 100,000 skills)."""
 
-    __slots__ = ("avg", "docs", "idf", "lengths", "weights")
+    docs: list[Doc] = field(default_factory=list)
+    postings: dict[str, tuple[array[int], array[float]]] = field(default_factory=dict)
+    lengths: list[int] = field(default_factory=list)
+    average: float = 0.0
 
-    def __init__(self, docs: Sequence[Doc]) -> None:
-        self.docs = list(docs)
-        counts: dict[str, dict[int, int]] = {}
-        self.lengths: list[int] = []
-        for i, doc in enumerate(self.docs):
-            words = tokens(doc.text)
-            self.lengths.append(len(words))
-            for term, tf in Counter(words).items():
-                counts.setdefault(term, {})[i] = tf
-        n = len(self.docs)
-        self.avg = (sum(self.lengths) / n) if n else 0.0
-        avg = self.avg or 1.0
-        norms = [K1 * (1 - B + B * length / avg) for length in self.lengths]
-        self.weights: dict[str, dict[int, float]] = {}
-        self.idf: dict[str, float] = {}
-        for term, postings in counts.items():
-            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
-            self.idf[term] = idf
-            self.weights[term] = {
-                i: idf * tf * (K1 + 1) / (tf + norms[i]) for i, tf in postings.items()
-            }
+    @classmethod
+    def build(cls, docs: Iterable[Doc]) -> Index:
+        index = cls()
+        counted: dict[str, list[tuple[int, int]]] = {}
+        for i, doc in enumerate(docs):
+            index.docs.append(doc)
+            counts = Counter(words(doc.text))
+            index.lengths.append(sum(counts.values()))
+            for word, n in counts.items():
+                counted.setdefault(word, []).append((i, n))
+        total = len(index.docs)
+        index.average = avg = (sum(index.lengths) / total) if total else 0.0
+        norms = [K1 * (1 - B + B * n / (avg or 1.0)) for n in index.lengths]
+        for word, found in counted.items():
+            idf = math.log(1 + (total - len(found) + 0.5) / (len(found) + 0.5))
+            ids = array("i", (i for i, _ in found))
+            parts = array("d", (idf * tf * (K1 + 1) / (tf + norms[i]) for i, tf in found))
+            index.postings[word] = (ids, parts)
+        return index
+
+    def idf(self, word: str) -> float:
+        found = self.postings.get(word)
+        n = len(found[0]) if found else 0
+        total = len(self.docs)
+        return math.log(1 + (total - n + 0.5) / (n + 0.5))
 
     def scores(self, prompt: str) -> dict[int, float]:
-        """Document index → score, for documents holding a prompt term."""
-        found = sorted(
-            (self.weights[t] for t in set(tokens(prompt)) if t in self.weights),
-            key=len,
-            reverse=True,
-        )
-        if not found:
-            return {}
-        out = dict(found[0])
-        for weights in found[1:]:
-            get = out.get
-            for i, w in weights.items():
-                out[i] = get(i, 0.0) + w
+        out: dict[int, float] = {}
+        get = out.get
+        for word in set(words(prompt)):
+            found = self.postings.get(word)
+            if found is None:
+                continue
+            for i, part in zip(*found, strict=True):
+                out[i] = get(i, 0.0) + part
         return out
 
-    def score_text(self, prompt: str, doc: Doc) -> float:
-        """The score ``doc`` would have in place of a document of this index (the
-        index's term statistics kept): a scratch edit, scored without a rebuild."""
-        words = Counter(tokens(doc.text))
-        norm = K1 * (1 - B + B * sum(words.values()) / (self.avg or 1.0))
+    def score_doc(self, doc: Doc, prompt: str) -> float:
+        """``doc``'s BM25 score for ``prompt`` with this index's statistics (a draft of one
+        of its documents, scored without building the index again)."""
+        counts = Counter(words(doc.text))
+        norm = K1 * (1 - B + B * sum(counts.values()) / (self.average or 1.0))
         return sum(
-            self.idf[t] * words[t] * (K1 + 1) / (words[t] + norm)
-            for t in set(tokens(prompt))
-            if t in self.idf and words[t]
+            self.idf(w) * counts[w] * (K1 + 1) / (counts[w] + norm)
+            for w in set(words(prompt))
+            if counts[w]
         )
 
     def rank(
-        self, prompt: str, top: int | None = None, replaced: Mapping[int, Doc] | None = None
+        self, prompt: str, top: int | None = 10, draft: Doc | None = None
     ) -> list[tuple[Doc, float]]:
-        """The documents by score; ``replaced``: documents scored in place of the
-        index's own at those positions (scratch edits)."""
-        scores = self.scores(prompt)
+        """The documents that share a word with ``prompt``, best first (ties by name);
+        ``draft`` stands in for the document of its id."""
+        scored = self.scores(prompt)
         docs = self.docs
-        if replaced:
-            docs = list(docs)
-            for i, doc in replaced.items():
-                docs[i] = doc
-                score = self.score_text(prompt, doc)
+        if draft is not None:
+            at = next((i for i, d in enumerate(docs) if d.id == draft.id), None)
+            if at is not None:
+                docs = list(docs)
+                docs[at] = draft
+                score = self.score_doc(draft, prompt)
                 if score > 0:
-                    scores[i] = score
+                    scored[at] = score
                 else:
-                    scores.pop(i, None)
-        if top is not None and top < len(scores):
-            best = heapq.nsmallest(top, scores.items(), key=lambda kv: (-kv[1], docs[kv[0]].name))
+                    scored.pop(at, None)
+        if top is None:
+            chosen = list(scored.items())
         else:
-            best = sorted(scores.items(), key=lambda kv: (-kv[1], docs[kv[0]].name))
-        return [(docs[i], s) for i, s in best]
+            chosen = heapq.nlargest(top, scored.items(), key=itemgetter(1))
+        chosen.sort(key=lambda kv: (-kv[1], docs[kv[0]].name))
+        return [(docs[i], s) for i, s in chosen]
+
+
+def by_triggers(docs: Sequence[Doc], prompt: str) -> list[tuple[Doc, str]]:
+    """NimbleBrain's rule: the first skill whose trigger occurs in ``prompt`` (case aside)
+    wins; then every skill whose keywords occur in it twice or more."""
+    lowered = prompt.lower()
+    for doc in docs:
+        for trigger in doc.triggers:
+            if trigger and trigger.lower() in lowered:
+                return [(doc, f"trigger {trigger!r}")]
+    out = []
+    for doc in docs:
+        hits = [k for k in doc.keywords if k and k.lower() in lowered]
+        if len(hits) >= 2:
+            out.append((doc, "keywords " + ", ".join(repr(h) for h in hits)))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
-class Ranked:
+class Pick:
+    """One skill a strategy returns for a prompt."""
+
     id: str
     name: str
-    score: float
+    score: float = 0.0
     why: str = ""
-    listing: str = ""  # for the listing strategy: how the skill is listed
+    listing: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name, "score": round(self.score, 4)}
@@ -195,107 +210,73 @@ class Ranked:
         return out
 
 
-def rank_bm25(index: Bm25Index, prompt: str, top: int | None = None) -> list[Ranked]:
-    return [Ranked(d.id, d.name, s) for d, s in index.rank(prompt, top)]
+def select(
+    index: Index,
+    prompt: str,
+    top: int = 5,
+    listings: Mapping[str, str] | None = None,
+    draft: Doc | None = None,
+) -> dict[str, list[Pick]]:
+    """The picks of each strategy for ``prompt``. ``listings``: how a host lists each skill
+    by id (``full``, ``cut``, ``name-only``, ``dropped``), for ``listing``; ``draft``: a
+    document standing in for the one of its id."""
+    ranked = index.rank(prompt, None, draft)
+    bm25 = [Pick(d.id, d.name, s) for d, s in ranked[:top]]
+    docs = index.docs if draft is None else [draft if d.id == draft.id else d for d in index.docs]
+    triggers = [Pick(d.id, d.name, 1.0, why) for d, why in by_triggers(docs, prompt)][:top]
+    listing: list[Pick] = []
+    if listings is not None:
+        for d, s in ranked:
+            shown = listings.get(d.id, "full")
+            if shown == "dropped":
+                continue
+            if shown == "name-only":
+                # The model reads the name alone: only the name's words can match.
+                s = sum(index.idf(w) for w in set(words(prompt)) & set(words(d.name)))
+            listing.append(Pick(d.id, d.name, s, listing=shown))
+        listing.sort(key=lambda p: (-p.score, p.name))
+        listing = [p for p in listing if p.score > 0][:top]
+    return {"bm25": bm25, "triggers": triggers, "listing": listing}
 
 
-def rank_triggers(docs: Sequence[Doc], prompt: str, top: int | None = None) -> list[Ranked]:
-    """A trigger substring first (first hit wins); then two keyword hits or more."""
-    text = prompt.casefold()
-    words = set(tokens(prompt))
-    hits: list[Ranked] = []
-    for doc in docs:
-        trigger = next((t for t in doc.triggers if t.casefold() in text), None)
-        if trigger is not None:
-            hits.append(Ranked(doc.id, doc.name, 2.0, f"trigger {trigger!r}"))
-    seen = {r.id for r in hits}
-    keyed: list[Ranked] = []
-    for doc in docs:
-        if doc.id in seen or not doc.keywords:
-            continue
-        matched = [k for k in doc.keywords if set(tokens(k)) & words]
-        if len(matched) >= 2:
-            keyed.append(
-                Ranked(
-                    doc.id, doc.name, float(len(matched)) / 100, f"keywords {', '.join(matched)}"
-                )
-            )
-    keyed.sort(key=lambda r: (-r.score, r.name))
-    return (hits + keyed)[:top]
-
-
-def rank_listing(
-    docs: Sequence[Doc], modes: Sequence[str], prompt: str, top: int | None = None
-) -> list[Ranked]:
-    """BM25 over what the model reads: a name-only skill by its name, a dropped or
-    unloaded one not at all. Skills that would match on their full text but are not
-    seen (or seen by name only, without matching) follow with score 0, marked."""
-    seen: list[Doc] = []
-    for doc, mode in zip(docs, modes, strict=True):
-        if mode == "name-only":
-            seen.append(Doc(doc.id, doc.name, ""))
-        elif mode != "dropped":
-            seen.append(doc)
-    mode_of = {d.id: m for d, m in zip(docs, modes, strict=True)}
-    ranked = [
-        Ranked(d.id, d.name, s, listing=mode_of[d.id]) for d, s in Bm25Index(seen).rank(prompt)
-    ]
-    shown = {r.id for r in ranked}
-    hidden = [
-        Ranked(
-            d.id,
-            d.name,
-            0.0,
-            "the model sees only its name"
-            if mode_of[d.id] == "name-only"
-            else "the model cannot see it",
-            mode_of[d.id],
-        )
-        for d, _s in Bm25Index(docs).rank(prompt)
-        if d.id not in shown
-    ]
-    return (ranked + hidden)[:top]
-
-
-# Evaluation ----------------------------------------------------------------------
+# -- evaluations ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class EvalQuery:
+    """One eval: a prompt, whether it should pull a skill in, which one (when said)."""
+
     query: str
     should_trigger: bool
-    expected_skill: str | None = None
+    expected: str = ""  # a skill's name; "" when the eval belongs to one skill's file
 
 
-def read_eval_queries(data: Any, default_skill: str | None = None) -> list[EvalQuery]:
-    """Queries from ``eval_queries.json`` (a list) or a skill's ``evals/evals.json``
-    (a list, or an object with ``evals`` or ``queries``). Entries without a query
-    text are left out."""
-    if isinstance(data, dict):
-        data = data.get("evals", data.get("queries", []))
+class EvalError(ValueError):
+    """An eval file that cannot be read, with the reason."""
+
+
+def parse_evals(data: object, default_skill: str = "") -> list[EvalQuery]:
+    """``eval_queries.json`` (``[{"query", "should_trigger", "expected_skill"?}]``) or a
+    skill's ``evals/evals.json`` (the same list, or ``{"evals": [...]}``)."""
+    if isinstance(data, dict) and isinstance(data.get("evals"), list):
+        data = data["evals"]
     if not isinstance(data, list):
-        raise ValueError("expected a list of queries")
-    out: list[EvalQuery] = []
-    for item in data:
-        if not isinstance(item, dict):
-            continue
-        query = item.get("query", item.get("prompt"))
-        if not isinstance(query, str) or not query.strip():
-            continue
-        expected = item.get("expected_skill", default_skill)
-        out.append(
-            EvalQuery(
-                query,
-                bool(item.get("should_trigger", True)),
-                expected if isinstance(expected, str) else None,
-            )
-        )
+        raise EvalError("an eval file is a list of {query, should_trigger}")
+    out = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or not isinstance(item.get("query"), str):
+            raise EvalError(f"eval {i + 1} has no query text")
+        trigger = item.get("should_trigger", True)
+        if not isinstance(trigger, bool):
+            raise EvalError(f"eval {i + 1}: should_trigger is not true or false")
+        expected = item.get("expected_skill") or default_skill
+        out.append(EvalQuery(item["query"], trigger, str(expected) if expected else ""))
     return out
 
 
-def split(queries: Sequence[EvalQuery], seed: int = 0) -> tuple[list[EvalQuery], list[EvalQuery]]:
-    """A 60/40 train/validation split, the same for the same queries and seed."""
-    order = sorted(queries, key=lambda q: (q.query, q.expected_skill or "", q.should_trigger))
+def split(evals: Sequence[EvalQuery], seed: int = 0) -> tuple[list[EvalQuery], list[EvalQuery]]:
+    """A stable 60/40 train and validation split (shuffled with ``seed``)."""
+    order = list(evals)
     random.Random(seed).shuffle(order)
     cut = round(len(order) * 0.6)
     return order[:cut], order[cut:]
@@ -303,6 +284,8 @@ def split(queries: Sequence[EvalQuery], seed: int = 0) -> tuple[list[EvalQuery],
 
 @dataclass(slots=True)
 class Score:
+    """Counts for one skill under one strategy."""
+
     tp: int = 0
     fp: int = 0
     fn: int = 0
@@ -327,84 +310,69 @@ class Score:
 
 @dataclass(slots=True)
 class EvalReport:
-    # strategy -> skill name -> score
-    per_skill: dict[str, dict[str, Score]] = field(default_factory=dict)
-    # (strategy, query, expected skill, the skill that took it)
-    confusions: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """Recall and precision per strategy and skill, and the prompts other skills steal."""
+
+    scores: dict[str, dict[str, Score]] = field(default_factory=dict)
+    stolen: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "strategies": {
-                strategy: {name: s.to_json() for name, s in sorted(skills.items())}
-                for strategy, skills in self.per_skill.items()
+                strategy: {name: s.to_json() for name, s in sorted(per.items())}
+                for strategy, per in self.scores.items()
             },
-            "confusions": [
-                {"strategy": st, "query": q, "expected": e, "chosen": c}
-                for st, q, e, c in self.confusions
-            ],
+            "confusions": self.stolen,
         }
 
 
 def evaluate(
-    rankers: Mapping[str, Any], queries: Sequence[EvalQuery], names: Iterable[str]
+    index: Index, evals: Sequence[EvalQuery], listings: Mapping[str, str] | None = None
 ) -> EvalReport:
-    """Per strategy (``rankers``: strategy → prompt → ranked list), per skill: a
-    query expecting skill S is a true positive when S ranks first, else a false
-    negative (and a false positive of whichever skill ranked first instead, named in
-    the confusion list); a query that should trigger nothing is a false positive of
-    the skill ranked first, if any."""
+    """Each eval run through each strategy: the top pick is the skill chosen."""
     report = EvalReport()
-    for strategy, ranker in rankers.items():
-        scores = {n: Score() for n in names}
-        for q in queries:
-            ranked = ranker(q.query)
-            first = ranked[0].name if ranked else None
-            if q.should_trigger and q.expected_skill:
-                expected = scores.setdefault(q.expected_skill, Score())
-                if first == q.expected_skill:
-                    expected.tp += 1
-                    continue
-                expected.fn += 1
-                if first is not None:
-                    scores.setdefault(first, Score()).fp += 1
-                    report.confusions.append((strategy, q.query, q.expected_skill, first))
-            elif not q.should_trigger and first is not None:
-                scores.setdefault(first, Score()).fp += 1
-                if q.expected_skill:
-                    report.confusions.append((strategy, q.query, f"not {q.expected_skill}", first))
-        report.per_skill[strategy] = scores
+    for e in evals:
+        picks = select(index, e.query, top=1, listings=listings)
+        for strategy, found in picks.items():
+            if strategy == "listing" and listings is None:
+                continue
+            per = report.scores.setdefault(strategy, {})
+            chosen = found[0].name if found else ""
+            if e.should_trigger and e.expected:
+                score = per.setdefault(e.expected, Score())
+                if chosen == e.expected:
+                    score.tp += 1
+                else:
+                    score.fn += 1
+                    if chosen:
+                        per.setdefault(chosen, Score()).fp += 1
+                        if strategy == "bm25":
+                            report.stolen.append(
+                                {"query": e.query, "expected": e.expected, "chosen": chosen}
+                            )
+            elif not e.should_trigger and chosen:
+                target = e.expected or chosen
+                if chosen == target:
+                    per.setdefault(chosen, Score()).fp += 1
     return report
 
 
-# Descriptions that compete --------------------------------------------------------
-
-CLOSE = 0.6
-
-
-def close_pairs(docs: Sequence[Doc], threshold: float = CLOSE) -> list[tuple[Doc, Doc, float]]:
-    """Pairs of skills whose descriptions' tf-idf vectors have a cosine of at least
-    ``threshold``: they compete for the same prompts."""
-    bags = [Counter(tokens(d.description)) for d in docs]
-    df: Counter[str] = Counter()
-    for bag in bags:
-        df.update(bag.keys())
-    n = len(docs)
+def close_pairs(docs: Sequence[Doc], threshold: float = 0.6) -> list[tuple[Doc, Doc, float]]:
+    """Pairs of skills whose descriptions are so alike (tf-idf cosine at or above
+    ``threshold``) that they compete for the same prompts."""
+    index = Index.build(docs)
     vectors: list[dict[str, float]] = []
-    for bag in bags:
-        vec = {t: tf * (math.log((1 + n) / (1 + df[t])) + 1) for t, tf in bag.items()}
+    for doc in docs:
+        counts = Counter(words(doc.text))
+        vec = {w: n * index.idf(w) for w, n in counts.items()}
         norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        vectors.append({t: v / norm for t, v in vec.items()})
-    by_term: dict[str, list[int]] = {}
-    for i, vec in enumerate(vectors):
-        for t in vec:
-            by_term.setdefault(t, []).append(i)
-    out: list[tuple[Doc, Doc, float]] = []
-    for i, vec in enumerate(vectors):
-        dots: dict[int, float] = {}
-        for t, v in vec.items():
-            for j in by_term[t]:
-                if j > i:
-                    dots[j] = dots.get(j, 0.0) + v * vectors[j][t]
-        out += [(docs[i], docs[j], c) for j, c in dots.items() if c >= threshold]
-    out.sort(key=lambda p: -p[2])
-    return out
+        vectors.append({w: v / norm for w, v in vec.items()})
+    out = []
+    for i in range(len(docs)):
+        for j in range(i + 1, len(docs)):
+            a, b = vectors[i], vectors[j]
+            if len(a) > len(b):
+                a, b = b, a
+            cosine = sum(v * b.get(w, 0.0) for w, v in a.items())
+            if cosine >= threshold:
+                out.append((docs[i], docs[j], cosine))
+    return sorted(out, key=lambda t: -t[2])

@@ -1,177 +1,186 @@
-"""Type a prompt, see which skill each selection strategy would pick; edit a scratch
-copy of one skill's description and watch its rank move.
+"""The Selection lab: which skill a prompt would pick, under each strategy hosts use, and
+how a draft of a description moves it.
 
-The strategies are :mod:`desktop.core.selector`'s: BM25 over names, descriptions,
-``when_to_use`` and keywords; NimbleBrain's triggers; and what the model can read
-after Claude Code's listing budget at 200K tokens. The index is built once when the
-lab opens; each keystroke ranks against it (a scratch description is scored in place
-of its skill's own, with the catalog's term statistics). Nothing edited here is saved.
+Three columns rank the catalog's skills as you type (:mod:`desktop.core.selection`):
+``bm25`` over names and descriptions, declared ``triggers``, and ``listing`` (what the
+model can read after a host's listing budget). Choose a skill and edit a scratch copy of
+its description below: the columns rank the draft in its place, and nothing is written.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QGroupBox,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.core.selection import BM25, LISTING, TRIGGERS, Ranked
-from desktop.core.selector import DEFAULT_CONTEXT, Selector
-from desktop.core.visible import one_line
+from desktop.core.hosts import DEFAULT_CONTEXT, PROFILES, SkillText, judge, profile
+from desktop.core.selection import Doc, Index, Pick, doc_of, select
 from desktop.ui.catalog_controller import CatalogController
+from desktop.ui.widgets.plain_label import PlainLabel
 
-TOP = 10
-_TITLES = {
-    BM25: (
-        "Words (BM25)",
-        "Okapi BM25 over each skill's name, description, when_to_use and "
-        "keywords, as agents that search skills by words rank them",
-    ),
-    TRIGGERS: (
-        "Triggers",
-        "A trigger phrase the skill declares (metadata nimblebrain.triggers) "
-        "found in the prompt, case aside; then skills with two keyword hits or more",
-    ),
-    LISTING: (
-        "What Claude Code lists",
-        f"BM25 over what the model can read after Claude "
-        f"Code's listing budget at {DEFAULT_CONTEXT // 1000}K tokens: a skill listed "
-        "by name only is matched on its name; skills it cannot see are marked",
-    ),
-}
+STRATEGIES = (
+    ("bm25", "Words in names and descriptions", "Okapi BM25 (k1 1.2, b 0.75) over name, "
+     "description, when_to_use and keywords: the lexical search several agents run"),
+    ("triggers", "Declared triggers", "NimbleBrain's rule: the first declared trigger found "
+     "in the prompt wins; then keywords found twice or more"),
+    ("listing", "What the model can see", "The words ranking, after the chosen host's listing "
+     "budget: a skill listed by name only is matched on its name alone"),
+)  # fmt: skip
+TOP = 8
+
+
+def _buddy(text: str, widget: QWidget) -> QLabel:
+    label = QLabel(text)
+    label.setBuddy(widget)
+    return label
 
 
 class SelectionLabDialog(QDialog):
-    skillSelected = Signal(str)
+    """Rank the catalog's skills for a prompt, under each strategy."""
+
+    skillSelected = Signal(str)  # a skill id, double-clicked in a ranking
 
     def __init__(self, controller: CatalogController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Selection lab")
-        self.resize(860, 600)
-        skills = [s for s in controller.catalog.skills if s.loadable]
-        self.selector = Selector(skills)
-        self.prompt = QLineEdit(self)
-        self.prompt.setAccessibleName("Prompt to test")
-        self.prompt.setPlaceholderText("Type a prompt a user might send…")
-        self.skill = QComboBox(self)
-        self.skill.setAccessibleName("Skill whose description to try")
-        self.skill.setToolTip("A scratch copy of this skill's description is ranked in its place")
-        for s in sorted(skills, key=lambda s: s.qualified_name):
-            self.skill.addItem(one_line(s.qualified_name), s.id)
-        self.scratch = QPlainTextEdit(self)
-        self.scratch.setAccessibleName("Scratch description")
-        self.scratch.setToolTip("Edit to see the rank move; nothing here is saved")
-        self.scratch.setMaximumHeight(90)
-        self.reset = QPushButton("&Reset", self)
-        self.reset.setAccessibleName("Reset the scratch description")
-        self.reset.setAutoDefault(False)
-        self.lists: dict[str, QListWidget] = {}
-        columns = QHBoxLayout()
-        for key, (title, tip) in _TITLES.items():
-            box = QGroupBox(title, self)
-            box.setToolTip(tip)
-            inner = QVBoxLayout(box)
-            view = QListWidget(box)
-            view.setAccessibleName(f"Ranking: {title}")
-            view.itemActivated.connect(self._on_item)
-            inner.addWidget(view)
-            self.lists[key] = view
-            columns.addWidget(box, 1)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Try a description for", self))
-        row.addWidget(self.skill, 1)
-        row.addWidget(self.reset)
-        self.summary = QLabel("", self)
-        self.summary.setAccessibleName("Where the edited skill ranks")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
-        close = buttons.button(QDialogButtonBox.StandardButton.Close)
-        close.setAccessibleName("Close the selection lab")
-        close.setAutoDefault(False)
+        self.resize(900, 620)
+        self.skills = list(controller.catalog.skills)
+        self.docs = [doc_of(s) for s in self.skills]
+        self.index = Index.build(self.docs)
+        self.by_id = {d.id: i for i, d in enumerate(self.docs)}
         layout = QVBoxLayout(self)
-        layout.addWidget(self.prompt)
-        layout.addLayout(row)
-        layout.addWidget(self.scratch)
-        layout.addWidget(self.summary)
-        layout.addLayout(columns, 1)
-        layout.addWidget(buttons)
-        self._editing: str | None = None
-        self.prompt.textChanged.connect(self.update_results)
-        self.skill.currentIndexChanged.connect(self._on_skill)
-        self.scratch.textChanged.connect(self._on_scratch)
-        self.reset.clicked.connect(self._on_skill)
-        self._on_skill()
-
-    def _on_skill(self) -> None:
-        if self._editing is not None:
-            self.selector.edit(self._editing, None)
-        skill_id = self.skill.currentData()
-        self._editing = skill_id if isinstance(skill_id, str) else None
-        doc = (
-            self.selector.docs[self.selector.position[self._editing]]
-            if self._editing is not None
-            else None
+        intro = PlainLabel(
+            "Type what a person would ask. Hosts pick skills by their names and "
+            "descriptions; these columns show which would be picked, and why."
         )
-        self.scratch.blockSignals(True)
-        self.scratch.setPlainText(doc.description if doc is not None else "")
-        self.scratch.blockSignals(False)
-        self.scratch.setEnabled(doc is not None)
-        self.update_results()
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        row = QHBoxLayout()
+        self.prompt = QLineEdit()
+        self.prompt.setPlaceholderText("fill in a PDF form")
+        self.prompt.setAccessibleName("Prompt")
+        self.prompt.textChanged.connect(self.rank)
+        self.host = QComboBox()
+        self.host.setAccessibleName("Host")
+        for p in PROFILES:
+            self.host.addItem(p.title, p.slug)
+        self.host.setToolTip("The host whose listing budget the third column applies")
+        self.host.currentIndexChanged.connect(self._host_changed)
+        row.addWidget(_buddy("&Prompt:", self.prompt))
+        row.addWidget(self.prompt, 1)
+        row.addWidget(_buddy("&Host:", self.host))
+        row.addWidget(self.host)
+        layout.addLayout(row)
 
-    def _on_scratch(self) -> None:
-        if self._editing is not None:
-            self.selector.edit(self._editing, self.scratch.toPlainText())
-        self.update_results()
+        grid = QGridLayout()
+        self.columns: dict[str, QListWidget] = {}
+        for col, (key, title, tip) in enumerate(STRATEGIES):
+            head = QLabel(f"<b>{title}</b>")
+            head.setToolTip(tip)
+            grid.addWidget(head, 0, col)
+            view = QListWidget()
+            view.setAccessibleName(title)
+            view.setToolTip(tip)
+            view.itemActivated.connect(self._chosen)
+            grid.addWidget(view, 1, col)
+            self.columns[key] = view
+        layout.addLayout(grid, 1)
 
-    def rankings(self) -> dict[str, list[Ranked]]:
-        prompt = self.prompt.text()
-        if not prompt.strip():
-            return {key: [] for key in self.lists}
-        return {key: ranker(prompt) for key, ranker in self.selector.rankers(TOP).items()}
+        scratch = QHBoxLayout()
+        self.skill_box = QComboBox()
+        self.skill_box.setAccessibleName("Skill to draft")
+        self.skill_box.addItem("(no draft)", "")
+        for d in sorted(self.docs, key=lambda d: d.name):
+            self.skill_box.addItem(d.name, d.id)
+        self.skill_box.currentIndexChanged.connect(self._draft_skill)
+        scratch.addWidget(_buddy("&Draft the description of:", self.skill_box))
+        scratch.addWidget(self.skill_box, 1)
+        layout.addLayout(scratch)
+        self.draft = QPlainTextEdit()
+        self.draft.setAccessibleName("Draft description")
+        self.draft.setPlaceholderText("Choose a skill: its description is copied here to edit")
+        self.draft.setMaximumHeight(110)
+        self.draft.textChanged.connect(self.rank)
+        layout.addWidget(self.draft)
+        self.note = PlainLabel("")
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.listings: dict[str, str] = {}
+        self._host_changed()
 
-    def update_results(self) -> None:
-        ranks = self.rankings()
-        where: list[str] = []
-        for key, view in self.lists.items():
+    # -- what is ranked --------------------------------------------------------------
+
+    def _host_changed(self) -> None:
+        slug = self.host.currentData() or "claude-code"
+        texts = [SkillText(s.name, s.uri, s.name, None, s.frontmatter or {}) for s in self.skills]
+        verdicts, budgets = judge(texts, [profile(slug)], DEFAULT_CONTEXT)
+        self.listings = {
+            s.id: (v[slug].listing or "full") for s, v in zip(self.skills, verdicts, strict=True)
+        }
+        b = budgets[slug]
+        self.budget_line = b.sentence(profile(slug).title, len(self.skills))
+        self.rank()
+
+    def _draft_skill(self) -> None:
+        skill_id = self.skill_box.currentData()
+        i = self.by_id.get(skill_id or "")
+        self.draft.blockSignals(True)
+        self.draft.setPlainText("" if i is None else self.docs[i].description)
+        self.draft.blockSignals(False)
+        self.rank()
+
+    def drafted(self) -> Doc | None:
+        skill_id = self.skill_box.currentData()
+        i = self.by_id.get(skill_id or "")
+        if i is None:
+            return None
+        return replace(self.docs[i], description=self.draft.toPlainText())
+
+    def picks(self) -> dict[str, list[Pick]]:
+        return select(self.index, self.prompt.text(), TOP, self.listings, self.drafted())
+
+    def rank(self) -> None:
+        prompt = self.prompt.text().strip()
+        found = self.picks() if prompt else {k: [] for k, _, _ in STRATEGIES}
+        draft = self.drafted()
+        for key, view in self.columns.items():
             view.clear()
-            for pos, r in enumerate(ranks[key], 1):
-                note = f" — {r.why}" if r.why else ""
-                item = QListWidgetItem(f"{pos}. {one_line(r.name)}  {r.score:.2f}{note}")
-                item.setData(Qt.ItemDataRole.UserRole, r.id)
-                if r.why:
-                    item.setToolTip(r.why)
-                if r.id == self._editing:
-                    font = QFont(item.font())
-                    font.setBold(True)
-                    item.setFont(font)
-                    where.append(f"{_TITLES[key][0]}: #{pos}")
+            for n, pick in enumerate(found[key], 1):
+                mark = " (draft)" if draft is not None and pick.id == draft.id else ""
+                shown = f"  [{pick.listing}]" if pick.listing not in ("", "full") else ""
+                item = QListWidgetItem(f"{n}. {pick.name}{mark}  {pick.score:.2f}{shown}")
+                item.setData(Qt.ItemDataRole.UserRole, pick.id)
+                if pick.why:
+                    item.setToolTip(pick.why)
                 view.addItem(item)
-            if not ranks[key]:
-                view.addItem(
-                    QListWidgetItem("no skill matches" if self.prompt.text().strip() else "")
-                )
-        name = self.skill.currentText()
-        if not self.prompt.text().strip():
-            self.summary.setText("Type a prompt to rank the skills.")
-        elif where:
-            self.summary.setText(f"{name} ranks " + ", ".join(where))
-        else:
-            self.summary.setText(f"{name} is not in the top {TOP} of any strategy")
+            if prompt and not found[key]:
+                view.addItem(QListWidgetItem("no skill"))
+        notes = [self.budget_line]
+        if prompt and not found["bm25"]:
+            notes.append(
+                "No skill shares a word with this prompt: hosts choose by description, so a "
+                "skill meant for it needs those words in its description."
+            )
+        self.note.setText("\n".join(notes))
 
-    def _on_item(self, item: QListWidgetItem) -> None:
+    def _chosen(self, item: QListWidgetItem) -> None:
         skill_id = item.data(Qt.ItemDataRole.UserRole)
-        if isinstance(skill_id, str):
+        if skill_id:
             self.skillSelected.emit(skill_id)

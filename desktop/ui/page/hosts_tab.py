@@ -1,29 +1,35 @@
 """The skill page's Hosts tab: per agent host, whether it loads the skill (or why
-not) and how the skill appears in the host's listing for the model, reckoned over the
-catalog's skills at 200K tokens of context, when the tab is in sight. Each host's row
-has its profile's rules, with their sources, in a tooltip (:mod:`desktop.core.hosts`)."""
+not) and how the skill appears in the host's listing for the model, judged with the
+catalog's other skills at 200K tokens of context, when the tab comes into sight.
+Each host's row has its profile's rules, with their sources, in a tooltip
+(:mod:`desktop.core.hosts`). The frontmatter judged is the catalog's reading of it;
+``skill-catalog lint PATH --hosts`` reads each file as each host's reader does."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import PurePath
 
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from desktop.core.hosts.table import host_table
-from desktop.core.hosts.verdict import budget_sentence
+from desktop.core.hosts import DEFAULT_CONTEXT, PROFILES, SkillText, judge
 from desktop.core.model import Skill
-from desktop.core.selector import DEFAULT_CONTEXT
 from desktop.core.visible import one_line
 
-_LOADS = {"yes": "Loads", "no": "Does not load"}
 _LISTING = {
     "full": "Listed in full",
-    "cut": "Listed, description cut",
+    "cut": "Description cut",
     "name-only": "Name only",
     "dropped": "Not listed",
-    "unknown": "Unknown",
 }
+
+
+def _text(skill: Skill) -> SkillText:
+    folder = PurePath(skill.path).name if skill.path else skill.name
+    return SkillText(
+        skill.name, skill.path or skill.uri, folder, None, fields=skill.frontmatter or {}
+    )
 
 
 class HostsTab(QWidget):
@@ -33,14 +39,13 @@ class HostsTab(QWidget):
         super().__init__(parent)
         self._skills = skills
         self._skill: Skill | None = None
-        self._shown = True
+        self._filled = True
         self.table = QTreeWidget(self)
         self.table.setAccessibleName("Agent hosts for this skill")
         self.table.setRootIsDecorated(False)
         self.table.setHeaderLabels(["Host", "Loads", "Listing", "Why"])
-        self.table.setColumnWidth(0, 150)
-        self.table.setColumnWidth(1, 95)
-        self.table.setColumnWidth(2, 125)
+        for column, width in enumerate((150, 95, 120)):
+            self.table.setColumnWidth(column, width)
         self.budget = QLabel("", self)
         self.budget.setAccessibleName("Listing budget")
         self.budget.setWordWrap(True)
@@ -51,44 +56,38 @@ class HostsTab(QWidget):
 
     def show_skill(self, skill: Skill | None) -> None:
         """Show ``skill``'s hosts: now when the tab is in sight, else when it comes
-        into sight (the budget is reckoned over the whole catalog)."""
+        into sight (the budget is judged over the whole catalog)."""
         self._skill = skill
-        self._shown = False
+        self._filled = False
         if self.isVisible():
             self._fill()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if not self._shown:
+        if not self._filled:
             self._fill()
 
     def _fill(self) -> None:
-        self._shown = True
+        self._filled = True
         skill = self._skill
         self.table.clear()
         self.budget.setText("")
         if skill is None:
             return
-        skills = [s for s in self._skills() if s.loadable]
-        if not any(s is skill for s in skills):
-            skills.append(skill)
-        at = next(i for i, s in enumerate(skills) if s is skill)
-        rows, budgets, hosts = host_table(skills, DEFAULT_CONTEXT)
-        for host in hosts:
-            verdict, mode = rows[at][host.id]
+        skills = [s for s in self._skills() if s.loadable and s is not skill]
+        skills.insert(0, skill)
+        verdicts, budgets = judge([_text(s) for s in skills], PROFILES, DEFAULT_CONTEXT)
+        for p in PROFILES:
+            v = verdicts[0][p.slug]
+            loads = "Unknown" if v.loads is None else ("Loads" if v.loads else "Does not load")
             item = QTreeWidgetItem(
-                [
-                    host.title,
-                    _LOADS.get(verdict.loads, "Unknown"),
-                    _LISTING.get(mode, mode),
-                    one_line("; ".join(verdict.why)),
-                ]
+                [p.title, loads, _LISTING.get(v.listing or "", "Unknown"), one_line(v.why)]
             )
-            tip = "\n".join(f"• {r.text} (source: {r.source})" for r in host.rules)
-            item.setToolTip(0, tip)
-            item.setToolTip(3, one_line("\n".join(verdict.why)))
+            item.setToolTip(0, "\n".join(f"• {r.says} (source: {r.source})" for r in p.rules))
+            if v.why:  # on every column but the host's: the Why column may be scrolled off
+                for column in (1, 2, 3):
+                    item.setToolTip(column, one_line(v.why))
             self.table.addTopLevelItem(item)
-        claude = next(h for h in hosts if h.id == "claude-code")
-        self.budget.setText(
-            budget_sentence(claude, budgets[claude.id], DEFAULT_CONTEXT, len(skills))
-        )
+        claude = next(p for p in PROFILES if p.slug == "claude-code")
+        loaded = sum(1 for per in verdicts if per[claude.slug].loads)
+        self.budget.setText(budgets[claude.slug].sentence(claude.title, loaded))

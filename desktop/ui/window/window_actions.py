@@ -68,7 +68,10 @@ class WindowActions:
         skill.addSeparator()
         self.export_action = self._act(skill, "&Export decisions…", "", self.export_decisions)
         tools = mb.addMenu("&Tools")
-        self.triggers_action = self._act(tools, "&Selection lab…", "Ctrl+T", self.selection_lab)
+        self.selection_action = self._act(
+            tools, "&Selection lab…", "Ctrl+Shift+L", self.selection_lab
+        )
+        self.triggers_action = self._act(tools, "&Trigger tester…", "Ctrl+T", self.trigger_tester)
         self.model_view_action = self._act(
             tools, "What the &model would see…", "Ctrl+Shift+M", self.model_view
         )

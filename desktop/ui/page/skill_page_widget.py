@@ -1,6 +1,6 @@
 """A skill's page: a header (name, where it comes from, its states in plain words and
-the one action that fits) above the tabs Overview, Files, Source, Details, Problems and
-Review.
+the one action that fits) above the tabs Overview, Files, Source, Details, Problems,
+Review and Hosts.
 
 The header stays above every tab, so a server skill's third-party mark is always in
 sight. The Overview is the preview pane (rendered body, nothing shown until verified);
@@ -51,6 +51,7 @@ from desktop.core.model import Skill
 from desktop.core.visible import cut, visible
 from desktop.ui.page.detail_widget import DetailWidget
 from desktop.ui.page.file_view_widget import FileViewWidget
+from desktop.ui.page.hosts_tab import HostsTab
 from desktop.ui.page.preview_widget import PreviewWidget
 from desktop.ui.widgets.pill import PillWidget
 from desktop.ui.widgets.plain_label import PlainLabel
@@ -160,6 +161,11 @@ class SkillPageWidget(QWidget):
             self.tabs.addTab(page, title)
             if tip:
                 self.tabs.setTabToolTip(i, tip)
+        self.hosts = HostsTab(lambda: preview.controller.catalog.skills, self)
+        self.hosts_index = self.tabs.addTab(self.hosts, "Hosts")
+        self.tabs.setTabToolTip(
+            self.hosts_index, "Whether each agent host loads this skill, and how it lists it"
+        )
         head = QWidget(self)
         head.setLayout(header)
         head.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -200,6 +206,7 @@ class SkillPageWidget(QWidget):
         if renewed:
             self._fill_files(skill)
             self._fill_problems(skill)
+            self.hosts.show_skill(skill)
             self.file_view.show_file(None)
         elif self.file_view.skill is not None and self.file_view.skill is not skill:
             self._follow_file(skill)

@@ -19,7 +19,6 @@ Each skill's ``provenance`` is ``{"index", "url", "digest"}``.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -101,6 +100,8 @@ class IndexSource(BaseSource):
                 document = await _read_index(fetcher, self.spec.endpoint)
             except FetchError as exc:
                 return SourceStatus(self.spec.origin, SourceState.FAILED, str(exc)), []
+            import asyncio  # here: the kind registers with every command, audit's included
+
             cache = self.context.cache
             pins = Pins(pins_root(cache.root if cache else None), document.url).load()
             budget = _Budget(MAX_LISTING_BYTES)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from review_helpers import Person, add_skill, allow, git, make_person
+
+from .review_helpers import Person, add_skill, allow, git, make_person
 
 
 @pytest.fixture(scope="session")

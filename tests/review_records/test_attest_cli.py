@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from review_helpers import Person, audit, by_name, git
+
+from .review_helpers import Person, audit, by_name, git
 
 pytestmark = [pytest.mark.keyring]
 

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from review_helpers import Person, add_skill, sign_record
 
 from desktop.core.approvals import make_record
 from desktop.core.model import Skill
@@ -20,6 +19,8 @@ from desktop.sources import team_reviews
 from desktop.sources.team_reviews import audit, read_trust, record_files, repository_skills
 from desktop.store import review_signing
 from desktop.store.review_signing import SigningError, ToVerify, signing_key, verify_many
+
+from .review_helpers import Person, add_skill, sign_record
 
 People = dict[str, Person]
 

@@ -11,7 +11,6 @@ import struct
 from pathlib import Path
 
 import pytest
-from review_helpers import Person, audit, by_name, signed
 
 from desktop.core.entry import parse_entry
 from desktop.core.model import Origin
@@ -40,6 +39,8 @@ from desktop.core.review_record import (
 )
 from desktop.core.states import TeamReview
 from desktop.sources.team_reviews import repository_skills, write_record
+
+from .review_helpers import Person, audit, by_name, signed
 
 A, B = "a" * 64, "b" * 64
 

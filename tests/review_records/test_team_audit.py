@@ -11,7 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from review_helpers import (
+from desktop.core.review_record import record_path
+from desktop.sources.team_reviews import write_record
+
+from .review_helpers import (
     Person,
     add_skill,
     audit,
@@ -21,9 +24,6 @@ from review_helpers import (
     signed,
     statement,
 )
-
-from desktop.core.review_record import record_path
-from desktop.sources.team_reviews import write_record
 
 People = dict[str, Person]
 

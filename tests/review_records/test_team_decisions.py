@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from review_helpers import Person, add_skill, sign_record
 
 from desktop.cli.command_session import command_session
 from desktop.core.model import Skill, SourceSpec
 from desktop.session.team_review import adopt, adopt_and_say, team_decisions
 from desktop.sources.team_reviews import repository_skills
+
+from .review_helpers import Person, add_skill, sign_record
 
 pytestmark = [pytest.mark.keyring]
 
@@ -114,9 +115,9 @@ def _scan(folder: Path) -> list[Skill]:
 def test_sign_and_say_signs_only_a_decision_on_these_bytes(
     repo: Path, people: People, service: str
 ) -> None:
-    from review_helpers import git
-
     from desktop.session.team_review import sign_and_say
+
+    from .review_helpers import git
 
     git(repo, "config", "gpg.format", "ssh")
     git(repo, "config", "user.signingkey", str(people["alice"].key))

@@ -12,13 +12,14 @@ Pure: a skill is given as its frontmatter text and folder name (:class:`SkillTex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop.core.checks import NAME_RE
 
-Reader = Literal["yaml-1.1", "yaml-1.2", "json"]
+Reader = Literal["yaml-1.1", "yaml-1.2", "json", "lines"]
 OnFailure = Literal["skip", "refuse-listing", "warn"]
 Listing = Literal["full", "cut", "name-only", "dropped"]
 
@@ -73,7 +74,7 @@ CODEX_RENDER = "openai/codex codex-rs/core/src/skills/render.rs (02be9c5)"
 SPEC = "https://agentskills.io/specification"
 TS_SDK = "@modelcontextprotocol/client 2.4.0, SkillsClient (desktop/core/strict_clients.py)"
 FASTMCP = "fastmcp 4.1.3 client (desktop/core/strict_clients.py)"
-SKILLS_CLI = "vercel-labs/skills: its frontmatter reader refuses nested mappings"
+SKILLS_CLI = "vercel-labs/skills src/frontmatter.ts (28415ff)"
 GH_SKILL = "https://cli.github.com/manual/gh_skill"
 COPILOT_DOCS = "https://docs.github.com/en/copilot/concepts/agents/about-agent-skills"
 CURSOR_DOCS = "https://cursor.com/docs/context/skills"
@@ -250,15 +251,15 @@ PROFILES: tuple[HostProfile, ...] = (
     HostProfile(
         "skills-cli",
         "the skills CLI",
-        reader="yaml-1.2",
+        reader="lines",
         name_max=None,
         name_pattern=None,
         name_is_folder=None,
         description_max=None,
         strings_only=None,
         metadata_strings=None,
-        nested_mappings=False,
-        on_failure="skip",
+        nested_mappings=None,
+        on_failure=None,
         listing_fields=None,
         entry_cut=None,
         budget_share=None,
@@ -266,11 +267,17 @@ PROFILES: tuple[HostProfile, ...] = (
         drops=None,
         rules=(
             Rule(
-                "nesting",
-                "its strict reader refuses a field holding a mapping (nested metadata included)",
+                "reader",
+                "frontmatter is read line by line, not as YAML: a block value (description: "
+                ">-) is read as '>-', a value continued on the next lines keeps its first "
+                "line, and nothing is refused",
                 SKILLS_CLI,
             ),
-            Rule("failure", "a skill it cannot read is not installed", SKILLS_CLI),
+            Rule(
+                "failure",
+                "what it does with a skill missing a name or description is unknown",
+                SKILLS_CLI,
+            ),
         ),
     ),
     HostProfile(
@@ -381,11 +388,59 @@ class SkillText:
         return read_as(reader, self.frontmatter)
 
 
+def _line_scalar(value: str) -> Any:
+    text = value.strip()
+    if text in ("true", "false"):
+        return text == "true"
+    if text in ("null", "~"):
+        return None
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", text):
+        return float(text) if "." in text else int(text)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def read_lines(text: str) -> dict[str, Any]:
+    """Frontmatter as a line-by-line reader reads it (the skills CLI's): ``key: value`` on
+    one line; an indented ``key: value`` or ``- item`` under a key with no value; every
+    other line (a block value's text, a continued value) is skipped."""
+    root: dict[str, Any] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indented = line[0] in " \t"
+        if indented and current is not None:
+            holder = root[current]
+            if stripped.startswith("- "):
+                if not isinstance(holder, list):
+                    holder = root[current] = []
+                holder.append(_line_scalar(stripped[2:]))
+            elif ":" in stripped and isinstance(holder, dict):
+                key, _, value = stripped.partition(":")
+                holder[key.strip()] = _line_scalar(value)
+            continue
+        current = None
+        if indented or ":" not in stripped:
+            continue
+        key, _, value = stripped.partition(":")
+        if value.strip():
+            root[key.strip()] = _line_scalar(value)
+        else:
+            current = key.strip()
+            root[current] = {}
+    return root
+
+
 def read_as(reader: Reader | None, text: str) -> tuple[dict[str, Any] | None, str]:
     """The frontmatter as ``reader`` reads it, or ``None`` and why."""
     from desktop.core.frontmatter import parse_frontmatter_text
     from desktop.core.frontmatter_12 import parse_frontmatter_text_12
 
+    if reader == "lines":
+        return read_lines(text), ""
     if reader == "yaml-1.1":
         fields, problems = parse_frontmatter_text(text)
     else:  # 1.2, JSON (a server sends what its own reader made) and unknown readers
@@ -524,6 +579,8 @@ def judge(
             why = ""
             if p.entry_cut is not None and length > p.entry_cut:
                 listing, why, length = "cut", f"cut at {p.entry_cut:,} characters", p.entry_cut
+            if p.reader == "lines" and skill.frontmatter is not None and not why:
+                why = _lines_differ(skill.frontmatter, fields or {})
             verdicts[i][p.slug] = HostVerdict(True if known else None, listing, why, length)
             lengths.append((i, length))
         if p.on_failure == "refuse-listing" and any(
@@ -559,6 +616,18 @@ def judge(
                 room = max(room, 0)
         budgets[p.slug] = Budget(p.slug, limit, used, cut, context if p.budget_share else None)
     return verdicts, budgets
+
+
+def _lines_differ(text: str, seen: Mapping[str, Any]) -> str:
+    """What a line reader gets wrong of the description YAML gives, or ``""``."""
+    from desktop.core.visible import cut_repr
+
+    fields, _ = read_as("yaml-1.2", text)
+    meant = (fields or {}).get("description")
+    got = seen.get("description")
+    if isinstance(meant, str) and meant != got:
+        return f"it reads the description as {cut_repr(got, 40)}, not the text YAML gives"
+    return ""
 
 
 def unknown_words(p: HostProfile) -> list[str]:

@@ -65,7 +65,6 @@ def test_yaml_readers_agree_with_the_libraries_hosts_use() -> None:
         ("mcp-ts-sdk", "name: pdf\n", "no description"),
         ("mcp-ts-sdk", "name: pdf\ndescription: d\nmetadata:\n  n: 1\n", "metadata"),
         ("fastmcp", "name: pdf\ndescription: d\nmetadata: 3\n", "metadata"),
-        ("skills-cli", "name: pdf\ndescription: d\nmetadata:\n  a: b\n", "holds a mapping"),
     ],
 )
 def test_each_rule_refuses_what_it_should_and_accepts_the_plain_skill(
@@ -134,3 +133,31 @@ def test_budget_without_a_share_is_unknown() -> None:
     assert p.budget(200_000) is None
     _, budgets = judge([skill(GOOD)], [p])
     assert "no listing budget is known" in budgets["codex"].sentence("Codex", 1)
+
+
+def test_the_skills_cli_reads_lines_not_yaml() -> None:
+    from desktop.core.hosts import read_lines
+
+    text = (
+        "name: pdf\ndescription: >-\n  Fill in PDF forms\n  and merge them\n"
+        "version: 2\nflag: true\nnothing: ~\nquoted: 'a: b'\ntags:\n  - one\n  - 2\n"
+        "metadata:\n  author: ada\n  # a comment\n\n  -x\nnot a pair\n  stray: 1\n"
+    )
+    assert read_lines(text) == {
+        "name": "pdf",
+        "description": ">-",
+        "version": 2,
+        "flag": True,
+        "nothing": None,
+        "quoted": "a: b",
+        "tags": ["one", 2],
+        "metadata": {"author": "ada"},
+    }
+    assert read_lines("ratio: 1.5\n") == {"ratio": 1.5}
+    p = profile("skills-cli")
+    block = "name: pdf\ndescription: >-\n  Fill in PDF forms\n"
+    assert load_problems(p, skill(block)) == []  # it refuses nothing
+    verdicts, _ = judge([skill(block), skill(GOOD)], [p])
+    assert verdicts[0]["skills-cli"].loads is True
+    assert "reads the description as '>-'" in verdicts[0]["skills-cli"].why
+    assert verdicts[1]["skills-cli"].why == ""

@@ -285,6 +285,11 @@ async def vanished_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
             f"---\nname: {name}\ndescription: Helps with {name.replace('-', ' ')}.\n---\n"
             f"# {name}\n\n1. List what is open.\n2. Write a short summary.\n"
         )
+    # An author's typo: an unclosed "[" on the file's third line.
+    (folder / "typo-skill").mkdir(parents=True, exist_ok=True)
+    (folder / "typo-skill" / "SKILL.md").write_text(
+        "---\nname: typo-skill\ndescription: [Summarises the week\n---\n# Typo\n\nBody.\n"
+    )
     spec = SourceSpec("mine", "local", "folder", str(folder))
     ini = scratch / f"window-vanished-{size[0]}x{size[1]}.ini"
     window = build_window([spec], settings=QSettings(str(ini), QSettings.Format.IniFormat))
@@ -292,6 +297,16 @@ async def vanished_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     window.show()
     window.start()
     await settle(window, 1.0)
+    window.select_skill(skill_named(window, "typo-skill"))
+    await settle(window)
+    save(window, out, size, "9-broken-frontmatter")
+    window.tabs.setCurrentWidget(window.page.source)
+    await settle(window, 0.2)
+    save(window, out, size, "9-broken-frontmatter-source")
+    window.tabs.setCurrentWidget(window.page.files_tab)
+    await settle(window, 0.2)
+    save(window, out, size, "9-broken-frontmatter-files")
+    window.tabs.setCurrentWidget(window.preview)
     window.select_skill(skill_named(window, "my-helper"))
     await settle(window)
     shutil.rmtree(folder)

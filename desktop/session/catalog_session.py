@@ -795,6 +795,11 @@ class CatalogSession:
         self.events.verification_changed(skill.id)
         return children, ""
 
+    async def read_unlisted(self, skill: Skill) -> Any:
+        """A local skill's SKILL.md as text when its entry could not be made (see
+        :meth:`ContentReader.read_unlisted`); ``None`` for every other skill."""
+        return await self.reader.read_unlisted(skill)
+
     async def read_kept(self, skill: Skill, uri: str) -> ReadResult | None:
         """The verified copy of a server skill's file kept here, read again without
         asking the server (a skill checked earlier shows what was checked); ``None``

@@ -12,6 +12,8 @@ servers' sources).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.core.entry import skill_md_uri
@@ -139,6 +141,18 @@ class ContentReader:
             )
         return await source.read(skill, uri, refresh=refresh)
 
+    async def read_unlisted(self, skill: Skill) -> UnlistedText | None:
+        """The ``SKILL.md`` of a skill in a folder on this computer whose entry could not
+        be made (its frontmatter does not parse, say), as text, and its folder's files:
+        the author's own file, shown as it is and said to be checked against nothing.
+        ``None`` for any other skill: a server's bytes, a repository's, an archive's, are
+        never shown unchecked."""
+        if skill.loadable or not skill.kind_info.folder_on_disk or not skill.path:
+            return None
+        import asyncio
+
+        return await asyncio.to_thread(read_unlisted_folder, skill.path)
+
     async def discover(self, spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
         """A server's skills, listed on the connection its reads will use.
 
@@ -205,3 +219,55 @@ class ContentReader:
             await pool.close()
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
+
+
+# What an unlisted skill's folder shows at most: the SKILL.md's first bytes, and its files.
+UNLISTED_TEXT = 1024 * 1024
+UNLISTED_FILES = 500
+
+
+@dataclass(frozen=True, slots=True)
+class UnlistedText:
+    """A local skill's SKILL.md read as text (not checked: the entry could not be made),
+    whether it was cut, and the files of its folder (path, size)."""
+
+    text: str
+    cut: bool
+    files: tuple[tuple[str, int], ...]
+    more_files: bool = False
+
+
+def read_unlisted_folder(folder: str) -> UnlistedText | None:
+    """The ``SKILL.md`` of ``folder`` as text (at most :data:`UNLISTED_TEXT` bytes) and its
+    files (at most :data:`UNLISTED_FILES`; links are named, never followed)."""
+    import os
+
+    root = Path(folder)
+    try:
+        with open(root / "SKILL.md", "rb") as f:
+            data = f.read(UNLISTED_TEXT + 1)
+    except OSError:
+        return None
+    files: list[tuple[str, int]] = []
+    more = False
+    for base, dirs, names in os.walk(root, followlinks=False):
+        links = [d for d in dirs if (Path(base) / d).is_symlink()]  # named, not entered
+        dirs[:] = sorted(d for d in dirs if d not in links)
+        for name in sorted([*names, *links]):
+            path = Path(base) / name
+            try:
+                size = path.lstat().st_size
+            except OSError:
+                continue
+            if len(files) >= UNLISTED_FILES:
+                more = True
+                break
+            files.append((path.relative_to(root).as_posix(), size))
+        if more:
+            break
+    return UnlistedText(
+        data[:UNLISTED_TEXT].decode("utf-8", "replace"),
+        len(data) > UNLISTED_TEXT,
+        tuple(files),
+        more,
+    )

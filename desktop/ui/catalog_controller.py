@@ -97,6 +97,7 @@ class CatalogController(QObject):
         self.retry = s.retry
         self.summary = s.summary
         self.read_kept = s.read_kept
+        self.read_unlisted = s.read_unlisted
         self.relist_due = s.relist_due
         self.stop_relisting = s.stop_relisting
         self.reread_folder = s.reread_folder

@@ -179,6 +179,9 @@ class PreviewWidget(QWidget):
     skillRequested = Signal(str)  # open another skill (after confirmation)
     fileRequested = Signal(str, str)  # skill id, file uri: a link to one of its files
     fetchStarted = Signal()  # a read was asked for (by the user or the window)
+    # A local skill whose entry could not be made: its SKILL.md shown as text, unchecked;
+    # the UnlistedText (with its folder's files), for the Files tab.
+    unlistedShown = Signal(object)
 
     def __init__(
         self,
@@ -193,6 +196,8 @@ class PreviewWidget(QWidget):
         self.uri: str = ""
         self.result: ReadResult | None = None
         self._keeping = False  # the kept copy of a file checked earlier is being read
+        self.unlisted: object | None = None  # the UnlistedText shown, for a broken entry
+        self.pending_problem: Problem | None = None  # to select once the text is shown
         self.status = PlainLabel("Select a skill, then press Preview.")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -260,6 +265,73 @@ class PreviewWidget(QWidget):
         self.back_button.setEnabled(self.uri != self.controller.reader.skill_md_uri(skill))
         self.status.setText(self.pending_text())
         self.fetch_button.setEnabled(skill.loadable)
+        self.unlisted = None
+        if not skill.loadable and skill.kind_info.folder_on_disk and skill.path:
+            # The author's own file, whose entry could not be made: shown as text, on
+            # this computer, said to be unchecked (a server's bytes never are).
+            self.controller.spawn(self.show_unlisted(), f"reading {skill.path} as text")
+
+    async def show_unlisted(self) -> None:
+        """Show the SKILL.md of a local skill whose entry could not be made as the text it
+        is, its problems marked on their lines, and say it is checked against nothing."""
+        skill = self.skill
+        if skill is None:
+            return
+        found = await self.controller.read_unlisted(skill)
+        if self.skill is not skill or found is None or self.result is not None:
+            return
+        if not await fill_plain(self.raw, found.text, lambda: self.skill is skill):
+            return
+        self.unlisted = found
+        self._set_marks(*problem_marks(found.text, skill.problems))
+        reasons = skill.invalid_reasons
+        cut_note = " (its first megabyte)" if found.cut else ""
+        self.status.setText(
+            f"{skill.name} cannot be loaded: {reasons} Its SKILL.md is shown as text"
+            f"{cut_note}, as it is on this computer, not checked against a listing."
+        )
+        self.rendered.setHtml(
+            f"<p><b>This skill cannot be loaded.</b></p><p>{escape(reasons)}</p>"
+            "<p>Its SKILL.md is in the <i>Source</i> tab as it is on disk, the line with "
+            "the problem marked. Fix it in your editor (right-click the skill: <i>Open in "
+            "editor</i>); the page follows the file when it is saved.</p>"
+        )
+        self.unlistedShown.emit(found)
+        self._select_pending()
+
+    def go_to_problem(self, problem: Problem) -> bool:
+        """Select the line of the raw text ``problem`` is placed on; when the text is not
+        shown yet, once it is (reading it if it is not being read). False when the
+        problem has no line."""
+        text = self.raw.toPlainText()
+        if text:
+            return self._select_problem(problem)
+        self.pending_problem = problem
+        if self.skill is not None and self.skill.loadable and self.result is None:
+            self.fetch()
+        return True
+
+    def _select_pending(self) -> None:
+        problem, self.pending_problem = self.pending_problem, None
+        if problem is not None:
+            self._select_problem(problem)
+
+    def _select_problem(self, problem: Problem) -> bool:
+        text = self.raw.toPlainText()
+        placed = problem_lines(text, [problem])
+        if not placed:
+            return False
+        line = placed[0][0]
+        at = shown_line(text, line) if has_long_line(text) else line
+        block = self.raw.document().findBlockByNumber(at - 1)
+        if not block.isValid():
+            return False
+        cursor = QTextCursor(block)
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        self.raw.setTextCursor(cursor)
+        self.raw.centerCursor()
+        self.raw.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
 
     def follow_entry(self, skill: Skill) -> None:
         """The catalog now holds ``skill`` for the shown one (a relisting, a refresh).
@@ -398,6 +470,7 @@ class PreviewWidget(QWidget):
             return  # another file was asked for meanwhile
         if result.parsed is not None and self.skill is not None:
             self._set_marks(*problem_marks(text, self.skill.problems))  # SKILL.md's problems
+            self._select_pending()
         if has_long_line(text):
             self.status.setText(
                 self.status.text()

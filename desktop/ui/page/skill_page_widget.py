@@ -13,6 +13,8 @@ which the window puts there on its first use. Words and choices come from
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -60,6 +62,7 @@ from desktop.ui.widgets.skill_menu import skill_menu
 from desktop.ui.widgets.state_icons import state_icon
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
+PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 class SkillPageWidget(QWidget):
@@ -146,6 +149,9 @@ class SkillPageWidget(QWidget):
         self.problems.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.problems.setSpacing(3)
         self.problems.setTextElideMode(Qt.TextElideMode.ElideNone)
+        # Enter or a double-click on a problem: its line, selected in Source.
+        self.problems.itemActivated.connect(self._go_to_problem)
+        preview.unlistedShown.connect(self._fill_unlisted)
 
         # The review's place: the window makes the review in it when first shown.
         self.review_holder = QWidget(self)
@@ -296,9 +302,34 @@ class SkillPageWidget(QWidget):
             else:
                 parent.addChild(item)
         if not skill.files:
-            note = "No files are listed (a dynamic or invalid entry)."
+            if not skill.loadable and skill.kind_info.folder_on_disk:
+                note = "Reading the skill's folder…"  # its files, once read (_fill_unlisted)
+            else:
+                note = "No files are listed (a dynamic or invalid entry)."
             self.files.addTopLevelItem(QTreeWidgetItem([note, "", ""]))
         self.files.expandAll()
+
+    def _fill_unlisted(self, found: Any) -> None:
+        """The files of a local skill whose entry could not be made, as its folder holds
+        them: named, not checked (there is no listing to check them against)."""
+        if self.skill is None or self.preview.skill is not self.skill:
+            return
+        self.files.clear()
+        style = self.style()
+        for path, size in found.files:
+            item = QTreeWidgetItem([visible(path), format_size(size), "not checked"])
+            item.setIcon(0, style.standardIcon(QStyle.StandardPixmap.SP_FileIcon))
+            item.setToolTip(
+                0,
+                plain_tooltip(
+                    f"{path}\nThe skill's entry could not be made, so this file is not "
+                    "checked; SKILL.md is in the Source tab as text"
+                )
+                or "",
+            )
+            self.files.addTopLevelItem(item)
+        if found.more_files:
+            self.files.addTopLevelItem(QTreeWidgetItem(["… more files not shown", "", ""]))
 
     def _fill_problems(self, skill: Skill) -> None:
         self.problems.clear()
@@ -308,7 +339,9 @@ class SkillPageWidget(QWidget):
         for p in shown:
             item = QListWidgetItem(f"{p.level.label}: {visible(p.message)}")
             item.setIcon(state_icon(style, p.level.icon))
-            item.setToolTip(plain_tooltip(f"{p.message}\n({p.code})") or "")
+            tip = f"{p.message}\n({p.code})\nEnter or double-click: its line in Source"
+            item.setToolTip(plain_tooltip(tip) or "")
+            item.setData(PROBLEM_ROLE, p)
             self.problems.addItem(item)
         if not shown:
             self.problems.addItem(QListWidgetItem("No problems found."))
@@ -317,6 +350,15 @@ class SkillPageWidget(QWidget):
         self.tabs.setTabText(PROBLEMS_TAB, f"{title} ({count})" if count else title)
 
     # -- acting -------------------------------------------------------------------
+
+    def _go_to_problem(self, item: QListWidgetItem) -> None:
+        """The Source tab on the line ``item``'s problem is placed on (read first when
+        the text is not shown yet); a problem with no line stays where it is."""
+        problem = item.data(PROBLEM_ROLE)
+        if self.skill is None or problem is None:
+            return
+        self.tabs.setCurrentWidget(self.source)
+        self.preview.go_to_problem(problem)
 
     def _primary(self) -> None:
         if self.skill is not None:

@@ -285,9 +285,10 @@ class PreviewWidget(QWidget):
         self.unlisted = found
         self._set_marks(*problem_marks(found.text, skill.problems))
         reasons = skill.invalid_reasons
+        stop = "" if reasons.endswith((".", "!", "?")) else "."
         cut_note = " (its first megabyte)" if found.cut else ""
         self.status.setText(
-            f"{skill.name} cannot be loaded: {reasons} Its SKILL.md is shown as text"
+            f"{skill.name} cannot be loaded: {reasons}{stop} Its SKILL.md is shown as text"
             f"{cut_note}, as it is on this computer, not checked against a listing."
         )
         self.rendered.setHtml(

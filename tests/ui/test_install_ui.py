@@ -65,7 +65,9 @@ def test_install_writes_the_approved_files_for_the_chosen_agents(
     (tmp_home / ".claude/skills/pdf/forms.md").write_text("edited\n")
     (tmp_home / ".claude/skills/by-hand").mkdir()
     (tmp_home / ".claude/skills/by-hand/SKILL.md").write_text(SKILL.format(name="by-hand"))
-    window.actions_.installed_action.trigger()
+    # The sidebar's Installed section opens the list.
+    sidebar = window.sidebar
+    sidebar.tree.itemClicked.emit(sidebar.installed_item, 0)
     listing = window.actions_.dialog
     qtbot.waitUntil(lambda: listing.table.rowCount() == 3, timeout=30000)
     first = [listing.table.item(0, c).text() for c in range(4)]
@@ -73,6 +75,8 @@ def test_install_writes_the_approved_files_for_the_chosen_agents(
     states = {listing.table.item(r, 2).text() for r in range(3)}
     assert states == {"Changed on disk", "As approved", "Installed by something else"}
     assert "1 need attention" in listing.summary.text()
+    assert sidebar.installed_item.text(1) == "1"  # the count needing attention
+    assert "need attention" in sidebar.installed_item.toolTip(1)
 
 
 def test_a_skill_not_approved_is_not_installed_and_says_why(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -189,6 +189,8 @@ class InstallDialog(QDialog):
 class InstalledDialog(QDialog):
     """Every skill in the folders agents read, with whether it is still as approved."""
 
+    counted = Signal(int, int)  # installed skills found, how many need attention
+
     HEADERS = ("Skill", "Agents", "State", "Detail", "Folder")
 
     def __init__(self, controller: CatalogController, parent: QWidget | None = None):
@@ -258,6 +260,7 @@ class InstalledDialog(QDialog):
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
         attention = sum(1 for s in found if s.state.rank < 3)
+        self.counted.emit(len(found), attention)
         installed = count(len(found), "installed skill")
         if not found:
             self.summary.setText("No skill is installed in the folders agents read.")

@@ -60,6 +60,7 @@ class SidebarWidget(QWidget):
     viewChosen = Signal(str)  # a Library view key
     sourceChosen = Signal(str)  # a source label
     addRequested = Signal()
+    installedRequested = Signal()  # the Installed section's row: the installed skills
     editRequested = Signal(str)
     removeRequested = Signal(str)
     toggleRequested = Signal(str)
@@ -107,6 +108,17 @@ class SidebarWidget(QWidget):
         self.add_item.setIcon(0, self._icon("add"))
         self.add_item.setToolTip(
             0, "Add a folder of skills, an MCP server or a git repository (Ctrl+N)"
+        )
+        self.installed_section = self._section("Installed")
+        self.installed_item = QTreeWidgetItem(self.installed_section, ["In agents' folders…", ""])
+        self.installed_item.setData(0, KIND_ROLE, "installed")
+        self.installed_item.setToolTip(
+            0,
+            "The skills in the folders your agents read, and whether each is still what "
+            "was approved",
+        )
+        self.installed_item.setTextAlignment(
+            1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         )
         self.tree.expandAll()
         self._counts: Mapping[str, int] = {}
@@ -301,15 +313,33 @@ class SidebarWidget(QWidget):
     def _on_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
         if item.data(0, KIND_ROLE) == "add":
             self.addRequested.emit()
+        elif item.data(0, KIND_ROLE) == "installed":
+            self.installedRequested.emit()
+
+    def set_installed(self, found: int, attention: int) -> None:
+        """What the installed skills' last check found: how many need attention (their
+        count, with a warning icon), else how many are installed."""
+        item = self.installed_item
+        item.setText(1, str(attention or found))
+        item.setIcon(0, self._icon("dialog-warning") if attention else QIcon())
+        item.setToolTip(
+            1,
+            f"{attention} installed skills need attention"
+            if attention
+            else f"{found} installed skills, as approved",
+        )
 
     def keyPressEvent(self, event: Any) -> None:
         item = self.tree.currentItem()
         if (
             item is not None
-            and item.data(0, KIND_ROLE) == "add"
+            and item.data(0, KIND_ROLE) in ("add", "installed")
             and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
         ):
-            self.addRequested.emit()
+            if item.data(0, KIND_ROLE) == "add":
+                self.addRequested.emit()
+            else:
+                self.installedRequested.emit()
             return
         super().keyPressEvent(event)
 

@@ -288,6 +288,7 @@ class MainWindow(WindowSurface):
         self.skill_list.openFailed.connect(self.notifier.warning)
         sb = self.sidebar
         sb.addRequested.connect(self.actions_.add_source)
+        sb.installedRequested.connect(self.actions_.installed)
         sb.editRequested.connect(self.actions_.edit_source)
         sb.removeRequested.connect(self.actions_.remove_source)
         sb.toggleRequested.connect(self.actions_.toggle_source)

@@ -402,4 +402,6 @@ class WindowActions:
     def installed(self) -> None:
         from desktop.ui.dialogs.install_dialog import InstalledDialog
 
-        self._show(InstalledDialog(self.w.controller, self.w))
+        dialog = InstalledDialog(self.w.controller, self.w)
+        dialog.counted.connect(self.w.sidebar.set_installed)
+        self._show(dialog)

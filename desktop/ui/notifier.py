@@ -17,6 +17,7 @@ from desktop.core.states import Severity, member
 from desktop.core.visible import visible
 
 LEVELS = ("error", "warning", "info")
+BRIEF = 120  # characters of a notice the status bar shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,14 @@ class Notice:
     def shown(self) -> str:
         """The notice as the status bar shows it."""
         return f"{self.word}: {self.text}"
+
+    def brief(self) -> str:
+        """The notice in one short line for the status bar (the Activity view keeps it
+        whole): a long one is cut at a word, with an ellipsis."""
+        text = self.shown()
+        if len(text) <= BRIEF:
+            return text
+        return text[:BRIEF].rsplit(" ", 1)[0].rstrip(",;:") + "… (View ▸ Activity)"
 
     def line(self) -> str:
         stamp = time.strftime("%H:%M:%S", time.localtime(self.when))

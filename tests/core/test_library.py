@@ -93,6 +93,11 @@ def test_a_source_says_its_state_in_a_word_and_the_rest_in_detail() -> None:
     ok = source_words(folder, SourceStatus(folder.origin, skill_count=3))
     assert (ok.kind, ok.status, ok.detail, ok.ready) == ("folder", "Ready", "3 skills", True)
     assert ok.mark == SourceState.OK.icon
+    # A message that starts with the count is not said after the count again.
+    paged = SourceStatus(server.origin, skill_count=3, message="3 skills in 2 pages")
+    assert source_words(server, paged).detail == "3 skills in 2 pages"
+    noted = SourceStatus(server.origin, skill_count=1, message="1 invalid")
+    assert source_words(server, noted).detail == "1 skill; 1 invalid"
     failed = SourceStatus(server.origin, status="error", message="could not connect")
     words = source_words(server, failed)
     assert (words.kind, words.status, words.ready) == ("local process", "Failed", False)
@@ -118,7 +123,7 @@ def test_row_marks_say_each_state_in_a_word() -> None:
     assert words(skills[3], "digest-mismatch") == ["Files differ", "Cannot approve"]
     assert verification_words(skills[0], None)[0] == "Not read yet"
     word, tip = verification_words(skills[0], "verified")
-    assert word == "Verified" and "integrity, not safety" in tip
+    assert word == "Checked" and "integrity, not safety" in tip
     assert origin_chip(skills[0]) == ("local", False)
 
 

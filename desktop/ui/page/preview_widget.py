@@ -86,12 +86,20 @@ def describe_binary(data: bytes) -> str | None:
 
 
 def verified_head(vf: FileVerification, size: int) -> str:
-    """What the status line says of bytes shown: checked, or unverified (dynamic)."""
+    """What the status line says of bytes shown: checked, or not checkable (dynamic).
+    The precise terms are in :func:`verified_detail`, for a tooltip."""
     if vf.state == DYNAMIC:
-        head = "Unverified (dynamic skill, no digest published): "
+        return "Unverified: the server publishes no size or digest to check this file against."
+    return "Checked: matches what the source listed (not a safety check)."
+
+
+def verified_detail(vf: FileVerification, size: int) -> str:
+    """The precise words behind :func:`verified_head`: the state, the URI, the size."""
+    if vf.state == DYNAMIC:
+        head = "Unverified: a dynamic skill, no size or SHA-256 digest published"
     else:
-        head = "Verified: matches what the source listed (size and SHA-256; not a safety check): "
-    return head + f"{vf.uri}, {size:,} bytes"
+        head = "Verified: the size and SHA-256 digest match the entry (integrity, not safety)"
+    return f"{head}\n{vf.uri}, {size:,} bytes"
 
 
 def showable(
@@ -201,8 +209,12 @@ class PreviewWidget(QWidget):
         self.fetch_button.setAccessibleName("Fetch and verify the file")
         self.fetch_button.setEnabled(False)
         self.fetch_button.clicked.connect(lambda _=False: self.fetch())
-        self.refresh_button = QPushButton("Refresh e&ntry (skills/get)")
-        self.refresh_button.setAccessibleName("Refresh the skill's entry from its server")
+        self.refresh_button = QPushButton("Ask the server agai&n")
+        self.refresh_button.setAccessibleName("Ask the server for the skill's current entry")
+        self.refresh_button.setToolTip(
+            "The files differ from the entry listed: ask the server for its current entry "
+            "(skills/get), then read the file again against it"
+        )
         self.refresh_button.setVisible(False)
         self.refresh_button.clicked.connect(lambda _=False: self.refresh_entry())
         self.back_button = QPushButton("SKILL.md")
@@ -253,12 +265,14 @@ class PreviewWidget(QWidget):
         if skill is None:
             self.uri = ""
             self.status.setText("Select a skill, then press Preview.")
+            self.status.setToolTip("")
             self.fetch_button.setEnabled(False)
             self.back_button.setEnabled(False)
             return
         self.uri = uri or self.controller.reader.skill_md_uri(skill)
         self.back_button.setEnabled(self.uri != self.controller.reader.skill_md_uri(skill))
         self.status.setText(self.pending_text())
+        self.status.setToolTip(self.pending_detail())
         self.fetch_button.setEnabled(skill.loadable)
 
     def follow_entry(self, skill: Skill) -> None:
@@ -281,15 +295,30 @@ class PreviewWidget(QWidget):
         skill = self.skill
         assert skill is not None
         if not skill.loadable:
-            reasons = skill.invalid_reasons
-            return f"{skill.qualified_name} cannot be loaded ({skill.state}). {reasons}"
+            return f"{skill.qualified_name} cannot be loaded. {skill.invalid_reasons}"
+        if skill.kind_info.runs_code:
+            return (
+                "Read from the server and checked before it is shown: "
+                "press Read from server to see it."
+            )
+        return "Read from its folder and checked before it is shown."
+
+    def pending_detail(self) -> str:
+        """The precise words behind :meth:`pending_text`: what is read, from where, and
+        what it is checked against (a tooltip)."""
+        skill = self.skill
+        assert skill is not None
+        if not skill.loadable:
+            return f"Entry state: {skill.state}"
         f = skill.file(self.uri)
-        where = skill.origin.describe()
         if f is not None:
-            what = f"{self.uri} ({f.size:,} bytes, {f.digest[:19]}…)"
+            what = f"{self.uri}\n{f.size:,} bytes, {f.digest}"
         else:
-            what = f"{self.uri} (dynamic: no size or digest published)"
-        return f"Nothing shown until verified. Will fetch {what} from {where}."
+            what = f"{self.uri}\ndynamic: no size or digest published"
+        return f"{what}\nfrom {skill.origin.describe()}"
+
+    def _button_words(self) -> str:
+        return self.fetch_button.text().replace("&", "")
 
     def _clear(self) -> None:
         self.rendered.setHtml("")
@@ -321,13 +350,15 @@ class PreviewWidget(QWidget):
         if skill is None:
             return None
         self.fetch_button.setEnabled(False)
-        self.status.setText(f"Fetching {uri} from {skill.origin.describe()}…")
+        where = "the server" if skill.kind_info.runs_code else "its folder"
+        self.status.setText(f"Reading from {where} and checking…")
+        self.status.setToolTip(f"{uri}\nfrom {skill.origin.describe()}")
         try:
             result = await self.controller.read(skill, uri)
         except asyncio.CancelledError:
             if self.skill is not None and self.skill.id == skill.id and self.uri == uri:
                 self.status.setText(
-                    f"Cancelled: nothing fetched of {uri}. Press Fetch and verify to try again."
+                    f"Cancelled: nothing read of {uri}. Press {self._button_words()} to try again."
                 )
             raise
         finally:
@@ -348,6 +379,7 @@ class PreviewWidget(QWidget):
             return
         vf = result.verification
         self.status.setText(verified_head(vf, len(data)))
+        self.status.setToolTip(verified_detail(vf, len(data)))
         binary = describe_binary(data)
         if binary is not None:
             self.rendered.setHtml(f"<p><i>{escape(binary)}</i></p>")

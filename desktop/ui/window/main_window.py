@@ -650,7 +650,7 @@ class MainWindow(WindowSurface):
         self.messages.appendPlainText(notice.line())
         if notice.level == Severity.INFO:
             self.notice.notify(notice.text)  # a moment; the Activity view keeps it
-        self.statusBar().showMessage(notice.shown(), 15000)
+        self.statusBar().showMessage(notice.brief(), 15000)
 
     def _on_query(self, query: object) -> None:
         self.proxy.set_query(query)  # type: ignore[arg-type]

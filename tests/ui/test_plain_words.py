@@ -223,3 +223,25 @@ def test_each_filter_finds_what_the_sidebar_counts(
     assert "not-approved or changed" in tips["To review"]
     assert "invalid" in tips["Cannot be loaded"]
     assert fb.filters_menu.toolTipsVisible()
+
+
+def test_a_stacked_list_of_one_skill_leaves_the_height_to_the_page(
+    make_window: Any, skills_folder: Path, qtbot: Any
+) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    window.resize(760, 680)  # narrow: the list above the page
+    qtbot.waitUntil(lambda: window.right_splitter.orientation() == Qt.Orientation.Vertical)
+    split = window.right_splitter
+    total = sum(split.sizes())
+    window.filter_bar.text.setText("gamma")
+    qtbot.waitUntil(lambda: window.proxy.rowCount() == 1)
+    qtbot.waitUntil(lambda: split.sizes()[0] < total // 4)
+    one = split.sizes()[0]
+    view = window.skill_list.list
+    assert view.viewport().height() >= view.sizeHintForRow(0)  # the one row is whole
+    # All three back: the list grows to hold them (up to two fifths of the height).
+    window.filter_bar.text.setText("")
+    qtbot.waitUntil(lambda: window.proxy.rowCount() == 3)
+    qtbot.waitUntil(lambda: split.sizes()[0] > one)
+    assert view.viewport().height() >= 3 * view.sizeHintForRow(0)
+    assert split.sizes()[0] <= total * 2 // 5

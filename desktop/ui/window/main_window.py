@@ -665,6 +665,7 @@ class MainWindow(WindowSurface):
         shown, total = self.proxy.rowCount(), self.table_model.rowCount()
         self.filter_bar.count.setText(f"{shown} of {total}")
         self.skill_list.show_empty(None if shown else self._empty_state())
+        self._fit_list_height()
 
     def _empty_state(self) -> EmptyState:
         query = self.proxy.query
@@ -935,6 +936,25 @@ class MainWindow(WindowSurface):
             if want == Qt.Orientation.Vertical:
                 total = max(self.right_splitter.height(), 1)
             self.right_splitter.setSizes([total * 2 // 5, total * 3 // 5])
+        self._fit_list_height()
+
+    def _fit_list_height(self) -> None:
+        """Stacked (a narrow window), the list is as tall as its rows, up to two fifths
+        of the height: a filter that leaves one skill gives the page the rest."""
+        split = self.right_splitter
+        if split.orientation() != Qt.Orientation.Vertical:
+            return
+        total = sum(split.sizes())
+        share = total * 2 // 5
+        view = self.skill_list.list
+        rows = self.proxy.rowCount()
+        want = share
+        if rows and view.isVisible():
+            middle = split.widget(0)
+            chrome = middle.height() - view.viewport().height()
+            want = min(share, chrome + rows * max(view.sizeHintForRow(0), 1) + 4)
+        if total > 0 and split.sizes()[0] != want:
+            split.setSizes([want, total - want])
 
     def toggle_sidebar(self) -> None:
         self.sidebar_wanted = not self.sidebar.isVisible()

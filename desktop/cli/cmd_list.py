@@ -54,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
         print(render(catalog, agents, by_label))
     # A source named on the command line that could not be read is a failed check; the
     # saved and detected sources (no source option) may be down without failing a run.
-    named = any(getattr(args, o, None) for o in ("folder", "server", "config"))
+    from desktop.sources import kinds
+
+    named = bool(getattr(args, "config", None)) or any(
+        getattr(args, kinds.option_dest(k), None) for k in kinds.with_options()
+    )
     # A server that asks for a sign-in is not a failed check: the line says what to run.
     if named and any(
         s.status == SourceState.FAILED and not _asks_sign_in(s) for s in catalog.sources

@@ -18,7 +18,7 @@ from desktop.core.model import SourceSpec
 from desktop.core.secrets import display_value
 
 NAME = "sources"
-HELP = "list the sources in use; add, remove, enable or disable saved ones"
+HELP = "list the sources in use; add, remove, enable, disable or update saved ones"
 
 ORIGINS = {
     "saved": "saved",
@@ -34,12 +34,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object for scripts")
     p = sub.add_parser(
         "add",
-        help="save a folder or a server",
+        help="save a folder, a server or another kind of source",
         description="Save a source: [LABEL=]DIR for a folder of skills, "
         "LABEL=COMMAND for a server over stdio (quote the whole command), "
-        "LABEL=https://HOST/mcp for a server over Streamable HTTP.",
+        "LABEL=https://HOST/mcp for a server over Streamable HTTP, or one kind's option "
+        "(--git [LABEL=]URL[#REF], --zip [LABEL=]PATH, ...).",
     )
-    p.add_argument("source", metavar="SOURCE", help="[LABEL=]DIR, LABEL=COMMAND or LABEL=URL")
+    p.add_argument(
+        "source", metavar="SOURCE", nargs="?", help="[LABEL=]DIR, LABEL=COMMAND or LABEL=URL"
+    )
+    from desktop.sources import kinds
+
+    for kind in kinds.with_options():
+        if not kind.info.runs_code:  # a server's values come with SOURCE, --env, --header
+            p.add_argument(kind.option, dest=_kind_dest(kind), metavar=kind.metavar, help=kind.help)
     p.add_argument(
         "--connect-timeout",
         metavar="SECONDS",
@@ -69,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         p = sub.add_parser(action, help=what)
         p.add_argument("label", metavar="LABEL", help="the source's label (see sources list)")
+    from desktop.cli import sources_update
+
+    sources_update.add_parser(sub)
     p = sub.add_parser(
         "log",
         help="start a server and print what it writes on its stderr",
@@ -90,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
         from desktop.cli import sources_log
 
         return sources_log.run(args)
+    if action == "update":
+        from desktop.cli import sources_update
+
+        return sources_update.run(args)
     from desktop.sources.config import saved as config
 
     try:
@@ -220,12 +235,39 @@ def _save(cfg: Any) -> None:
         err(message)
 
 
+def _kind_dest(kind: Any) -> str:
+    from desktop.sources import kinds
+
+    return "kind_" + kinds.option_dest(kind)
+
+
+def _spec_to_add(args: argparse.Namespace) -> SourceSpec:
+    """The source ``sources add`` was given: SOURCE, or one kind's option."""
+    from desktop.sources import kinds
+
+    given = [
+        (k, getattr(args, _kind_dest(k), None))
+        for k in kinds.with_options()
+        if getattr(args, _kind_dest(k), None)
+    ]
+    if len(given) + (args.source is not None) != 1:
+        fail_usage("give one source: SOURCE, or one kind's option (--git, --zip, ...)")
+    if not given:
+        return _parse_source(args.source, args.env, args.header)
+    kind, value = given[0]
+    assert kind.parse is not None
+    try:
+        return kind.parse(str(value))
+    except ValueError as exc:
+        fail_usage(f"{kind.option}: {exc}")
+
+
 def _add(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from desktop.sources.launchers import parse_timeout
 
-    spec = _parse_source(args.source, args.env, args.header)
+    spec = _spec_to_add(args)
     if args.connect_timeout is not None:
         if not spec.kind_info.runs_code:
             fail_usage(f"--connect-timeout is for servers, not a {spec.kind_info.word}")

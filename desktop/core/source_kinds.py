@@ -40,6 +40,9 @@ class KindInfo:
     # Its listing can be asked again for one skill (``skills/get``), its folders listed
     # by the source, and a mismatch offers asking the source again.
     asks_again: bool = False
+    # Its sources show a pinned version (a git source's commit) until the person
+    # reviews what a newer one changes and updates (Check for updates).
+    pinned: bool = False
     # The transports whose sources may ask the user to sign in (OAuth), and those whose
     # sources are programs started here, with an error output the window can show.
     sign_in_transports: tuple[str, ...] = ()

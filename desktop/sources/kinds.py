@@ -18,6 +18,7 @@ from desktop.core.model import SourceSpec
 from desktop.core.source_kinds import describe_kind
 from desktop.sources import folder_source, zip_archive
 from desktop.sources.base import Kind, Source, SourceContext
+from desktop.sources.git import kind as git_kind
 from desktop.sources.mcp import kind as mcp_kind
 
 _KINDS: dict[str, Kind] = {}
@@ -34,6 +35,7 @@ def register(kind: Kind) -> None:
 register(folder_source.KIND)
 register(mcp_kind.KIND)
 register(zip_archive.KIND)
+register(git_kind.KIND)
 
 
 class UnknownKind(ValueError):

@@ -2,9 +2,10 @@
 
 Each kind is made to hold the same two skills (a folder of them, that folder published
 by a real ``skill-catalog serve`` over stdio, a zip archive of it made with
-``zipfile``) and must list them, read and verify their files, list a folder, list
-itself again, say who it is and where its skills come from, and start nothing while it
-is not trusted. A kind registered without a sample here fails the first test.
+``zipfile``, a git repository of it made with ``git``) and must list them, read and
+verify their files, list a folder, list itself again, say who it is and where its
+skills come from, and start nothing while it is not trusted. A kind registered without
+a sample here fails the first test.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.git_repos import commit_all, init_repo
 from helpers.serve import serve_argv, write_skill
 
 from desktop.core.model import SourceSpec
@@ -42,12 +44,24 @@ def _zip_of(folder: Path, target: Path) -> Path:
     return target
 
 
+def _repo_of(folder: Path) -> Path:
+    init_repo(folder)
+    commit_all(folder, "the two skills")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _private_state(tmp_home: Path) -> None:
+    """What a kind keeps (a git repository's fetched objects and pin) stays in the test."""
+
+
 # What each kind is asked with: the option's value that names a source holding the
 # folder's skills. Every registered kind has one.
 SAMPLES: dict[str, Callable[[Path], str]] = {
     "local": lambda folder: f"team={folder}",
     "mcp": lambda folder: f"team={shlex.join(serve_argv(folder))}",
     "zip": lambda folder: f"team={_zip_of(folder, folder.parent / 'skills.zip')}",
+    "git": lambda folder: f"team={_repo_of(folder)}",
 }
 
 

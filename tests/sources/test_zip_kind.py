@@ -76,7 +76,7 @@ def test_the_kind_is_reached_only_through_the_registry() -> None:
                 named.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert named == [
         "desktop/sources/kinds.py:19: from desktop.sources import folder_source, zip_archive",
-        "desktop/sources/kinds.py:36: register(zip_archive.KIND)",
+        "desktop/sources/kinds.py:37: register(zip_archive.KIND)",
     ]
 
 

@@ -67,6 +67,7 @@ class SidebarWidget(QWidget):
     instructionsRequested = Signal(str)
     serverOutputRequested = Signal(str)
     openFolderRequested = Signal(str)
+    updatesRequested = Signal(str)  # a pinned source (a git repository): check for updates
     signInRequested = Signal(str)
     signOutRequested = Signal(str)
 
@@ -104,7 +105,9 @@ class SidebarWidget(QWidget):
         self.add_item = QTreeWidgetItem(self.sources_section, ["Add source…", ""])
         self.add_item.setData(0, KIND_ROLE, "add")
         self.add_item.setIcon(0, self._icon("add"))
-        self.add_item.setToolTip(0, "Add a folder of skills or an MCP server (Ctrl+N)")
+        self.add_item.setToolTip(
+            0, "Add a folder of skills, an MCP server or a git repository (Ctrl+N)"
+        )
         self.tree.expandAll()
         self._counts: Mapping[str, int] = {}
 
@@ -123,6 +126,7 @@ class SidebarWidget(QWidget):
         self.instructions_action = self._action("Server &instructions…", self.instructionsRequested)
         self.server_output_action = self._action("Server &output…", self.serverOutputRequested)
         self.open_folder_action = self._action("Open &folder", self.openFolderRequested)
+        self.updates_action = self._action("Check for &updates…", self.updatesRequested)
         self.sign_in_action = self._action("&Sign in…", self.signInRequested)
         self.sign_out_action = self._action("Sign o&ut", self.signOutRequested)
         # Under the status of a server that asks for a sign-in.
@@ -337,6 +341,7 @@ class SidebarWidget(QWidget):
             spec is not None and spec.kind_info.runs_code and spec.enabled and connected
         )
         self.open_folder_action.setEnabled(spec is not None and spec.kind_info.folder_on_disk)
+        self.updates_action.setEnabled(spec is not None and spec.kind_info.pinned)
         stdio = spec is not None and spec.kind_info.shows_output(spec.transport)
         self.server_output_action.setEnabled(stdio)
         self.server_output_action.setToolTip(
@@ -375,6 +380,8 @@ class SidebarWidget(QWidget):
             actions += [self.instructions_action, self.server_output_action]
         if spec is not None and spec.kind_info.folder_on_disk:
             actions.append(self.open_folder_action)
+        if spec is not None and spec.kind_info.pinned:
+            actions.append(self.updates_action)
         if spec is not None and spec.kind_info.signs_in(spec.transport):
             actions += [self.sign_in_action, self.sign_out_action]
         return actions

@@ -82,10 +82,23 @@ def origin_html(skill: Skill) -> str:
     o = skill.origin
     if not o.kind_info.runs_code:
         word = o.kind_info.word_for(o.transport)
-        return f"local {word} <b>{escape(o.label)}</b> ({escape(o.endpoint)})"
+        where = "local " if o.kind_info.path_endpoint else ""  # a path here, or an address
+        return f"{where}{word} <b>{escape(o.label)}</b> ({escape(o.shown_endpoint)})"
     return (
         f"server <b>{escape(o.label)}</b> over {escape(o.transport)} ({escape(o.shown_endpoint)})"
     )
+
+
+def provenance_html(skill: Skill) -> str:
+    """Where a published skill's bytes come from ("owner/repo at 9d2f1ae, skills/pdf"),
+    with a link to the repository's page when it is an https address."""
+    from desktop.core.provenance import provenance_link, provenance_words
+
+    said = escape(provenance_words(skill.provenance))
+    link = provenance_link(skill.provenance)
+    if link:
+        said += f" — <a href='{escape(link)}'>open the repository</a>"
+    return said
 
 
 def file_state_text(vf: FileVerification | None) -> str:
@@ -168,6 +181,8 @@ def detail_html(
             "state", _row("State", escape(skill.state)), skill.state is not EntryState.LISTED
         ),
     ]
+    if skill.provenance:
+        rows.insert(1, _row("Provenance", provenance_html(skill)))
     if skill.path:
         rows.append(_row("Folder", escape(skill.path)))
     if unread:

@@ -139,6 +139,11 @@ class DetailWidget(QWidget):
             self.show_all.setChecked(rest == "all")
         elif scheme == "file" and self.skill is not None:
             self.fileRequested.emit(self.skill.id, unquote(rest))
+        elif scheme == "https":  # a published skill's repository page
+            from PySide6.QtCore import QUrl
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(QUrl(href))
         elif scheme == "dir" and self.skill is not None:
             c = self.controller
             c.spawn(c.read_directory(self.skill, unquote(rest)), "listing a folder")

@@ -1,4 +1,5 @@
-"""Add or edit a source: a local folder, an MCP server over stdio (a command), or a URL.
+"""Add or edit a source: a local folder, an MCP server over stdio (a command), a URL,
+or a git repository (``URL[#REF]``).
 
 The fields follow the kind: a folder has Browse…; a command has its environment values;
 a URL has its headers. Values that look secret are moved to the keyring when the
@@ -29,6 +30,7 @@ KINDS = (
     ("Local folder", "folder"),
     ("MCP server (command, stdio)", "stdio"),
     ("MCP server (URL)", "http"),
+    ("Git repository", "git"),
 )
 
 # What the place field holds, by kind: its label and an example.
@@ -36,6 +38,7 @@ WHERE = {
     "folder": ("&Folder", "/path/to/skills"),
     "stdio": ("&Command", "python -m my_server --flag value  (the command and its arguments)"),
     "http": ("&URL", "https://host/mcp"),
+    "git": ("&Repository", "https://github.com/owner/repo  (add #branch, #tag or #commit)"),
 }
 
 
@@ -46,6 +49,13 @@ def spec_from_fields(
 
     ``env`` and ``headers`` are the text of their fields, one ``NAME=VALUE`` a line
     (a header may be written ``Name: value``); blank lines are skipped."""
+    if kind not in ("folder", "stdio", "http"):  # another kind: its own rule
+        from desktop.sources.kinds import spec_from_fields as kind_spec
+
+        try:
+            return kind_spec(label, kind, where), ""
+        except ValueError as exc:
+            return None, str(exc)
     try:
         return source_from_fields(
             label,
@@ -152,7 +162,7 @@ class SourceDialog(QDialog):
         self.browse.setVisible(kind == "folder")
         self.form.setRowVisible(self.env, kind == "stdio")
         self.form.setRowVisible(self.headers, kind == "http")
-        self.form.setRowVisible(self.secrets_note, kind != "folder")
+        self.form.setRowVisible(self.secrets_note, kind in ("stdio", "http"))
 
     def _browse(self) -> None:
         chosen = QFileDialog.getExistingDirectory(self, "Choose a skills folder")

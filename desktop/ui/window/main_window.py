@@ -279,6 +279,7 @@ class MainWindow(WindowSurface):
         sb.instructionsRequested.connect(self.actions_.show_instructions)
         sb.serverOutputRequested.connect(self.actions_.show_server_output)
         sb.openFolderRequested.connect(self.actions_.open_folder)
+        sb.updatesRequested.connect(self.actions_.check_updates)
         sb.sourceChosen.connect(self._filter_source)
         sb.viewChosen.connect(self.filter_bar.set_view)
         self.filter_bar.view_names = {key: name for key, name, _tip in VIEWS}

@@ -341,6 +341,18 @@ class WindowActions:
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(spec.endpoint)):
             self.w.notifier.warning(f"could not open the folder {spec.endpoint}")
 
+    def check_updates(self, label: str) -> None:
+        """Review what a newer commit of a git source changes; the sources are read
+        again once its pin moved."""
+        from desktop.ui.sources.update_dialog import UpdateDialog
+
+        spec = self.w.sources_model.spec(label)
+        if spec is None or not spec.kind_info.pinned:
+            return
+        dialog = UpdateDialog(spec, self.w)
+        dialog.updated.connect(lambda _label: self.refresh())
+        self._show(dialog)
+
     def open_uri(self) -> None:
         from desktop.ui.dialogs.open_uri_dialog import OpenUriDialog
 

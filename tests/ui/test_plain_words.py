@@ -61,7 +61,7 @@ def _model_texts(view: QAbstractItemView) -> list[str]:
                 value = index.data(Qt.ItemDataRole.DisplayRole)
                 if isinstance(value, str):
                     out.append(value)
-                if col == 0 and model.hasChildren(index):
+                if col == 0 and model.rowCount(index) > 0:
                     walk(index)
 
     walk(QModelIndex())
@@ -245,3 +245,15 @@ def test_a_stacked_list_of_one_skill_leaves_the_height_to_the_page(
     qtbot.waitUntil(lambda: split.sizes()[0] > one)
     assert view.viewport().height() >= 3 * view.sizeHintForRow(0)
     assert split.sizes()[0] <= total * 2 // 5
+
+
+def test_a_checked_skill_keeps_the_tick(make_window: Any, skills_folder: Path, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QStyle
+
+    window = make_window([folder_spec(skills_folder)])
+    assert window.select_skill("local:beta-tools/SKILL.md")
+    wait_idle(qtbot, window)
+    pill = window.page.verification_pill
+    assert pill.text() == "Checked"
+    tick = pill.style().standardIcon(QStyle.StandardPixmap.SP_DialogApplyButton)
+    assert pill.icon().pixmap(16).toImage() == tick.pixmap(16).toImage()

@@ -47,6 +47,7 @@ from desktop.core.library import (
 )
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
+from desktop.core.states import Verification
 from desktop.core.visible import cut, visible
 from desktop.ui.page.detail_widget import DetailWidget
 from desktop.ui.page.file_view_widget import FileViewWidget
@@ -61,7 +62,7 @@ PILL_ICONS = {
     "To review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
     "Changed": QStyle.StandardPixmap.SP_BrowserReload,
     "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
-    "Verified": QStyle.StandardPixmap.SP_DialogApplyButton,
+    Verification.VERIFIED.label: QStyle.StandardPixmap.SP_DialogApplyButton,  # "Checked"
     "problems": QStyle.StandardPixmap.SP_MessageBoxCritical,  # it counts errors only
     "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
 }

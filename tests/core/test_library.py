@@ -186,3 +186,20 @@ def test_the_origin_line_of_a_server_skill_names_its_program_not_its_whole_comma
     assert line.startswith("Third-party · from the server docs (a local process: ")
     assert "skills-server --root …/team" in line
     assert "/opt/tools" not in line
+
+
+def test_the_filters_has_problems_and_to_review_find_what_the_views_count() -> None:
+    """The Filters menu's "Has problems" selects by the state ``problems`` and "To review"
+    by the approval states needing a decision: each finds what the sidebar counts."""
+    from desktop.core.query import matches
+    from desktop.core.states import Approval
+
+    skills, approvals = _catalog()
+    counts = view_counts(skills, approvals)
+    problems = SkillQuery(state_groups=(frozenset({PROBLEMS}),))
+    found = [s for s in skills if matches(s, problems, approval=approvals.get(s.id))]
+    assert [s.name for s in found] == ["b"] and len(found) == counts[PROBLEMS]
+    waiting = frozenset(a for a in Approval if a.needs_decision)
+    review = SkillQuery(state_groups=(waiting,))
+    found = [s for s in skills if matches(s, review, approval=approvals.get(s.id))]
+    assert len(found) == counts[TO_REVIEW] == 2

@@ -257,3 +257,15 @@ def test_a_checked_skill_keeps_the_tick(make_window: Any, skills_folder: Path, q
     assert pill.text() == "Checked"
     tick = pill.style().standardIcon(QStyle.StandardPixmap.SP_DialogApplyButton)
     assert pill.icon().pixmap(16).toImage() == tick.pixmap(16).toImage()
+
+
+def test_the_status_bar_gives_a_long_notice_in_brief(make_window: Any, skills_folder: Path) -> None:
+    window = make_window([folder_spec(skills_folder)])
+    long = "local: " + "the folder could not be watched, " * 12 + "the end"
+    window.notifier.warning(long)
+    shown = window.statusBar().currentMessage()
+    assert shown.startswith("Warning: local: the folder could not be watched")
+    assert shown.endswith("… (View ▸ Activity)") and len(shown) < 150
+    assert window.messages.toPlainText().rstrip().endswith("the end")  # kept whole there
+    window.notifier.info("local: read again")
+    assert window.statusBar().currentMessage() == "Note: local: read again"

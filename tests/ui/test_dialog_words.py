@@ -16,6 +16,7 @@ from desktop.ui.dialogs.instructions_dialog import InstructionsDialog
 from desktop.ui.dialogs.trigger_tester_dialog import TriggerTesterDialog
 
 from .conftest import folder_spec, write_skill
+from .test_servers_ui import serve_spec
 
 
 def _shown_text(dialog: QWidget) -> str:
@@ -82,9 +83,11 @@ def test_the_model_view_shows_the_listing_budget_and_when_it_is_over(
 def test_the_model_view_of_a_few_skills_is_within_the_budget(
     make_window: Any, skills_folder: Path, qtbot: Any
 ) -> None:
-    window = make_window([folder_spec(skills_folder)])
+    window = make_window([folder_spec(skills_folder), serve_spec(skills_folder, "srv")])
     dialog = ModelViewDialog(window.controller)
     qtbot.addWidget(dialog)
     length = model_registry(window.controller.catalog).length
     assert dialog.listing.text() == budget(length, LISTING_BUDGET)
     assert not dialog.listing.over
+    # A server that sends no instructions is said so, with no empty bar beside it.
+    assert "srv: no instructions" in dialog.servers.text() and dialog.bars == []

@@ -95,6 +95,8 @@ class ModelViewDialog(QDialog):
             bar.deleteLater()
         self.bars = []
         for server in view.servers:
+            if not server.length:
+                continue  # "no instructions" is said above: no empty bar to say it again
             bar = BudgetBar(f"{server.label} instructions:", INSTRUCTIONS_TIP, self)
             bar.set(server.length, INSTRUCTIONS_CUT)
             self.bars_box.addWidget(bar)

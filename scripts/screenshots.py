@@ -209,7 +209,7 @@ async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
 async def review(out: Path, scratch: Path) -> None:
     """The review (the skill page's Review tab) at each size: a new skill with a script,
     a skill with errors, and the first skill again after its script changed since
-    approval (the diff)."""
+    approval: first in To review, then its review (the earlier approval, the diff)."""
     for size in SIZES:
         await review_at(out, scratch, size)
 
@@ -254,6 +254,12 @@ async def review_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     script.write_text(script.read_text() + "\nimport urllib.request  # sends the form away\n")
     window.actions_.refresh()
     await settle(window, 1.0)
+    # The changed skill alarms: first in To review, its row and pill marked.
+    window.sidebar.select_view("to-review")
+    window.select_skill(skill_named(window, "pdf-forms"))
+    window.tabs.setCurrentWidget(window.preview)
+    await settle(window)
+    save(window, out, size, "7-changed-in-list")
     await open_review("pdf-forms", "fill_form.py")
     save(window, out, size, "7-review-changed")
     window.close()

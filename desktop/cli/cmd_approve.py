@@ -16,6 +16,7 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING
 
+from desktop.cli.attest_args import add_attest_options, said_attestation
 from desktop.cli.cmd_approvals import describe_record
 from desktop.cli.output import emit_json, err, said_decision
 from desktop.cli.resolve import SKILL_HELP, Resolver
@@ -56,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="approve a skill that has errors (recorded with the approval)",
     )
     parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
+    add_attest_options(parser)
     add_source_options(parser)
 
 
@@ -96,7 +98,7 @@ async def _run(args: argparse.Namespace) -> int:
         print(describe_record(record, indent="  "))
         if read is None:
             print("  Its files were not read: pass --read to read and verify each one first.")
-    return 0
+    return await said_attestation(NAME, args, skill, record)
 
 
 async def _choose(

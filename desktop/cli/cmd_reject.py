@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from desktop.cli.attest_args import add_attest_options, said_attestation
 from desktop.cli.cmd_approvals import describe_record
 from desktop.cli.output import emit_json, said_decision
 from desktop.cli.resolve import SKILL_HELP, Resolver
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", metavar="SKILL", help=SKILL_HELP)
     parser.add_argument("--reason", default="", metavar="TEXT", help="why it was rejected")
     parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
+    add_attest_options(parser)
     add_source_options(parser)
 
 
@@ -48,4 +50,4 @@ async def _run(args: argparse.Namespace) -> int:
     else:
         print(f"Rejected {one_line(skill.id)}")
         print(describe_record(record, indent="  "))
-    return 0
+    return await said_attestation(NAME, args, skill, record)

@@ -237,7 +237,7 @@ _APPROVAL: dict[Approval, tuple[str, str, int, str]] = {
         "Changed",
         "Its files changed since they were approved: review the change",
         0,
-        "view-refresh",
+        "dialog-warning",
     ),
     Approval.NOT_APPROVED: ("To review", "Nobody approved this skill yet", 1, "dialog-question"),
     Approval.REJECTED: (
@@ -387,6 +387,65 @@ _TRUST: dict[TrustState, tuple[str, int, str]] = {
 }
 
 
+class TeamReview(StrEnum):
+    """A skill's state in its repository's signed review records (``audit``)."""
+
+    REVIEWED = "reviewed"
+    UNREVIEWED = "unreviewed"
+    CHANGED = "changed"
+    REJECTED = "rejected"
+
+    @property
+    def label(self) -> str:
+        return _TEAM_REVIEW[self][0]
+
+    @property
+    def tip(self) -> str:
+        return _TEAM_REVIEW[self][1]
+
+    @property
+    def rank(self) -> int:
+        """Rejected first, then changed, then unreviewed: what fails an audit first."""
+        return _TEAM_REVIEW[self][2]
+
+    @property
+    def icon(self) -> str:
+        return _TEAM_REVIEW[self][3]
+
+    @property
+    def passes(self) -> bool:
+        """Enough valid approvals for exactly these bytes, and no rejection."""
+        return self is TeamReview.REVIEWED
+
+
+_TEAM_REVIEW: dict[TeamReview, tuple[str, str, int, str]] = {
+    TeamReview.REJECTED: (
+        "Rejected",
+        "An allowed reviewer rejected exactly these files",
+        0,
+        "action-unavailable",
+    ),
+    TeamReview.CHANGED: (
+        "Changed",
+        "Reviews exist for earlier files of this skill, not for these",
+        1,
+        "view-refresh",
+    ),
+    TeamReview.UNREVIEWED: (
+        "Unreviewed",
+        "Not enough valid approvals for these files",
+        2,
+        "dialog-question",
+    ),
+    TeamReview.REVIEWED: (
+        "Reviewed",
+        "Approved for exactly these files by enough allowed reviewers",
+        3,
+        "emblem-ok",
+    ),
+}
+
+
 class Installed(StrEnum):
     """Whether a skill in an agent's folder is still what a person approved."""
 
@@ -432,5 +491,6 @@ STATE_TYPES: tuple[type[StrEnum], ...] = (
     Approval,
     Verification,
     TrustState,
+    TeamReview,
     Installed,
 )

@@ -188,6 +188,10 @@ def install(
                 skill = item.skill
                 entry = lock_entry(skill, item.state, place, item.files, at)
                 target = place.folder / skill.name
+                blocked = team_blocks(place, skill)
+                if blocked:
+                    done.failed.append((target, blocked))
+                    continue
                 try:
                     ours = ApprovalKey.for_skill(skill).storage_name
                     same = _check_target(place, skill.name, entries, ours)
@@ -210,6 +214,16 @@ def install(
 
         update_lock(place.lock_path, change)
     return done
+
+
+def team_blocks(place: Place, skill: Skill) -> str:
+    """Why a project's team does not let ``skill`` in: a signed rejection of its bytes."""
+    if place.project is None:
+        return ""
+    from desktop.core.review_record import skill_files
+    from desktop.sources.team_reviews import team_rejection
+
+    return team_rejection(place.project, skill.name, skill_files(skill))
 
 
 def locked_files(entry: LockEntry, skill: Skill) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from desktop.core.states import (
     Severity,
     SignIn,
     SourceState,
+    TeamReview,
     TrustState,
     Verification,
     member,
@@ -168,3 +169,11 @@ def test_a_project_server_says_whether_it_is_trusted() -> None:
     assert TrustState.NEW.label == "not trusted"
     assert TrustState.CHANGED.label == "changed since you trusted it"
     assert min(TrustState, key=lambda t: t.rank) is TrustState.CHANGED
+
+
+def test_a_skill_in_a_team_audit_passes_only_when_reviewed() -> None:
+    assert [t.value for t in TeamReview] == ["reviewed", "unreviewed", "changed", "rejected"]
+    assert [t for t in TeamReview if t.passes] == [TeamReview.REVIEWED]
+    assert sorted(TeamReview, key=lambda t: t.rank)[0] is TeamReview.REJECTED
+    assert TeamReview.CHANGED.label == "Changed" and "earlier files" in TeamReview.CHANGED.tip
+    assert TeamReview.REVIEWED.icon == "emblem-ok"

@@ -47,7 +47,7 @@ def test_review_approve_change_and_revoke(
     assert "1 of 1 file read; 1 file " in text
     assert "set sha256:" in text
     names = [b.accessibleName() for b in dialog.tool_boxes]
-    assert names == ["Grant tool Bash(git:*)", "Grant tool Read"]  # highest risk first
+    assert names == ["Grant Bash(git:*)", "Grant Read"]  # highest risk first
     assert not any(b.isChecked() for b in dialog.tool_boxes)  # nothing granted by default
     assert dialog.scripts_box is None  # no scripts: nothing to allow
     dialog.tool_boxes[1].setChecked(True)
@@ -161,7 +161,7 @@ def test_a_tool_name_is_shown_and_granted_as_the_skill_wrote_it(
     shown = [b.text().replace("&&", "&") for b in dialog.tool_boxes]
     assert shown[0].startswith("Grant Bash(make&&test): ") and shown[1].startswith("Grant Read: ")
     names = [b.accessibleName() for b in dialog.tool_boxes]
-    assert names == ["Grant tool Bash(make&&test)", "Grant tool Read"]
+    assert names == ["Grant Bash(make&&test)", "Grant Read"]
     dialog.tool_boxes[0].setChecked(True)
     assert dialog.granted_tools() == ["Bash(make&&test)"]
 

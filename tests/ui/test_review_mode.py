@@ -231,6 +231,8 @@ def test_every_text_of_the_review_reads_on_a_light_and_a_dark_palette(
     select(view, "deploy.sh")
     qtbot.waitUntil(lambda: "+rm -rf ~/work" in view.content.toPlainText(), timeout=30000)
     assert_readable(view.content, "a diff")
+    assert "Changed since approval" in view.body.toPlainText()
+    assert_readable(view.body, "the earlier approval beside the change")
 
 
 def _fragments(browser: QTextBrowser) -> list[Any]:

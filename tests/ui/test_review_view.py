@@ -87,7 +87,7 @@ def test_a_local_skill_is_read_at_once_approved_and_its_change_shown_as_a_diff(
     select(view, "logo.png")
     assert "Binary file: 10 bytes, digest sha256:" in view.content.toPlainText()
     # Bash never looks like Read: each is its own choice, with what it allows.
-    assert [b.accessibleName() for b in view.tool_boxes] == ["Grant tool Bash", "Grant tool Read"]
+    assert [b.accessibleName() for b in view.tool_boxes] == ["Grant Bash", "Grant Read"]
     assert "(high risk)" in view.tool_boxes[0].text()
     assert "(reads files)" in view.tool_boxes[1].text()
     assert view.scripts_box is not None

@@ -26,12 +26,17 @@ def test_trouble_colours_keep_their_contrast_on_light_and_dark(qtbot: Any) -> No
     assert isinstance(app, QGuiApplication)
     saved = app.palette()
     try:
-        for base, text in (("#ffffff", "#000000"), ("#1e1e1e", "#e6e6e6")):
+        for base, text in (
+            ("#ffffff", "#000000"),
+            ("#efefef", "#000000"),
+            ("#1e1e1e", "#e6e6e6"),
+            ("#353535", "#e6e6e6"),
+        ):
             palette = QPalette(saved)
             palette.setColor(QPalette.ColorRole.Base, QColor(base))
             palette.setColor(QPalette.ColorRole.Text, QColor(text))
             app.setPalette(palette)
-            for kind in ("bad", "warn"):
+            for kind in ("bad", "warn", "alarm"):
                 colour = status_brush(kind).color()
                 assert _contrast(colour, QColor(base)) >= 4.5, (base, kind, colour.name())
             background, _, foreground = differs_style().partition(";color:")

@@ -76,7 +76,6 @@ class CompareDialog(QDialog):
         elif ids:
             self._guess_partner(chosen[0])
         self.fetch_button = QPushButton("&Read both again", self)
-        self.fetch_button.setAccessibleName("Read both SKILL.md files again and compare them")
         self.fetch_button.setToolTip(
             "Read both SKILL.md files again, check them against what their sources listed, "
             "then show what differs"

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop.core.install import InstalledSkill, InstallError
 from desktop.core.model import Skill
@@ -86,7 +87,7 @@ class InstallDialog(QDialog):
         row = QHBoxLayout()
         self.project_label = QLabel("No project chosen")
         self.choose_project = QPushButton("Choose &folder…")
-        self.choose_project.setAccessibleName("Choose the project folder")
+        self.choose_project.setAccessibleName("Choose folder: the project folder")
         self.choose_project.clicked.connect(self._choose_project)
         row.addWidget(self.project_label, 1)
         row.addWidget(self.choose_project)
@@ -165,9 +166,14 @@ class InstallDialog(QDialog):
             batch = [Prepared(self.skill, state, tuple(files))]
             done = await asyncio.to_thread(install, batch, places, at=now_utc())
         except (InstallError, OSError) as exc:
+            if not isValid(self):
+                return
             self.outcome.setText(f"Not installed: {exc}")
             self.controller.notifier.warning(f"{self.skill.name} was not installed: {exc}")
             self._update()
+            return
+        if not isValid(self):  # what was installed is said by the notifier alone
+            self.controller.notifier.info(f"installed {self.skill.name}")
             return
         lines = [f"Installed into {home_short(p)}" for p in done.written]
         lines += [f"{home_short(p)} already holds the approved files" for p in done.unchanged]
@@ -201,6 +207,7 @@ class InstalledDialog(QDialog):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
+        header.setAccessibleName("Columns of the installed skills")
         header.setStretchLastSection(True)
         layout.addWidget(self.table, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -231,7 +238,10 @@ class InstalledDialog(QDialog):
         from desktop.core.install import skills_cli_names
 
         others.update(skills_cli_names(_json(home / ".agents" / ".skill-lock.json")))
-        self.found = await asyncio.to_thread(installed_in, folders, approvals, published, others)
+        found = await asyncio.to_thread(installed_in, folders, approvals, published, others)
+        if not isValid(self):  # closed, and its window gone, while the folders were read
+            return
+        self.found = found
         self.show_found()
 
     def show_found(self) -> None:

@@ -4,7 +4,8 @@ Which rows pass a query is decided by :class:`desktop.core.query.SearchIndex` in
 pass per change; the proxy holds the passing source rows as a list (in source order)
 and maps through it. Sorting is the source model's. A change of the passing rows is
 one layout change for the views, not a signal per row, and selected rows that still
-pass stay selected.
+pass stay selected. The *To review* view asks the source for the skills changed since
+approval first.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from desktop.core.library import TO_REVIEW
 from desktop.core.query import SearchIndex, SkillQuery
 from desktop.ui.library.skill_table_model import SORT_ROLE, SkillTableModel
 
@@ -163,6 +165,11 @@ class SkillFilterProxyModel(QAbstractProxyModel):
         self.query = query
         if self._index is not None:
             self._set_rows(self._select(query))
+        # To review puts the skills changed since approval first: the source sorts again
+        # once the rows are chosen (a selected row that stays keeps its selection).
+        model = self.sourceModel()
+        if isinstance(model, SkillTableModel):
+            model.set_changed_first(query.view == TO_REVIEW)
 
     def rows_changed(self, rows: list[int]) -> None:
         """The skills in these rows of the source model have new entries (no row added,

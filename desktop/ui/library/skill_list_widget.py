@@ -5,16 +5,20 @@ Both views show the same filter proxy and share one selection model, so the sele
 skill stays selected when the view changes. The two-line list is a table of one column
 with rows of one fixed height: laying it out after a filter change costs nothing per
 row, whatever the number of skills.
+
+A skill's context menu (:mod:`desktop.ui.widgets.skill_menu`) opens on a right click in
+either view, and from the keyboard on the current row with the Menu key or Shift+F10.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, Qt, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QStackedWidget,
     QTableView,
@@ -26,6 +30,7 @@ from desktop.core.library import EmptyState
 from desktop.ui.library.skill_filter_proxy import SkillFilterProxyModel
 from desktop.ui.library.skill_row_delegate import PAD, SkillRowDelegate
 from desktop.ui.widgets.item_views import set_column_widths
+from desktop.ui.widgets.skill_menu import skill_menu
 
 
 class SkillRowsView(QTableView):
@@ -112,7 +117,13 @@ class EmptyStateWidget(QWidget):
 
 
 class SkillListWidget(QStackedWidget):
-    """Page 0: the two-line list; 1: the table; 2: the empty state."""
+    """Page 0: the two-line list; 1: the table; 2: the empty state.
+
+    ``reviewRequested`` (a skill id) asks for a skill's review from its context menu;
+    ``openFailed`` says what the desktop could not open."""
+
+    reviewRequested = Signal(str)
+    openFailed = Signal(str)
 
     def __init__(self, proxy: SkillFilterProxyModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -136,6 +147,45 @@ class SkillListWidget(QStackedWidget):
         self.addWidget(self.table)
         self.addWidget(self.empty)
         self.as_table = False
+        self.menu: QMenu | None = None  # the context menu shown last
+        for view in (self.list, self.table):
+            self._add_menu(view)
+
+    # -- the context menu ----------------------------------------------------------
+
+    def _add_menu(self, view: QAbstractItemView) -> None:
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(
+            lambda pos, v=view: self._menu_at(v, v.indexAt(pos), pos)
+        )
+        keys = QAction("Actions for the skill", view)
+        keys.setShortcuts([QKeySequence("Shift+F10"), QKeySequence(Qt.Key.Key_Menu)])
+        keys.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        keys.triggered.connect(lambda _checked=False, v=view: self.menu_for_current(v))
+        view.addAction(keys)
+
+    def menu_for_current(self, view: QAbstractItemView | None = None) -> QMenu | None:
+        """The current row's menu, shown below its row (the keyboard's way)."""
+        view = view or self.view()
+        index = view.currentIndex()
+        if not index.isValid():
+            return None
+        rect = view.visualRect(index)
+        return self._menu_at(view, index, QPoint(rect.left() + 24, rect.bottom()))
+
+    def _menu_at(self, view: QAbstractItemView, index: QModelIndex, pos: QPoint) -> QMenu | None:
+        if not index.isValid():
+            return None
+        skill = self.proxy.skill_model().skill_at(self.proxy.mapToSource(index).row())
+        if skill is None:
+            return None
+        if not view.selectionModel().isSelected(index):
+            view.setCurrentIndex(index)  # the menu acts on the skill shown
+        if self.menu is not None:
+            self.menu.deleteLater()
+        self.menu = skill_menu(skill, self, self.reviewRequested.emit, self.openFailed.emit)
+        self.menu.popup(view.viewport().mapToGlobal(pos))
+        return self.menu
 
     def _make_table(self) -> QTableView:
         table = QTableView(self)
@@ -154,6 +204,7 @@ class SkillListWidget(QStackedWidget):
         table.setWordWrap(False)
         table.setTabKeyNavigation(False)  # Tab leaves for the next pane; arrows move
         header = table.horizontalHeader()
+        header.setAccessibleName("Columns (click one to sort by it)")
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         set_column_widths(table, (200, 200, 185, 115, 95, 120, 55, 140, 300))

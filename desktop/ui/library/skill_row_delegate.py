@@ -4,7 +4,10 @@ Line one: the name in bold (cut in the middle when there is no room, so the ends
 tell nested skills apart stay), an origin chip (a server's is filled, and says
 "server"), and the status marks on the right, each an icon with its word. Line two:
 the description. The words and marks are :mod:`desktop.core.library`'s; this module
-only paints them with the palette's colours, so it follows a light or dark theme.
+only paints them with the palette's colours, so it follows a light or dark theme. A
+skill changed since its approval alarms: its mark (a warning icon and "Changed") in the
+alarm tone of :mod:`desktop.ui.widgets.status_colors`, and a bar of that tone along the
+row's left edge; the icon and the word say it without the colour.
 """
 
 from __future__ import annotations
@@ -24,14 +27,18 @@ from PySide6.QtWidgets import (
 
 from desktop.core.library import Mark, origin_chip, row_marks
 from desktop.core.model import Skill
+from desktop.core.states import Approval
 from desktop.core.visible import visible
 from desktop.ui.library.skill_table_model import ROW_ROLE
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
 from desktop.ui.widgets.state_icons import pixmap
+from desktop.ui.widgets.status_colors import tone_color
 
 PAD = 6
 ICON = 16
 INDENT = 18
+ALARM_BAR = 3  # px: the left edge of a row changed since approval
+CHANGED_KEY = str(Approval.CHANGED)
 
 
 def first_line(text: str) -> str:
@@ -124,6 +131,9 @@ class SkillRowDelegate(QStyledItemDelegate):
             dim = palette.color(QPalette.ColorRole.PlaceholderText)
         bold, small, metrics, bold_metrics, small_metrics = self._fonts(opt)
         rect: QRect = opt.rect
+        alarm = tone_color("alarm", palette)
+        if approval == Approval.CHANGED:
+            painter.fillRect(QRect(rect.left(), rect.top(), ALARM_BAR, rect.height()), alarm)
         line = metrics.lineSpacing()
         left = rect.left() + PAD + depth * INDENT
         right = rect.right() - PAD
@@ -143,7 +153,7 @@ class SkillRowDelegate(QStyledItemDelegate):
             if with_words:
                 width = small_metrics.horizontalAdvance(mark.word)
                 x -= width
-                painter.setPen(text_color)
+                painter.setPen(alarm if mark.key == CHANGED_KEY and not selected else text_color)
                 painter.drawText(
                     QRect(x, top1, width, line), Qt.AlignmentFlag.AlignVCenter, mark.word
                 )

@@ -5,6 +5,12 @@ Rows are skills in catalog order; the filter and sort live in the proxy
 session's: read from it whenever a cell is asked for, never copied here. The session's
 events become ``dataChanged``: a file read updates its skill's row, approval states read
 again update every row.
+
+In the *To review* view the rows changed since their approval come first, whatever the
+sort (``changed_first``): what was approved and is now different is the alarm. Each row
+says itself to a screen reader as its name, its source and its states
+(``AccessibleTextRole``), with the description and what the states mean as its
+``AccessibleDescriptionRole``: two skills of one name from two sources sound different.
 """
 
 from __future__ import annotations
@@ -18,10 +24,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush
 
 from desktop.core.approval_states import CHANGED
+from desktop.core.library import origin_chip, row_marks
 from desktop.core.model import INVALID, LISTED, OVER_LIMIT, Skill
 from desktop.core.states import EntryState
 from desktop.core.verify import MISMATCHES, NOT_READ, READ_ERROR
+from desktop.core.visible import visible
 from desktop.ui.widgets.read_only_table_model import (
+    ACCESSIBLE_TEXT,
+    DISPLAY,
     FOREGROUND,
     TEXT_ROLES,
     TOOLTIP,
@@ -31,6 +41,7 @@ from desktop.ui.widgets.status_colors import status_brush
 
 if TYPE_CHECKING:
     from desktop.ui.catalog_controller import CatalogController
+    from desktop.ui.widgets.read_only_table_model import Index
 
 COLUMNS = (
     "Name",
@@ -60,6 +71,7 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 ROW_ROLE = Qt.ItemDataRole.UserRole + 3  # (skill, approval, verification, nesting depth)
 
 APPROVAL_PENDING = "…"
+ACCESSIBLE_DESCRIPTION = int(Qt.ItemDataRole.AccessibleDescriptionRole)
 _BAD_STATES = frozenset({INVALID, OVER_LIMIT, READ_ERROR, *MISMATCHES})
 
 
@@ -69,6 +81,21 @@ def origin_text(skill: Skill) -> str:
         opened = " · opened by URI" if skill.opened_by_uri else ""
         return f"{skill.origin.label} · {skill.origin.transport} · third-party{opened}"
     return f"{skill.origin.label} · {skill.origin.transport}"
+
+
+def accessible_text(skill: Skill, approval: str | None, verification: str | None) -> str:
+    """What a screen reader says of a row: the name, where it comes from, its states."""
+    chip, _third_party = origin_chip(skill)
+    words = [m.word for m in row_marks(skill, approval, verification)]
+    source = f"from {chip} ({skill.origin.kind_info.word_for(skill.origin.transport)})"
+    return ", ".join([skill.name, source, *words])
+
+
+def accessible_description(skill: Skill, approval: str | None, verification: str | None) -> str:
+    """The row's description and what each of its states means."""
+    first = skill.description.strip().split("\n", 1)[0].removesuffix("\r")[:300]
+    tips = [m.tip for m in row_marks(skill, approval, verification)]
+    return ". ".join(part for part in [first or "No description", *tips] if part)
 
 
 def strategy_text(skill: Skill) -> str:
@@ -91,6 +118,7 @@ class SkillTableModel(ReadOnlyTableModel):
         int(SORT_ROLE),
         int(SKILL_ID_ROLE),
         int(ROW_ROLE),
+        ACCESSIBLE_DESCRIPTION,
     }
 
     def __init__(self, controller: CatalogController | None = None, parent: Any = None) -> None:
@@ -103,6 +131,11 @@ class SkillTableModel(ReadOnlyTableModel):
             controller.approvalsChanged.connect(self._approvals_changed)
         self._row_of: dict[str, int] = {}
         self._path: dict[str, tuple[str, ...]] = {}  # names from the outermost parent
+        # Rows changed since approval first (the To review view), and the last sort
+        # asked for, so a change of either sorts again.
+        self.changed_first = False
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._changed_ids: frozenset[str] = frozenset()
 
     # -- feeding -------------------------------------------------------------
 
@@ -111,9 +144,8 @@ class SkillTableModel(ReadOnlyTableModel):
         self.skills = list(skills)
         self._path = _nesting_paths(self.skills)
         if sort is not None and 0 <= sort[0] < len(COLUMNS):
-            keyed = [(self.sort_key(s, sort[0]), s) for s in self.skills]
-            keyed.sort(key=lambda p: p[0], reverse=sort[1] == Qt.SortOrder.DescendingOrder)
-            self.skills = [s for _, s in keyed]
+            self._sort = sort
+            self.skills = self._sorted(*sort)
         self._row_of = {s.id: i for i, s in enumerate(self.skills)}
         self.endResetModel()
 
@@ -170,6 +202,8 @@ class SkillTableModel(ReadOnlyTableModel):
         self._row_changed(skill_id, COL_VERIFICATION)
 
     def _approvals_changed(self) -> None:
+        if self.changed_first and self._sort is not None and self._changed() != self._changed_ids:
+            self.sort(*self._sort)  # a skill changed since approval (or no longer) moves
         if self.skills:
             # From the first column: the list's two-line rows show the approval there.
             self.dataChanged.emit(
@@ -196,18 +230,43 @@ class SkillTableModel(ReadOnlyTableModel):
             return (0, 0.0, "\x00".join(self._path.get(skill.id, (skill.name.casefold(),))))
         return (0, 0.0, self.text(skill, column).casefold())
 
+    def _changed(self) -> frozenset[str]:
+        return frozenset(s.id for s in self.skills if self.approval_of(s.id) == CHANGED)
+
+    def _sorted(self, column: int, order: Qt.SortOrder) -> list[Skill]:
+        keyed = [(self.sort_key(s, column), s) for s in self.skills]
+        keyed.sort(key=lambda pair: pair[0], reverse=order == Qt.SortOrder.DescendingOrder)
+        skills = [s for _, s in keyed]
+        self._changed_ids = self._changed() if self.changed_first else frozenset()
+        if self._changed_ids:  # stable: each part keeps the order asked for
+            changed = self._changed_ids
+            skills.sort(key=lambda s: s.id not in changed)
+        return skills
+
+    def set_changed_first(self, on: bool) -> None:
+        """Put the rows changed since approval first (or not): sorted again only when
+        the order moves (some skill changed since approval)."""
+        if on == self.changed_first:
+            return
+        self.changed_first = on
+        if self._sort is None or not self.skills:
+            return
+        if self._changed_ids or (on and self._changed()):
+            self.sort(*self._sort)
+
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort the rows in Python, once (the proxy keeps this order and only filters)."""
-        if not (0 <= column < len(COLUMNS)) or not self.skills:
+        if not (0 <= column < len(COLUMNS)):
+            return
+        self._sort = (column, order)
+        if not self.skills:
             return
         # Without arguments: PySide6 6.11 refuses the (parents, hint) form of these
         # signals from Python, and the hint only spares views some work.
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
         old_ids = [self.skills[i.row()].id if i.isValid() else "" for i in old]
-        keyed = [(self.sort_key(s, column), s) for s in self.skills]
-        keyed.sort(key=lambda pair: pair[0], reverse=order == Qt.SortOrder.DescendingOrder)
-        self.skills = [s for _, s in keyed]
+        self.skills = self._sorted(column, order)
         self._row_of = {s.id: i for i, s in enumerate(self.skills)}
         new = [
             self.index(self._row_of[sid], i.column()) if sid in self._row_of else QModelIndex()
@@ -220,6 +279,17 @@ class SkillTableModel(ReadOnlyTableModel):
 
     def row_items(self) -> list[Any]:
         return self.skills
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if role in (ACCESSIBLE_TEXT, ACCESSIBLE_DESCRIPTION) and index.column() == 0:
+            skill = self.skill_at(index.row()) if index.isValid() else None
+            if skill is not None:
+                approval, verification = self.approval_of(skill.id), self.verification_of(skill)[0]
+                said = accessible_text if role == ACCESSIBLE_TEXT else accessible_description
+                return visible(said(skill, approval, verification))
+        if role == ACCESSIBLE_DESCRIPTION:
+            return None
+        return super().data(index, role)
 
     def role_data(self, skill: Skill, col: int, role: int) -> Any:
         if role == FOREGROUND:
@@ -281,7 +351,7 @@ class SkillTableModel(ReadOnlyTableModel):
             if state in _BAD_STATES:
                 return status_brush("bad")
         if col == COL_APPROVAL and self.approval_of(skill.id) == CHANGED:
-            return status_brush("warn")
+            return status_brush("alarm")
         if col == COL_NAME and skill.has_errors():
             return status_brush("bad")
         return None

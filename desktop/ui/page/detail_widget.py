@@ -21,6 +21,7 @@ from desktop.core.visible import visible
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.page.detail_html import detail_html
 from desktop.ui.page.safe_browser import SafeTextBrowser
+from desktop.ui.page.team_review_panel import TeamReviewPanel
 from desktop.ui.widgets.plain_label import PlainLabel
 
 
@@ -43,7 +44,7 @@ class DetailWidget(QWidget):
         self.preview_button = QPushButton("&Preview")
         self.preview_button.setAccessibleName("Preview the selected skill")
         self.review_button = QPushButton("Review approva&l…")
-        self.review_button.setAccessibleName("Review the approval of the selected skill")
+        self.review_button.setAccessibleName("Review approval of the selected skill")
         self.compare_button = QPushButton("Co&mpare…")
         self.compare_button.setAccessibleName("Compare the selected skill with another")
         self.show_all = QCheckBox("Show all")
@@ -60,6 +61,8 @@ class DetailWidget(QWidget):
         for b in (self.preview_button, self.review_button, self.compare_button):
             b.setEnabled(False)
             buttons.addWidget(b)
+        # The team's signed decisions: shown in the skill page's header, above every tab.
+        self.team = TeamReviewPanel(controller, self)
         self.browser = SafeTextBrowser(self)
         self.browser.setAccessibleName("Skill details")
         self.browser.linkActivated.connect(self._on_link)
@@ -81,6 +84,7 @@ class DetailWidget(QWidget):
         self.skill = skill
         for b in (self.preview_button, self.review_button, self.compare_button):
             b.setEnabled(skill is not None)
+        self.team.show_skill(skill)
         self.refresh()
 
     def _maybe_refresh(self, skill_id: str) -> None:

@@ -52,13 +52,12 @@ class FileViewWidget(QWidget):
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.read_button = QPushButton("Read", self)
         self.read_button.setObjectName("fileRead")
-        self.read_button.setAccessibleName("Read and check the file")
         self.read_button.setVisible(False)
         self.read_button.clicked.connect(lambda _=False: self.read())
         # After bytes that did not match a server's entry: ask for its entry again.
         self.refresh_button = QPushButton("Ask the server again", self)
         self.refresh_button.setObjectName("fileRefresh")
-        self.refresh_button.setAccessibleName("Ask the server for the skill's entry again")
+        self.refresh_button.setAccessibleName("Ask the server again for the skill's entry")
         self.refresh_button.setToolTip(
             "The bytes did not match what the server listed: ask it for the skill's "
             "current entry (skills/get), then read the file again against that"

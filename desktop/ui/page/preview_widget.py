@@ -206,11 +206,10 @@ class PreviewWidget(QWidget):
         self.status.setAccessibleName("Preview status")
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.fetch_button = QPushButton("Fetc&h and verify")
-        self.fetch_button.setAccessibleName("Fetch and verify the file")
         self.fetch_button.setEnabled(False)
         self.fetch_button.clicked.connect(lambda _=False: self.fetch())
         self.refresh_button = QPushButton("Ask the server agai&n")
-        self.refresh_button.setAccessibleName("Ask the server for the skill's current entry")
+        self.refresh_button.setAccessibleName("Ask the server again: for the skill's current entry")
         self.refresh_button.setToolTip(
             "The files differ from the entry listed: ask the server for its current entry "
             "(skills/get), then read the file again against it"

@@ -13,18 +13,18 @@ which the window puts there on its first use. Words and choices come from
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QSizePolicy,
     QSplitter,
     QStyle,
     QTabWidget,
-    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QTreeWidgetItemIterator,
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.approvals import REJECTED, ApprovalState
+from desktop.core.approvals import CHANGED, REJECTED, ApprovalState
 from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
@@ -47,44 +47,17 @@ from desktop.core.library import (
 )
 from desktop.core.manifest import format_size
 from desktop.core.model import Skill
-from desktop.core.states import Verification
 from desktop.core.visible import cut, visible
 from desktop.ui.page.detail_widget import DetailWidget
 from desktop.ui.page.file_view_widget import FileViewWidget
 from desktop.ui.page.preview_widget import PreviewWidget
+from desktop.ui.widgets.pill import PillWidget
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
+from desktop.ui.widgets.skill_menu import skill_menu
 from desktop.ui.widgets.state_icons import state_icon
 
 URI_ROLE = Qt.ItemDataRole.UserRole + 1
-PILL_ICONS = {
-    "Approved": QStyle.StandardPixmap.SP_DialogApplyButton,
-    "To review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
-    "Changed": QStyle.StandardPixmap.SP_BrowserReload,
-    "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
-    Verification.VERIFIED.label: QStyle.StandardPixmap.SP_DialogApplyButton,  # "Checked"
-    "problems": QStyle.StandardPixmap.SP_MessageBoxCritical,  # it counts errors only
-    "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
-}
-
-
-class PillWidget(QToolButton):
-    """A state in a word with an icon; the tooltip holds the precise meaning."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.setAutoRaise(False)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # says, does nothing
-
-    def set(self, word: str, tip: str, icon_key: str = "") -> None:
-        self.setText(word)
-        self.setToolTip(tip)
-        self.setAccessibleName(f"{word}: {tip}")
-        key = icon_key or word
-        pixmap = PILL_ICONS.get(key, QStyle.StandardPixmap.SP_MessageBoxInformation)
-        self.setIcon(self.style().standardIcon(pixmap))
-        self.setVisible(bool(word))
 
 
 class SkillPageWidget(QWidget):
@@ -106,6 +79,10 @@ class SkillPageWidget(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # The skill's context menu, as on its row in the list.
+        self.title.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.title.customContextMenuRequested.connect(self._title_menu)
+        self.menu: QMenu | None = None
         self.origin = PlainLabel("", self)
         self.origin.setObjectName("skillOrigin")
         self.origin.setAccessibleName("Where the skill comes from")
@@ -131,11 +108,13 @@ class SkillPageWidget(QWidget):
         header.addWidget(self.title)
         header.addWidget(self.origin)
         header.addLayout(pills)
+        header.addWidget(detail.team)  # the team's signed decisions, above every tab
 
         self.files = QTreeWidget(self)
         self.files.setObjectName("skillFiles")
         self.files.setAccessibleName("Files of the skill")
         self.files.setHeaderLabels(["File", "Size", "Kind"])
+        self.files.header().setAccessibleName("Columns of the files")
         self.files.setRootIsDecorated(True)
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.files.setColumnWidth(0, 260)
@@ -224,6 +203,15 @@ class SkillPageWidget(QWidget):
         elif self.file_view.skill is not None and self.file_view.skill is not skill:
             self._follow_file(skill)
 
+    def _title_menu(self, pos: QPoint) -> QMenu | None:
+        if self.skill is None:
+            return None
+        if self.menu is not None:
+            self.menu.deleteLater()
+        self.menu = skill_menu(self.skill, self, self.primaryRequested.emit)
+        self.menu.popup(self.title.mapToGlobal(pos))
+        return self.menu
+
     def set_states(self, approval: ApprovalState | None, verification: str | None) -> None:
         skill = self.skill
         if skill is None:
@@ -233,7 +221,7 @@ class SkillPageWidget(QWidget):
             word, tip = APPROVAL_WORDS[state]
             if approval is not None and approval.record is not None and state == REJECTED:
                 tip += f"\n{approval.message()}"  # who, when and why
-            self.approval_pill.set(word, tip)
+            self.approval_pill.set(word, tip, alarm=state == CHANGED)
         else:
             self.approval_pill.set("Approval unknown", "Approvals could not be read")
         word, tip = verification_words(skill, verification)

@@ -6,7 +6,7 @@ as codes, and shown in a browser that loads nothing (:mod:`desktop.ui.page.safe_
 
 Colours follow the palette: each tone has a light and a dark shade, and the one with
 the higher contrast against the palette's background is used (at least 4.5:1 on the
-light and the dark palettes, ``tests/ui/test_review_contrast.py``). Text on a shade of
+light and the dark palettes, ``tests/ui/test_review_mode.py``). Text on a shade of
 its own (a diff's lines, the script banner) takes the pair made for that shade.
 """
 
@@ -30,6 +30,7 @@ from desktop.core.library import brief_path
 from desktop.core.manifest import format_size
 from desktop.core.model import Problem, Skill, SkillFile
 from desktop.core.review import DiffLine, diff_counts
+from desktop.core.since_approval import SinceApproval, since_approval
 from desktop.core.states import Severity
 from desktop.core.verify import FileVerification
 from desktop.core.visible import visible
@@ -43,6 +44,7 @@ TONES = {
     "caution": ("#93370d", "#fdb022"),
     "server": ("#6941c6", "#c4b5fd"),
     "quiet": ("#344054", "#d0d5dd"),
+    "alarm": ("#a63d00", "#ff9f5a"),  # changed since approval (as the list's rows)
 }
 RISK_TONES = {
     "runs-code": "danger",
@@ -126,7 +128,63 @@ def risk_html(risk: ToolRisk) -> str:
     )
 
 
-def decision_html(state: ApprovalState | None) -> str:
+def _uris(names: Sequence[str], scripts: Sequence[str]) -> str:
+    """File names (relative to the skill's folder), each script said to be one."""
+    danger = tone("danger")
+    shown = [
+        f"<code>{esc(n)}</code>"
+        + (f' <span style="color:{danger}"><b>script</b></span>' if n in scripts else "")
+        for n in names[:20]
+    ]
+    more = f", … and {len(names) - 20} more" if len(names) > 20 else ""
+    return ", ".join(shown) + more
+
+
+def since_html(since: SinceApproval, skill: Skill, evidence: str = "") -> str:
+    """The approval a change voided beside what the change brings, in two columns."""
+    alarm = tone("alarm")
+    root = skill.uri.rsplit("/", 1)[0] + "/"
+    short = [u.removeprefix(root) for u in since.new_scripts]
+
+    def files(label: str, uris: tuple[str, ...]) -> str:
+        if not uris:
+            return ""
+        names = [u.removeprefix(root) for u in uris]
+        return f"<li>{count(len(uris), 'file')} {label}: {_uris(names, short)}</li>"
+
+    new: list[str] = [
+        files("added", since.added),
+        files("changed", since.changed),
+        files("removed", since.removed),
+    ]
+    if since.new_scripts:
+        new.append(
+            f'<li><span style="color:{tone("danger")}"><b>'
+            f"{count(len(since.new_scripts), 'script')} new or changed</b></span>: "
+            "code that would run on this machine if allowed</li>"
+        )
+    if since.new_tools:
+        tools = ", ".join(f"<code>{esc(t)}</code>" for t in since.new_tools)
+        new.append(f"<li>Asks for tools it did not ask for then: {tools}</li>")
+    if not any(new):
+        new.append("<li>Its frontmatter changed</li>")
+    before = (
+        f"<ul><li>By {esc(since.approved_by)}</li>"
+        f"<li>On {esc(moment(since.approved_at))}</li>"
+        f"<li>Granted: {esc(since.granted())}</li>"
+        + (f"<li>Files: {esc(evidence)}</li>" if evidence else "")
+        + "</ul>"
+    )
+    return (
+        f'<h3 style="color:{alarm}">&#9888; Changed since approval</h3>'
+        '<table cellspacing="0" cellpadding="4" width="100%"><tr>'
+        f'<td width="45%" valign="top"><b>The earlier approval</b>{before}</td>'
+        f'<td valign="top"><b>What changed since</b><ul>{"".join(new)}</ul></td>'
+        "</tr></table>"
+    )
+
+
+def decision_html(state: ApprovalState | None, skill: Skill | None = None) -> str:
     """What the stored decision says, and on what evidence it was taken."""
     if state is None:
         return "<p>Reading the keyring…</p>"
@@ -147,10 +205,16 @@ def decision_html(state: ApprovalState | None) -> str:
             f"<p>Rejected {when} ({esc(rec.reason or 'no reason given')}); its files changed "
             "since, so it waits for a decision again.</p>"
         )
+    despite = (
+        f"<p>Approved despite: {esc('; '.join(rec.despite_problems))}</p>"
+        if rec.despite_problems
+        else ""
+    )
+    since = since_approval(skill, state) if skill is not None else None
+    if since is not None and skill is not None:
+        return since_html(since, skill, rec.evidence()) + despite
     verb = "Approved" if state.state == APPROVED else "Was approved"
-    out = f"<p><b>{verb}</b> {when}. Files: {evidence}.</p>"
-    if rec.despite_problems:
-        out += f"<p>Approved despite: {esc('; '.join(rec.despite_problems))}</p>"
+    out = f"<p><b>{verb}</b> {when}. Files: {evidence}.</p>" + despite
     if state.state == CHANGED:
         what = state.diff.summary() if state.diff else ""
         if state.diff is not None and not state.diff and state.reason:
@@ -175,11 +239,17 @@ def summary_html(skill: Skill, state: ApprovalState | None, read_line: str) -> s
             f'<p style="color:{tone("danger")}"><b>{count(errors, "error")}</b>: '
             "see Problems below.</p>"
         )
-    parts += [
-        f"<p>{esc(skill.description)}</p>",
-        f"<p><b>From</b> {esc(_origin(skill))}{third}</p>",
-        decision_html(state),
-    ]
+    decision = decision_html(state, skill)
+    if since_approval(skill, state) is not None:
+        # What changed since the approval is what this review is about: said first.
+        parts += [decision, f"<p>{esc(skill.description)}</p>"]
+        parts.append(f"<p><b>From</b> {esc(_origin(skill))}{third}</p>")
+    else:
+        parts += [
+            f"<p>{esc(skill.description)}</p>",
+            f"<p><b>From</b> {esc(_origin(skill))}{third}</p>",
+            decision,
+        ]
     reason = unapprovable_reason(skill)
     if reason:
         parts.append(

@@ -231,9 +231,7 @@ class ReviewView(QWidget):
 
         choices = QHBoxLayout()
         self.unread_box = QCheckBox("Approve files I have not read", self)
-        self.unread_box.setAccessibleName("Approve unread files")
         self.despite_box = QCheckBox("Approve despite its problems", self)
-        self.despite_box.setAccessibleName("Approve despite problems")
         for box in (self.unread_box, self.despite_box):
             box.toggled.connect(lambda _on: self._update_gate())
             choices.addWidget(box)
@@ -441,7 +439,8 @@ class ReviewView(QWidget):
         for risk in requested_risks(skill):
             text = f"Grant {visible(risk.name)}: {visible(risk.allows)} ({risk.level_words})"
             box = WrapCheckBox(text.replace("&", "&&"), self.grants)
-            box.setAccessibleName(f"Grant tool {visible(risk.name)}")
+            box.setAccessibleName(f"Grant {visible(risk.name)}")  # as it reads
+            box.setAccessibleDescription(f"{visible(risk.allows)} ({risk.level_words})")
             if risk.powerful:
                 self._danger(box)
             box.setChecked(bool(held and risk.name in held.grants.tools))
@@ -455,7 +454,8 @@ class ReviewView(QWidget):
                 "Allow running the skill's bundled scripts (code that runs on this machine)",
                 self.grants,
             )
-            self.scripts_box.setAccessibleName("Allow scripts")
+            self.scripts_box.setAccessibleName("Allow running the skill's bundled scripts")
+            self.scripts_box.setAccessibleDescription("Code that runs on this machine")
             self._danger(self.scripts_box)
             self.scripts_box.setChecked(bool(held and held.grants.scripts))
             self.grants_layout.addWidget(self.scripts_box)

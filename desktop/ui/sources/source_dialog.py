@@ -87,7 +87,7 @@ class SourceDialog(QDialog):
         self.where = QLineEdit(self)
         self.where.setAccessibleName("Folder, command or URL")
         self.browse = QPushButton("Browse…", self)
-        self.browse.setAccessibleName("Choose a folder")
+        self.browse.setAccessibleName("Browse for a folder")
         self.browse.clicked.connect(self._browse)
         row = QHBoxLayout()
         row.addWidget(self.where, 1)

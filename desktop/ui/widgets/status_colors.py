@@ -1,7 +1,9 @@
 """Colours for text that marks trouble, readable on the palette in use.
 
 Status is always said in words or icons as well; these colours only add emphasis. On
-a dark palette (a base colour darker than its text) the lighter tones are used.
+a dark palette (a base colour darker than its text) the lighter tones are used. The
+*alarm* tone marks a skill changed since its approval: at least 4.5:1 against the
+palette's Base and Window colours, light and dark (``tests/ui/test_status_colors.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 _TONES = {
     "bad": ("#b00020", "#ff7a85"),
     "warn": ("#9a4d00", "#ffb35c"),
+    "alarm": ("#a63d00", "#ff9f5a"),
 }
 # A shaded table row that differs: (background, text), on a light and a dark palette.
 _DIFFERS = (("#fff3cd", "#3d2e00"), ("#4a3c12", "#ffe9a8"))
@@ -31,8 +34,13 @@ def differs_style() -> str:
     return f"background:{background};color:{text}"
 
 
+def tone_color(kind: str, palette: QPalette) -> QColor:
+    """The colour of ``kind`` (``bad``, ``warn`` or ``alarm``) on ``palette``."""
+    return QColor(_TONES[kind][_dark(palette)])
+
+
 def status_brush(kind: str) -> QBrush:
-    """The brush for ``kind`` (``bad`` or ``warn``) on the application's palette."""
+    """The brush for ``kind`` (``bad``, ``warn`` or ``alarm``) on the application's palette."""
     palette = QGuiApplication.palette()
     key = (palette.cacheKey(), kind)
     brush = _cache.get(key)

@@ -143,7 +143,7 @@ class MainWindow(WindowSurface):
         # behind a menu.
         self.sidebar_button = QToolButton(self.filter_bar)
         self.sidebar_button.setText("☰ Sources")
-        self.sidebar_button.setAccessibleName("Show the sidebar")
+        self.sidebar_button.setAccessibleName("Sources: show the sidebar")
         self.sidebar_button.setToolTip(
             "Show the sidebar: To review, Has problems, the sources and Add source (F9)"
         )
@@ -270,6 +270,8 @@ class MainWindow(WindowSurface):
         on_open(self.table, lambda _: self.actions_.preview_current())
         on_open(self.list, lambda _: self.actions_.preview_current())
         self.skill_list.empty.actionRequested.connect(self._empty_action)
+        self.skill_list.reviewRequested.connect(self.actions_.review)
+        self.skill_list.openFailed.connect(self.notifier.warning)
         sb = self.sidebar
         sb.addRequested.connect(self.actions_.add_source)
         sb.editRequested.connect(self.actions_.edit_source)

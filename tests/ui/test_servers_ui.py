@@ -534,7 +534,7 @@ def test_the_overview_offers_a_refresh_when_skill_md_did_not_match(
     make_window: Any, qtbot: Any
 ) -> None:
     """The first read of SKILL.md is tampered with: the Overview shows nothing of it and
-    offers Refresh entry; once a read matches, the offer goes."""
+    offers Ask the server again; once a read matches, the offer goes."""
     window = make_window([hostile_spec("flip")])
     demo = next(s for s in window.controller.catalog.skills if s.name == "demo")
     window.select_skill(demo.id)

@@ -48,7 +48,7 @@ class OpenUriDialog(QDialog):
         self.open_button = self.buttons.addButton(
             "&Check with the server", QDialogButtonBox.ButtonRole.ActionRole
         )
-        self.open_button.setAccessibleName("Check the URI with the server")
+        self.open_button.setAccessibleName("Check with the server: ask it for this URI's entry")
         self.open_button.setToolTip(
             "Ask the server for this skill's entry (skills/get); it is added only if the "
             "server confirms it"

@@ -952,8 +952,8 @@ class MainWindow(WindowSurface):
         view = self.skill_list.list
         rows = self.proxy.rowCount()
         want = share
-        if rows and view.isVisible():
-            middle = split.widget(0)
+        middle = split.widget(0)
+        if rows and view.isVisible() and middle is not None:
             chrome = middle.height() - view.viewport().height()
             want = min(share, chrome + rows * max(view.sizeHintForRow(0), 1) + 4)
         if total > 0 and split.sizes()[0] != want:

@@ -253,6 +253,7 @@ class FilterBarWidget(QWidget):
             group = self._group(menu)
             for name in names:
                 self._choice(menu, combo, combo.findText(name), group)
+        menu.addSeparator()  # Source and Loading strategy are no kind of problem
         sources = menu.addMenu("Source")
         group = self._group(sources)
         for i in range(self.source.count()):

@@ -105,7 +105,11 @@ def test_changed_bytes_are_not_shown(make_window: Any, skills_folder: Path, qtbo
     wait_idle(qtbot, window)
     p = window.preview
     assert p.status.text().startswith("Not shown:")
-    assert "mismatch" in p.status.text() or "expected" in p.status.text()
+    assert (
+        p.status.text()
+        == "Not shown: SKILL.md differs from what the source listed; point here for how."
+    )
+    assert "expected" in p.status.toolTip()  # the precise words: sizes and digests
     assert "Injected" not in p.raw.toPlainText() + p.rendered.toPlainText()
     assert window.notifier.last("error") is not None
     assert _verification_cell(window, ALPHA) == "size-mismatch"

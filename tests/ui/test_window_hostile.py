@@ -61,7 +61,9 @@ def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
     window.detail.fileRequested.emit(skill.id, guide)
     wait_idle(qtbot, window)
     assert window.tabs.currentWidget() is window.page.files_tab
-    assert "expected digest sha256:000" in window.page.file_view.status.text()
+    status = window.page.file_view.status
+    assert "differs from what the source listed" in status.text()
+    assert "sha256" not in status.text() and "expected digest sha256:000" in status.toolTip()
     assert window.page.file_view.text.toPlainText() == ""
     window.actions_.review(skill.id)
     body = window.review.body.toPlainText()

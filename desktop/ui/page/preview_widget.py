@@ -31,7 +31,7 @@ from desktop.core.freshness import listing_changes
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Problem, Skill
 from desktop.core.problem_lines import problem_lines
-from desktop.core.states import Severity
+from desktop.core.states import Severity, Verification, member
 from desktop.core.verify import MISMATCHES, FileVerification
 from desktop.core.visible import cut, visible
 from desktop.session.content_reader import ReadResult
@@ -102,6 +102,17 @@ def verified_detail(vf: FileVerification, size: int) -> str:
     return f"{head}\n{vf.uri}, {size:,} bytes"
 
 
+def not_shown_reason(vf: FileVerification) -> str:
+    """Why a file's bytes are not shown, in plain words (the precise message is for a
+    tooltip): a file that differs from the listing, or one that could not be read."""
+    state = member(Verification, vf.state)
+    if state is not None and state.mismatch:
+        return f"{vf.uri} differs from what the source listed; point here for how."
+    if state is Verification.READ_ERROR:
+        return f"{vf.uri} could not be read. {vf.message}"
+    return vf.message
+
+
 def showable(
     result: ReadResult, skill: Skill | None, status: QLabel, ask: QPushButton
 ) -> bytes | None:
@@ -110,10 +121,12 @@ def showable(
     mismatch. Bytes that may be shown need no fresh entry: ``ask`` is hidden."""
     vf = result.verification
     if result.data is None or not vf.usable:
-        status.setText(f"Not shown: {vf.message}")
+        status.setText(f"Not shown: {not_shown_reason(vf)}")
+        status.setToolTip(vf.message)  # the precise words: sizes, digests, fields
         ask.setVisible(vf.state in MISMATCHES and skill is not None and skill.kind_info.asks_again)
         return None
     ask.setVisible(False)
+    status.setToolTip("")  # no longer the reason a read was refused
     return result.data
 
 

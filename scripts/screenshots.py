@@ -179,6 +179,7 @@ async def run(out: Path, scratch: Path) -> None:
         await shoot(specs, out, scratch, size)
     await readme(specs[:-1], out, scratch)
     await review(out, scratch)
+    await vanished(out, scratch)
 
 
 async def readme(specs: list[SourceSpec], out: Path, scratch: Path) -> None:
@@ -262,6 +263,48 @@ async def review_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
     save(window, out, size, "7-changed-in-list")
     await open_review("pdf-forms", "fill_form.py")
     save(window, out, size, "7-review-changed")
+    window.close()
+    await window.controller.reader.close()
+
+
+async def vanished(out: Path, scratch: Path) -> None:
+    """A watched folder deleted while the window shows one of its skills, at each size:
+    every part says the source failed and the page says the skill is gone; then Retry,
+    and the notice that it still fails."""
+    for size in SIZES:
+        await vanished_at(out, scratch, size)
+
+
+async def vanished_at(out: Path, scratch: Path, size: tuple[int, int]) -> None:
+    import shutil
+
+    folder = Path.home() / "skills" / f"mine-{size[0]}x{size[1]}"
+    for name in ("my-helper", "pr-summary", "release-notes"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        (folder / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Helps with {name.replace('-', ' ')}.\n---\n"
+            f"# {name}\n\n1. List what is open.\n2. Write a short summary.\n"
+        )
+    spec = SourceSpec("mine", "local", "folder", str(folder))
+    ini = scratch / f"window-vanished-{size[0]}x{size[1]}.ini"
+    window = build_window([spec], settings=QSettings(str(ini), QSettings.Format.IniFormat))
+    window.resize(*size)
+    window.show()
+    window.start()
+    await settle(window, 1.0)
+    window.select_skill(skill_named(window, "my-helper"))
+    await settle(window)
+    shutil.rmtree(folder)
+    for _ in range(100):  # the watcher sees it go within a second or so
+        await asyncio.sleep(0.1)
+        if not window.controller.catalog.skills:
+            break
+    await settle(window)
+    save(window, out, size, "8-folder-vanished")
+    window.message_bar.action.click()  # Retry
+    save(window, out, size, "8-retry-reading")  # at once, before it ends
+    await settle(window)
+    save(window, out, size, "8-retry-still-fails")
     window.close()
     await window.controller.reader.close()
 

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.cli import host_report
 from desktop.cli.output import emit_json, err, fail_usage
 from desktop.core.catalog import Catalog, build_catalog, skill_json
 from desktop.core.entry import SKILL_MD
@@ -53,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check again after each saved change, until Ctrl+C",
     )
+    host_report.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,9 +67,22 @@ def run(args: argparse.Namespace) -> int:
         fail_usage(f"{path} is neither a folder nor a {SKILL_MD}")
     spec = SourceSpec(folder_label(path), "local", "folder", str(path.resolve()))
     out = Output(args.json, args.verbose)
+    if args.hosts:
+        return _hosts(spec, args)
     if args.watch:
         return _watch(path, spec, out)
     return _lint(path, spec, out)[0]
+
+
+def _hosts(spec: SourceSpec, args: argparse.Namespace) -> int:
+    """``--hosts``: per host, whether each skill loads and how it is listed."""
+    try:
+        hosts = host_report.chosen_hosts(args.hosts)
+    except KeyError as exc:
+        fail_usage(str(exc.args[0]))
+    _status, skills = scan_folder(spec)
+    skills = build_catalog([_status], skills).skills
+    return host_report.report(skills, hosts, args.context, args.json)
 
 
 @dataclass(frozen=True, slots=True)

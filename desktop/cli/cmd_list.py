@@ -113,6 +113,7 @@ def render(
         if spec is not None and spec.imported_from is not None:
             lines.append(f"    imported from {spec.imported_from[0]}: {spec.imported_from[1]}")
         lines.extend(f"    note: {one_line(n)}" for n in s.notes)
+        lines.extend(_plugin_lines(s, catalog))
     lines.append("")
     if not catalog.skills:
         lines.append("No skills.")
@@ -170,6 +171,24 @@ def render(
     lines.append("")
     lines.append(severity_summary(catalog))
     return "\n".join(lines)
+
+
+def _plugin_lines(status: SourceStatus, catalog: Catalog) -> list[str]:
+    """The source's plugins read, each with its skills (one not read is a note)."""
+    names = {s.uri: s.qualified_name for s in catalog.skills if s.origin == status.origin}
+    lines: list[str] = []
+    for plugin in status.plugins:
+        if not plugin.get("read"):
+            continue
+        said = " ".join(str(plugin.get(k) or "") for k in ("name", "version")).strip()
+        if plugin.get("author"):
+            said += f" by {plugin['author']}"
+        skills = [names.get(uri, uri) for uri in plugin.get("skills", [])]
+        listed = f": {', '.join(skills)}" if skills else ""
+        lines.append(
+            f"    plugin {one_line(said)}, {count(len(skills), 'skill')}{one_line(listed)}"
+        )
+    return lines
 
 
 def column_limits(rows: list[list[str]], limits: list[int]) -> list[int]:

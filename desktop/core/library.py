@@ -7,8 +7,7 @@ and the command line say the same thing, and so they are tested without Qt.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop.core.model import Origin, Skill, SourceSpec, SourceStatus
@@ -103,11 +102,6 @@ def view_counts(skills: Iterable[Skill], approvals: Mapping[str, str]) -> dict[s
     return counts
 
 
-def source_counts(skills: Iterable[Skill]) -> Counter[str]:
-    """Skills per source label."""
-    return Counter(skill.origin.label for skill in skills)
-
-
 # -- sources ------------------------------------------------------------------------
 
 
@@ -160,16 +154,6 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
     if sign_in is SignIn.SIGNED_IN:
         detail += "; signed in"
     return SourceWords(kind, state.label, state.icon, detail, ready=True)
-
-
-def failed_sources(specs: Iterable[SourceSpec], statuses: Mapping[str, SourceStatus]) -> list[str]:
-    """Labels of the sources that are on and could not be read."""
-    out = []
-    for spec in specs:
-        status = statuses.get(spec.label)
-        if spec.enabled and status is not None and status.status == SourceState.FAILED:
-            out.append(spec.label)
-    return out
 
 
 # -- a skill's row ------------------------------------------------------------------
@@ -261,7 +245,7 @@ EMPTY_VIEWS = {
 class EmptyState:
     title: str
     detail: str
-    action: str  # "" | "clear" | "add" | "retry" | "explain"
+    action: str  # "" | "clear" | "add" | "retry" | "refresh" | "explain"
     action_text: str = ""
 
 
@@ -274,12 +258,19 @@ def empty_state(
     source: SourceSpec | None,
     status: SourceStatus | None,
     sources: int,
+    failed: Sequence[tuple[str, str]] = (),
+    waiting: int = 0,
+    unread: int = 0,
 ) -> EmptyState:
     """What the list says when it shows nothing, and the one action that helps.
 
     ``text`` is the search text, ``view`` the Library view, ``others`` whether other
     filters are chosen, ``total`` the skills of the catalog, ``source`` the source the
-    list is limited to (with its ``status``) and ``sources`` how many sources there are.
+    list is limited to (with its ``status``) and ``sources`` how many sources there are;
+    ``failed`` holds the sources that could not be read (label, why) and ``waiting`` counts those
+    still being read and ``unread`` those not read (stopped, or not trusted to start):
+    the catalog's summary, so the list never says the sources hold nothing while one
+    failed, is still read or was not read.
     """
     if text.strip() or others:
         what = f"No skills match '{text.strip()}'" if text.strip() else "No skills match"
@@ -306,6 +297,21 @@ def empty_state(
         return EmptyState(
             "No sources yet", "Add a folder of skills or an MCP server.", "add", "Add source…"
         )
+    if failed:
+        n = len(failed)
+        title = f"{n} source{'s' if n != 1 else ''} could not be read"
+        if n == 1:
+            label, why = failed[0]
+            return EmptyState(title, cut(f"{label}: {why or 'no reason given'}"), "retry", "Retry")
+        names = ", ".join(label for label, _ in failed[:3]) + ("…" if n > 3 else "")
+        detail = f"{names}: choose one among the sources to read why."
+        return EmptyState(title, detail, "retry", "Retry")
+    if waiting:
+        return EmptyState("Reading the sources…", "Their skills show as they are read.", "")
+    if unread:
+        what = f"{unread} source{'s were' if unread != 1 else ' was'} not read"
+        detail = "Reading was stopped, or a server waits to be trusted."
+        return EmptyState(f"No skills shown: {what}", detail, "refresh", "Read again")
     return EmptyState(
         "No skills found", "The sources are read and hold no skills.", "add", "Add source…"
     )

@@ -296,6 +296,10 @@ class SourceStatus:
     # Sign-in of an HTTP server, a SignIn's word: "" (none asked) | required | again |
     # signed-in.
     sign_in: str = SignIn.NONE
+    # The plugins the source publishes (a marketplace's, or a plugin at its root), each
+    # as ``--json`` gives it: name, description, version, author, whether it is read
+    # (and why not), and the URIs of its skills.
+    plugins: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def state(self) -> SourceState | None:
@@ -332,6 +336,8 @@ class SourceStatus:
                 out["sign_in"] = self.sign_in
         elif self.notes:  # a folder's notes: links not followed, a limit that applied
             out["notes"] = list(self.notes)
+        if self.plugins:
+            out["plugins"] = [dict(p) for p in self.plugins]
         return out
 
 

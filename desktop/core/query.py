@@ -107,6 +107,8 @@ def search_text(skill: Skill) -> str:
         "third-party" if skill.kind_info.third_party else "",
         "opened by URI" if skill.opened_by_uri else "",
         *skill.loading.triggers,
+        # A published skill's plugin: typing its name finds the plugin's skills.
+        skill.provenance.get("plugin", ""),
     ]
     return fold_text("\n".join(parts))
 

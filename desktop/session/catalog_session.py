@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop.core.catalog import Catalog, build_catalog
+from desktop.core.catalog_summary import CatalogSummary, retry_words, summarize
 from desktop.core.folder_changes import regions, replace_in, skill_dir
 from desktop.core.freshness import (
     RELIST_FLOOR_SECONDS,
@@ -155,6 +156,9 @@ class CatalogSession:
         # were judged against (a new entry makes them stale).
         self._directories: dict[str, tuple[Skill, dict[str, list[Any]]]] = {}
         self.approval_states: dict[str, ApprovalState] = {}
+        # The last status told of each source, by label: pending while it is read. The
+        # one state of a source every view reads (see summary()).
+        self.statuses: dict[str, SourceStatus] = {}
         self._said_errors: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._discovery: asyncio.Task[Any] | None = None
@@ -166,6 +170,21 @@ class CatalogSession:
         self._relists: dict[str, tuple[asyncio.Handle, float]] = {}  # label: (timer, due)
         self._generation = 0  # one per full discovery; a late re-list of an older one is dropped
 
+    def _told(self, status: SourceStatus) -> None:
+        """A source's new status: kept as its one state, and told."""
+        self.statuses[status.origin.label] = status
+        self.events.source_done(status)
+
+    def _reading(self, specs: Iterable[SourceSpec]) -> None:
+        """These sources are being read: each is pending until its status comes."""
+        for spec in specs:
+            self._told(SourceStatus(spec.origin, SourceState.PENDING))
+
+    def summary(self) -> CatalogSummary:
+        """The sources read, failed and still reading, and the skills shown: the one
+        value every view counts from."""
+        return summarize(self.specs, self.statuses, self.catalog.skills)
+
     def _connection_changed(self, status: SourceStatus) -> None:
         """A kept server connection was given up between operations (a server exiting
         or flooding it): say so, the next read connects again; or it is open again: the
@@ -174,7 +193,7 @@ class CatalogSession:
             self.notifier.warning(f"{status.origin.label}: {status.message}")
         else:
             self.notifier.info(f"{status.origin.label}: connected again")
-        self.events.source_done(status)
+        self._told(status)
 
     # -- tasks ---------------------------------------------------------------
 
@@ -232,6 +251,8 @@ class CatalogSession:
     def set_specs(self, specs: Iterable[SourceSpec]) -> None:
         self.specs = list(specs)
         self.reader.set_specs(self.specs)
+        labels = {s.label for s in self.specs}
+        self.statuses = {k: v for k, v in self.statuses.items() if k in labels}
 
     def refresh(self, read: Mapping[str, SourceRead] | None = None) -> asyncio.Task[Any]:
         """Read the sources again (as a task; returns it at once). ``read`` holds
@@ -247,7 +268,12 @@ class CatalogSession:
     def show_partial(self, statuses: Iterable[SourceStatus], skills: Iterable[Skill]) -> None:
         """Show what some sources gave while others still read: a partial catalog (the
         names and collisions come with the full one)."""
-        self.catalog = Catalog(sources=list(statuses), skills=list(skills))
+        statuses = list(statuses)
+        for status in statuses:  # those still reading stay pending
+            held = self.statuses.get(status.origin.label)
+            if held is None or held.state is not SourceState.PENDING:
+                self.statuses[status.origin.label] = status
+        self.catalog = Catalog(sources=statuses, skills=list(skills))
         self.events.catalog_changed(CatalogChange(interim=True))
 
     async def read_sources(
@@ -311,9 +337,11 @@ class CatalogSession:
         enabled = [s for s in self.specs if s.enabled]
         total = len(enabled)
         done = 0
+        generation = self._generation
         before = list(self.catalog.skills)
         before_sources = list(self.catalog.sources)
         self.events.progress(0, max(total, 1), f"reading {total} source(s)…")
+        self._reading(s for s in enabled if not read or s.label not in read)
 
         statuses: list[SourceStatus] = []
         found: list[Skill] = []
@@ -325,7 +353,7 @@ class CatalogSession:
             statuses.append(status)
             found.extend(skills)
             self.events.progress(done, max(total, 1), f"read {status.origin.label}")
-            self.events.source_done(status)
+            self._told(status)
             now = time.monotonic()
             if done < total and skills and now - shown_at[0] >= INTERIM_EVERY:
                 # Show what has arrived (at most a few times a second).
@@ -343,7 +371,8 @@ class CatalogSession:
                 enabled, on_source, folders_first=FOLDERS_FIRST, ready=read
             )
         except asyncio.CancelledError:
-            self._cut_short(enabled, statuses, found)
+            # Cut short by a newer discovery, that one says how each source stands.
+            self._cut_short(enabled, statuses, found, tell=generation == self._generation)
             raise
         # Names, collisions and what changed, for thousands of skills: off the loop.
         catalog, gone = await asyncio.to_thread(_assemble, before, results)
@@ -366,10 +395,16 @@ class CatalogSession:
         await self.load_approvals()
 
     def _cut_short(
-        self, enabled: list[SourceSpec], statuses: list[SourceStatus], found: list[Skill]
+        self,
+        enabled: list[SourceSpec],
+        statuses: list[SourceStatus],
+        found: list[Skill],
+        *,
+        tell: bool = True,
     ) -> None:
         """Discovery was cancelled: keep what the sources that answered gave, and mark
-        the others cancelled rather than leave them reading."""
+        the others cancelled rather than leave them reading (told unless ``tell`` is
+        false: a newer discovery reads them)."""
         answered = {s.origin.label for s in statuses}
         for spec in enabled:
             if spec.label not in answered:
@@ -377,7 +412,8 @@ class CatalogSession:
                     spec.origin, "cancelled", "not read: press F5 to read it again"
                 )
                 statuses.append(status)
-                self.events.source_done(status)
+                if tell:
+                    self._told(status)
         self.catalog = build_catalog(statuses, found)
         self.events.catalog_changed(CatalogChange())
         if not self.closing:  # the skills that did arrive get their approval states
@@ -443,7 +479,7 @@ class CatalogSession:
             )
             self._set_sources([kept if s is old_status else s for s in self.catalog.sources])
             self.notifier.warning(f"{label}: listing again failed: {status.message}")
-            self.events.source_done(kept)
+            self._told(kept)
             self._schedule(label, self.relist_floor)  # whatever the ttlMs
             return
         old = [s for s in self.catalog.skills if s.origin.label == label]
@@ -457,7 +493,7 @@ class CatalogSession:
         status = replace(
             status, notes=[f"{AGAIN} {stamp}: {changes.summary()}", *notes, *status.notes]
         )
-        self.events.source_done(status)
+        self._told(status)
         statuses = [status if s.origin.label == label else s for s in self.catalog.sources]
         if changes:
             for skill_id in (*changes.changed, *changes.removed):
@@ -469,6 +505,57 @@ class CatalogSession:
         else:
             self._set_sources(statuses)
         self._schedule_relists([status])
+
+    # -- one source read again when a person asks (Retry) ---------------------------
+
+    def retry(self, label: str) -> asyncio.Task[Any] | None:
+        """Read the source ``label`` again, alone (a task; ``None`` when no such source
+        is on). It is pending at once (its row says so) and a line says the retry
+        started; a notice says how it ended ("Read 3 skills from X" or "X still fails:
+        why"), the task's result as ``(read, sentence)``. A full refresh started
+        meanwhile wins (its result is ``(False, "")``)."""
+        spec = next((s for s in self.specs if s.label == label and s.enabled), None)
+        if spec is None:
+            return None
+        self._reading([spec])
+        self.notifier.info(f"Reading {label} again…")
+        return self.spawn(self._retry(spec, self._generation), f"reading {label} again")
+
+    async def _retry(self, spec: SourceSpec, generation: int) -> tuple[bool, str]:
+        label = spec.label
+        if spec.kind_info.runs_code and not spec.untrusted:
+            await load_mcp_support()
+            status, skills = await self.reader.discover(spec)
+        else:
+            status, skills = await read_source(spec, budgets=self.budgets)
+        if generation != self._generation or self.closing:
+            return False, ""
+        old = [s for s in self.catalog.skills if s.origin.label == label]
+        changes = listing_changes(old, skills)
+        for skill_id in (*changes.changed, *changes.removed):
+            self.files.pop(skill_id, None)
+            self._directories.pop(skill_id, None)
+        catalog = _merged(self.catalog, label, status, skills)
+        if catalog.source(label) is None:  # not in the catalog before: added
+            catalog = build_catalog([*catalog.sources, status], catalog.skills)
+        self.catalog = catalog
+        if status.status == SourceState.FAILED:
+            self._said_errors[label] = status.message
+        else:
+            self._said_errors.pop(label, None)
+        self.events.catalog_changed(CatalogChange())
+        self._told(self.catalog.source(label) or status)
+        ok, text = retry_words(label, status, len(skills))
+        (self.notifier.info if ok else self.notifier.error)(text)
+        self._schedule_relists([status])
+        await self.load_approvals(skills)
+        return ok, text
+
+    def mark_reading(self, labels: Iterable[str]) -> None:
+        """The sources ``labels`` are about to be read (a refresh asked for): each is
+        pending at once, before the configuration is loaded again."""
+        wanted = set(labels)
+        self._reading(s for s in self.specs if s.enabled and s.label in wanted)
 
     def _set_sources(self, statuses: list[SourceStatus]) -> None:
         """The catalog with these statuses, its skills as they are: a new catalog object,
@@ -559,8 +646,8 @@ class CatalogSession:
             self.events.skills_updated(list(changes.changed))
         else:
             self.events.catalog_changed(CatalogChange(from_disk=True))
-        self.events.source_done(self.catalog.source(label) or status)
-        if changes:
+        self._told(self.catalog.source(label) or status)
+        if changes and not trouble:  # a folder gone was said by who saw it go
             self.notifier.info(f"{label}: {_said_changes(self.catalog, changes, old)}")
         touched = [s for s in self.catalog.skills if s.id in {*changes.changed, *changes.added}]
         await self.load_approvals(touched)
@@ -707,6 +794,16 @@ class CatalogSession:
         self._directories[skill.id] = (skill, listings)
         self.events.verification_changed(skill.id)
         return children, ""
+
+    async def read_kept(self, skill: Skill, uri: str) -> ReadResult | None:
+        """The verified copy of a server skill's file kept here, read again without
+        asking the server (a skill checked earlier shows what was checked); ``None``
+        when no matching copy is kept. The file's state stays as it was: it was checked
+        already, and this copy is the one that was."""
+        from desktop.sources.reader import read_file
+
+        result = await read_file(skill, uri, source=_NothingAsked(), cache=self.reader.cache)
+        return result if result.from_cache else None
 
     def directory_listings(self, skill: Skill) -> dict[str, list[Any]]:
         """Folders of ``skill`` listed so far, if listed for this very entry."""
@@ -900,6 +997,22 @@ class CatalogSession:
             if state is not None and state.needs_decision:
                 out.append(skill)
         return out
+
+
+class _NothingAsked:
+    """A byte source that asks nobody: a read through it finds the kept copy or
+    nothing."""
+
+    async def read_bytes(
+        self, uri: str, *, refresh: bool = False, limit: int | None = None, expected_size: int = 0
+    ) -> bytes:
+        raise LookupError(f"{uri} is not kept here")
+
+    def mark_stale(self, uri: str) -> None:
+        """Nothing was asked: nothing is stale."""
+
+    def describe_error(self, exc: BaseException) -> str:
+        return str(exc)
 
 
 def _assemble(before: list[Skill], results: list[SourceRead]) -> tuple[Catalog, set[str]]:

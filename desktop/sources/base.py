@@ -10,7 +10,8 @@ A :class:`Kind` is what registers a kind of source (``desktop/sources/kinds.py``
 :class:`~desktop.core.source_kinds.KindInfo` (words, icon, whether it runs anything),
 how its command-line option and its saved form are read, and the factory that makes a
 :class:`Source` of a spec. The folder (``folder_source.py``), the MCP server
-(``mcp/source.py``) and the zip archive (``zip_archive.py``) are the kinds.
+(``mcp/source.py``), the zip archive (``zip_archive.py``), the git repository
+(``git/kind.py``) and the web index (``web_index.py``) are the kinds.
 """
 
 from __future__ import annotations

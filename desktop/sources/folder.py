@@ -303,8 +303,11 @@ def parent_label(path: str | os.PathLike[str], label: str) -> str:
 
 def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
     """Scan one local folder. Never raises for bad input: problems become values."""
+    from desktop.sources.marketplace import with_plugins
+
     with collector_paused():
-        return _scan_folder(spec)
+        status, skills = _scan_folder(spec)
+    return with_plugins(spec.endpoint, status, skills)
 
 
 def _scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:
@@ -379,7 +382,9 @@ def scan_regions(spec: SourceSpec, regions: Iterable[str]) -> tuple[list[Skill],
             found, _too_deep = _read_skills(spec, root, tree, tree.skill_dirs(), digest_of)
             skills.extend(found)
             errors.extend(f"could not read {e}" for e in tree.errors[:20])
-        return skills, errors
+    from desktop.sources.marketplace import plugin_skills
+
+    return plugin_skills(spec.endpoint, skills), errors
 
 
 def _ancestors(rel_dir: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from desktop.core.model import SourceSpec
 from desktop.core.source_kinds import describe_kind
-from desktop.sources import folder_source, zip_archive
+from desktop.sources import folder_source, web_index, zip_archive
 from desktop.sources.base import Kind, Source, SourceContext
 from desktop.sources.git import kind as git_kind
 from desktop.sources.mcp import kind as mcp_kind
@@ -36,6 +36,7 @@ register(folder_source.KIND)
 register(mcp_kind.KIND)
 register(zip_archive.KIND)
 register(git_kind.KIND)
+register(web_index.KIND)
 
 
 class UnknownKind(ValueError):

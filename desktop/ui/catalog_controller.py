@@ -94,6 +94,9 @@ class CatalogController(QObject):
         self.refresh = s.refresh
         self.show_partial = s.show_partial
         self.relist = s.relist
+        self.retry = s.retry
+        self.summary = s.summary
+        self.read_kept = s.read_kept
         self.relist_due = s.relist_due
         self.stop_relisting = s.stop_relisting
         self.reread_folder = s.reread_folder
@@ -122,6 +125,11 @@ class CatalogController(QObject):
     @catalog.setter
     def catalog(self, catalog: Catalog) -> None:
         self.session.catalog = catalog
+
+    @property
+    def statuses(self) -> dict[str, SourceStatus]:
+        """Each source's last status by label (pending while it is read)."""
+        return self.session.statuses
 
     @property
     def approval_states(self) -> dict[str, ApprovalState]:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.core.catalog_summary import summarize
 from desktop.core.library import (
     ALL,
     APPROVED,
     CHANGED,
     PROBLEMS,
     TO_REVIEW,
-    failed_sources,
-    source_counts,
     source_words,
     view_counts,
 )
@@ -66,7 +65,7 @@ def test_views_count_what_the_list_then_shows() -> None:
     for view, n in counts.items():
         shown = index.select(SkillQuery(view=view), approval=approvals)
         assert sum(shown) == n, view
-    assert source_counts(skills) == {"local": 2, "other": 2}
+    assert summarize([], {}, skills).per_source == {"local": 2, "other": 2}
 
 
 def test_a_view_combines_with_the_text_and_a_source() -> None:
@@ -106,7 +105,7 @@ def test_a_source_says_its_state_in_a_word_and_the_rest_in_detail() -> None:
     off = source_words(web, None)
     assert (off.kind, off.status) == ("remote server", "Off")
     statuses = {"srv": failed, "docs": SourceStatus(folder.origin)}
-    assert failed_sources([folder, server, web], statuses) == ["srv"]
+    assert summarize([folder, server, web], statuses, []).failed_labels == ["srv"]
 
 
 def test_row_marks_say_each_state_in_a_word() -> None:

@@ -120,8 +120,14 @@ def test_a_session_reads_every_source_reads_verified_and_knows_approvals(
     assert before == "" and state == "verified" and after == "1 of 1 files verified"
     assert {session.approval_states[s.id].state for s in catalog.skills} == {"not-approved"}
     # What happened, in the order a window would have shown it.
-    done = [e for e in events.seen if e[0] == "source"]
-    assert sorted(done) == [("source", "mine", "ok"), ("source", "srv", "ok")]
+    told = [e for e in events.seen if e[0] == "source"]
+    # Each source is pending from the start (its row says it is read), then read.
+    assert told[:2] == [("source", "mine", "pending"), ("source", "srv", "pending")]
+    assert sorted(told[2:]) == [("source", "mine", "ok"), ("source", "srv", "ok")]
+    assert {label: s.status for label, s in session.statuses.items()} == {
+        "mine": "ok",
+        "srv": "ok",
+    }
     assert events.seen[0] == ("busy", True)
     assert ("catalog",) in events.seen and ("approvals",) in events.seen
     assert events.seen[-1] == ("verified", "srv:skill://deploy/SKILL.md")
@@ -208,7 +214,10 @@ def test_a_folder_read_again_renews_only_the_skills_a_change_touches(
     assert not session.catalog.skills
     status = session.catalog.source("mine")
     assert status is not None and status.status == "error"
-    assert ("info", "mine: notes, other no longer there") in said.lines
+    assert session.statuses["mine"] is status  # the one state views count from
+    assert session.summary().failed == (("mine", "the folder is no longer there"),)
+    # The folder gone is said by who saw it go (the watcher), not as skills that went.
+    assert not [line for line in said.lines if "no longer there" in line[1]]
 
 
 def test_the_session_approves_rejects_and_revokes_and_keeps_the_copies_read(

@@ -189,8 +189,9 @@ def test_provenance_in_words() -> None:
     ssh = {**git_provenance, "repository": "git@github.com:openai/skills.git"}
     assert provenance_link(ssh) == "" and provenance_words(ssh).startswith("openai/skills at")
     assert provenance_words({"index": "https://x.example", "digest": "sha256:ab"}) == (
-        "digest sha256:ab, index https://x.example"
+        "Listed by the index https://x.example; checked against its digest sha256:ab…"
     )
+    assert provenance_words({"other": "word"}) == "other word"
     assert provenance_words({}) == ""
     assert repository_name("/srv/repos/team") == "/srv/repos/team"
     assert repository_name("git://host/") == "git://host/"

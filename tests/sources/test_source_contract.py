@@ -2,16 +2,17 @@
 
 Each kind is made to hold the same two skills (a folder of them, that folder published
 by a real ``skill-catalog serve`` over stdio, a zip archive of it made with
-``zipfile``, a git repository of it made with ``git``) and must list them, read and
-verify their files, list a folder, list itself again, say who it is and where its
-skills come from, and start nothing while it is not trusted. A kind registered without
-a sample here fails the first test.
+``zipfile``, a git repository of it made with ``git``, a web index of it served on
+127.0.0.1) and must list them, read and verify their files, list a folder, list itself
+again, say who it is and where its skills come from, and start nothing while it is not
+trusted. A kind registered without a sample here fails the first test.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import shlex
 import zipfile
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 from helpers.git_repos import commit_all, init_repo
 from helpers.serve import serve_argv, write_skill
+from helpers.web_index import Site, publish_v02, skill_files, start
 
 from desktop.core.model import SourceSpec
 from desktop.core.source_kinds import kind_info
@@ -44,6 +46,19 @@ def _zip_of(folder: Path, target: Path) -> Path:
     return target
 
 
+_SITE: list[Site] = []
+
+
+def _index_of(folder: Path) -> str:
+    """The folder's skills published as a v0.2 web index on 127.0.0.1 (one server for
+    the module, one path per folder)."""
+    if not _SITE:
+        _SITE.append(start())
+    base = "/" + hashlib.sha256(str(folder).encode()).hexdigest()[:12]
+    publish_v02(_SITE[0], skill_files(folder), base)
+    return f"team={_SITE[0].url}{base}"
+
+
 def _repo_of(folder: Path) -> Path:
     init_repo(folder)
     commit_all(folder, "the two skills")
@@ -62,6 +77,7 @@ SAMPLES: dict[str, Callable[[Path], str]] = {
     "mcp": lambda folder: f"team={shlex.join(serve_argv(folder))}",
     "zip": lambda folder: f"team={_zip_of(folder, folder.parent / 'skills.zip')}",
     "git": lambda folder: f"team={_repo_of(folder)}",
+    "index": _index_of,
 }
 
 

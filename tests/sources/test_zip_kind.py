@@ -75,7 +75,8 @@ def test_the_kind_is_reached_only_through_the_registry() -> None:
             if re.search(r"zip_archive\b(?!\.py)|[\"']zip[\"']", line):
                 named.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert named == [
-        "desktop/sources/kinds.py:19: from desktop.sources import folder_source, zip_archive",
+        "desktop/sources/kinds.py:19: "
+        "from desktop.sources import folder_source, web_index, zip_archive",
         "desktop/sources/kinds.py:37: register(zip_archive.KIND)",
     ]
 

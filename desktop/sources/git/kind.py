@@ -22,6 +22,8 @@ from desktop.sources.base import BaseSource, Kind, SourceContext, SourceRead
 from desktop.sources.git.remote import Remote, RemoteError, default_label, parse_remote
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from desktop.core.verify import SkillVerification
     from desktop.sources.reader import ReadResult
 
@@ -75,9 +77,29 @@ def scan_repository(spec: SourceSpec) -> SourceRead:
         remote = remote_of(spec)
         commit = pinned_commit(spec)
         skills = list_at(spec, commit)
+        status = listing.status_of(spec, remote, commit, skills)
+        return with_plugins(runner.repo_dir(remote), commit, status, skills)
     except (RemoteError, runner.GitFailed, OSError) as exc:
         return SourceStatus(spec.origin, SourceState.FAILED, str(exc)), []
-    return listing.status_of(spec, remote, commit, skills), skills
+
+
+def with_plugins(repo: Path, commit: str, status: SourceStatus, skills: list[Skill]) -> SourceRead:
+    """The skills of the commit grouped by the plugins it publishes (a marketplace or a
+    root ``plugin.json``, read from the commit as a folder's are read)."""
+    from desktop.sources import marketplace
+    from desktop.sources.git import runner
+
+    first_asked = (*marketplace.MARKETPLACES, *marketplace.ROOT_PLUGINS)
+    limit = marketplace.MAX_MANIFEST_BYTES
+    first = runner.cat_blobs(repo, [f"{commit}:{p}" for p in first_asked], limit)
+
+    def read(rel: str) -> bytes | None:
+        name = f"{commit}:{rel}"
+        if rel in first_asked:
+            return first.get(name)
+        return runner.cat_blobs(repo, [name], limit).get(name)
+
+    return marketplace.apply_plugins(read, status, skills)
 
 
 class _BlobBytes:

@@ -336,7 +336,10 @@ class SidebarWidget(QWidget):
             "Turn &on" if spec is not None and not spec.enabled else "Turn &off"
         )
         self.retry_action.setEnabled(spec is not None and spec.enabled)
-        connected = status is not None and status.status != SourceState.FAILED
+        connected = status is not None and status.state not in (
+            SourceState.FAILED,
+            SourceState.PENDING,
+        )
         self.instructions_action.setEnabled(
             spec is not None and spec.kind_info.runs_code and spec.enabled and connected
         )

@@ -213,6 +213,7 @@ class PreviewWidget(QWidget):
         self.skill: Skill | None = None
         self.uri: str = ""
         self.result: ReadResult | None = None
+        self._keeping = False  # the kept copy of a file checked earlier is being read
         self.status = PlainLabel("Select a skill, then press Preview.")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -308,6 +309,11 @@ class PreviewWidget(QWidget):
         assert skill is not None
         if not skill.loadable:
             return f"{skill.qualified_name} cannot be loaded. {skill.invalid_reasons}"
+        if self.checked_earlier():
+            return (
+                f"{self.uri} was checked earlier and matched what the source listed; "
+                "showing the copy kept here…"
+            )
         if skill.kind_info.runs_code:
             return (
                 "Read from the server and checked before it is shown: "
@@ -331,6 +337,41 @@ class PreviewWidget(QWidget):
 
     def _button_words(self) -> str:
         return self.fetch_button.text().replace("&", "")
+
+    def checked_earlier(self) -> bool:
+        """Whether the shown file was read and checked earlier (its state says so, as
+        the page's pill does) though nothing of it is shown here yet."""
+        skill = self.skill
+        if skill is None or self.result is not None:
+            return False
+        state = self.controller.file_state(skill.id, self.uri)
+        return state is not None and state.usable
+
+    async def show_kept(self) -> None:
+        """Show the copy kept here of a server file checked earlier (nothing is asked of
+        the server), so the pane agrees with the page's Verified pill; without a kept
+        copy the pane says how to show it again."""
+        skill, uri = self.skill, self.uri
+        if skill is None or self._keeping or not self.checked_earlier():
+            return
+        self._keeping = True
+        try:
+            result = await self.controller.read_kept(skill, uri)
+        finally:
+            self._keeping = False
+        now = self.skill
+        if now is None or now.id != skill.id or self.uri != uri or self.result is not None:
+            return  # the user moved on, or a read came first
+        if listing_changes([skill], [now]):
+            return  # checked against an entry since replaced
+        if result is None:
+            self.status.setText(
+                f"{uri} was checked earlier, but no copy of it is kept here: "
+                "Read from server to show it again."
+            )
+            return
+        self.result = result
+        await self._show_result(result)
 
     def _clear(self) -> None:
         self.rendered.setHtml("")

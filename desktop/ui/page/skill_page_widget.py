@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.approvals import CHANGED, REJECTED, ApprovalState
+from desktop.core.catalog_summary import gone_words
 from desktop.core.compare import relative_files
 from desktop.core.freshness import listing_changes
 from desktop.core.library import (
@@ -202,6 +203,17 @@ class SkillPageWidget(QWidget):
             self.file_view.show_file(None)
         elif self.file_view.skill is not None and self.file_view.skill is not skill:
             self._follow_file(skill)
+
+    def show_gone(self, skill: Skill) -> None:
+        """The page showed ``skill`` and its source no longer holds it: the page says so,
+        with its name, and shows nothing of it (no pills, no tabs, no action)."""
+        self.show_skill(None)
+        title, sentence = gone_words(skill)
+        self.title.setText(visible(title))
+        self.title.setToolTip(plain_tooltip(skill.qualified_name) or "")
+        self.origin.setText(f"{sentence} Choose another skill in the list.")
+        where = skill.path if skill.kind_info.folder_on_disk and skill.path else ""
+        self.origin.setToolTip(plain_tooltip(where or skill.origin.label) or "")
 
     def _title_menu(self, pos: QPoint) -> QMenu | None:
         if self.skill is None:

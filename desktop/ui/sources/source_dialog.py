@@ -1,5 +1,5 @@
 """Add or edit a source: a local folder, an MCP server over stdio (a command), a URL,
-or a git repository (``URL[#REF]``).
+a git repository (``URL[#REF]``), or a website's index of skills.
 
 The fields follow the kind: a folder has Browse…; a command has its environment values;
 a URL has its headers. Values that look secret are moved to the keyring when the
@@ -31,6 +31,7 @@ KINDS = (
     ("MCP server (command, stdio)", "stdio"),
     ("MCP server (URL)", "http"),
     ("Git repository", "git"),
+    ("Web index (a website's published skills)", "index"),
 )
 
 # What the place field holds, by kind: its label and an example.
@@ -39,6 +40,7 @@ WHERE = {
     "stdio": ("&Command", "python -m my_server --flag value  (the command and its arguments)"),
     "http": ("&URL", "https://host/mcp"),
     "git": ("&Repository", "https://github.com/owner/repo  (add #branch, #tag or #commit)"),
+    "index": ("&Website", "https://example.com  (its /.well-known/agent-skills/index.json)"),
 }
 
 

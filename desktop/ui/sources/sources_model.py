@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
@@ -21,6 +21,9 @@ from desktop.ui.widgets.read_only_table_model import (
 )
 from desktop.ui.widgets.status_colors import status_brush
 
+if TYPE_CHECKING:
+    from desktop.session.catalog_session import CatalogSession
+
 COLUMNS = ("Source", "Transport", "Address", "Era", "Status", "Skills")
 LABEL_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -35,10 +38,13 @@ class SourcesModel(ReadOnlyTableModel):
     columns = COLUMNS
     answered = TEXT_ROLES | {TOOLTIP, FOREGROUND, int(LABEL_ROLE)}
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: Any = None, session: CatalogSession | None = None) -> None:
         super().__init__(parent)
         self.specs: list[SourceSpec] = []
-        self.statuses: dict[str, SourceStatus] = {}
+        # The session's statuses when it is given (its one state of each source, read
+        # where it is); a model of its own keeps those it is told.
+        self.session = session
+        self._statuses: dict[str, SourceStatus] = {}
         self.origins: dict[str, str] = {}  # label -> saved | bundled | detected-folder | imported
         self.keys: dict[str, str] = {}  # label -> the key that switches a source off
 
@@ -61,19 +67,38 @@ class SourcesModel(ReadOnlyTableModel):
         self.specs = list(specs)
         self.origins = dict(origins or {})
         self.keys = dict(keys or {})
-        labels = {s.label for s in self.specs}
-        self.statuses = {k: v for k, v in self.statuses.items() if k in labels}
+        if self.session is None:
+            labels = {s.label for s in self.specs}
+            self._statuses = {k: v for k, v in self._statuses.items() if k in labels}
         self.endResetModel()
 
+    @property
+    def statuses(self) -> dict[str, SourceStatus]:
+        """Each source's last status by label (the session's, when it is given)."""
+        return self.session.statuses if self.session is not None else self._statuses
+
     def set_status(self, status: SourceStatus) -> None:
+        """A source's status changed: its row says so (the session already holds it)."""
         label = status.origin.label
-        self.statuses[label] = status
+        if self.session is None:
+            self._statuses[label] = status
         for row, spec in enumerate(self.specs):
             if spec.label == label:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     def mark_pending(self) -> None:
-        self.statuses = {}
+        """Every source is about to be read again: each row says it is being read."""
+        if self.session is not None:
+            self.session.mark_reading(s.label for s in self.specs)
+            return
+        self._statuses = {}
+        if self.specs:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self.specs) - 1, len(COLUMNS) - 1)
+            )
+
+    def rows_changed(self) -> None:
+        """Every row says its source's status again (the statuses changed together)."""
         if self.specs:
             self.dataChanged.emit(
                 self.index(0, 0), self.index(len(self.specs) - 1, len(COLUMNS) - 1)
@@ -134,9 +159,11 @@ class SourcesModel(ReadOnlyTableModel):
         if col == 4:
             if not spec.enabled:
                 return "off"
-            if status is None:
+            if status is None or status.state is SourceState.PENDING:
                 return starting_message(spec) + "…" if spec_runner(spec) else "reading…"
             return status.status if not status.message else f"{status.status}: {status.message}"
         if col == 5:
-            return "" if status is None or not spec.enabled else str(status.skill_count)
+            if status is None or not spec.enabled or status.state is SourceState.PENDING:
+                return ""
+            return str(status.skill_count)
         return ""

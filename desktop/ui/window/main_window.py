@@ -29,6 +29,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QBoxLayout,
     QDockWidget,
+    QFrame,
     QPlainTextEdit,
     QSplitter,
     QToolButton,
@@ -42,12 +43,10 @@ from desktop.core.library import (
     VIEWS,
     EmptyState,
     empty_state,
-    failed_sources,
     keyring_steps,
-    source_counts,
     view_counts,
 )
-from desktop.core.model import Skill
+from desktop.core.model import Skill, SourceStatus
 from desktop.core.query import SkillQuery
 from desktop.core.states import Severity
 from desktop.core.visible import visible
@@ -63,6 +62,8 @@ from desktop.ui.sources.sources_model import SourcesModel
 from desktop.ui.sources.sources_service import SourcesService, SourcesSnapshot
 from desktop.ui.sources.trust_review import TrustBar
 from desktop.ui.widgets.item_views import on_open
+from desktop.ui.widgets.plain_label import PlainLabel
+from desktop.ui.widgets.read_only_table_model import plain_tooltip
 from desktop.ui.window.folder_watcher import FolderWatcher
 from desktop.ui.window.message_bar_widget import MessageBarWidget, NoticeWidget
 from desktop.ui.window.status_widget import ProgressWidget
@@ -129,13 +130,14 @@ class MainWindow(WindowSurface):
         self.settings = settings
         self._said_first_run = False
         self._wanted_skill: str | None = None  # selected, and awaited in a partial catalog
+        self._retrying: set[str] = set()  # sources read again by Retry, until it ends
         self.confirm = confirm or self._ask
         self.notifier = controller.notifier
 
         self.table_model = SkillTableModel(controller, self)
         self.proxy = SkillFilterProxyModel(self)
         self.proxy.setSourceModel(self.table_model)
-        self.sources_model = SourcesModel(self)
+        self.sources_model = SourcesModel(self, controller.session)
 
         self.sidebar = SidebarWidget(self.sources_model, self)
         self.filter_bar = FilterBarWidget(self)
@@ -235,6 +237,18 @@ class MainWindow(WindowSurface):
 
         self.notice = NoticeWidget(self, anchor=self.skill_list)
         self.progress = ProgressWidget(self)
+        # The catalog's count (skills, and sources failed or reading): the session's
+        # summary, as the sidebar and the message bar count.
+        self.summary_label = PlainLabel("", self)
+        self.summary_label.setObjectName("catalogSummary")
+        self.summary_label.setAccessibleName("Skills and sources")
+        self.statusBar().addPermanentWidget(self.summary_label)
+        line = QFrame(self)  # between the count and the progress, while there is one
+        line.setFrameShape(QFrame.Shape.VLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        line.setVisible(False)
+        controller.busyChanged.connect(line.setVisible)
+        self.statusBar().addPermanentWidget(line)
         self.statusBar().addPermanentWidget(self.progress)
         self.progress.cancel_button.clicked.connect(controller.cancel)
 
@@ -254,7 +268,7 @@ class MainWindow(WindowSurface):
     def _wire(self) -> None:
         c = self.controller
         c.catalogChanged.connect(self._on_catalog)
-        c.sourceDone.connect(self.sources_model.set_status)
+        c.sourceDone.connect(self._on_source_done)
         # A server that cannot start for want of a value it asks for: asked for here.
         self.input_asker = InputAsker(c, self)
         c.approvalsChanged.connect(self._on_approvals)
@@ -277,7 +291,7 @@ class MainWindow(WindowSurface):
         sb.editRequested.connect(self.actions_.edit_source)
         sb.removeRequested.connect(self.actions_.remove_source)
         sb.toggleRequested.connect(self.actions_.toggle_source)
-        sb.retryRequested.connect(lambda _label: self.actions_.refresh())
+        sb.retryRequested.connect(self.retry_source)
         sb.instructionsRequested.connect(self.actions_.show_instructions)
         sb.serverOutputRequested.connect(self.actions_.show_server_output)
         sb.openFolderRequested.connect(self.actions_.open_folder)
@@ -519,14 +533,14 @@ class MainWindow(WindowSurface):
         wanted = self._wanted_skill or shown or None
         bar = self.skill_list.view().verticalScrollBar()
         kept = bar.value() if change.from_disk else None
+        on_page = self._page.skill if self._page is not None else None
         self.table_model.set_skills(
             self.controller.catalog.skills, (self.proxy.sort_column, self.proxy.sort_order)
         )
-        for status in self.controller.catalog.sources:
-            self.sources_model.set_status(status)
+        self.sources_model.rows_changed()
         self._update_count()
         self._update_counts()
-        self._say_failed_sources()
+        self._say_state()
         if wanted is not None and self.select_skill(wanted):
             self._wanted_skill = None
             if kept is not None:  # a skill came or went on disk: the list stays in place
@@ -538,10 +552,72 @@ class MainWindow(WindowSurface):
         self._wanted_skill = wanted if change.interim else None
         if self._wanted_skill is not None:
             return
+        if on_page is not None and self._gone(on_page):
+            self._show_gone(on_page)  # its page says so; no other skill takes its place
+            return
         if self.proxy.rowCount() and not self.table.currentIndex().isValid():
             self.table.selectRow(0)
         elif not self.proxy.rowCount() and self._page is not None:
             self.detail.show_skill(None)  # says why nothing is there
+
+    def _gone(self, skill: Skill) -> bool:
+        """Whether ``skill`` is no longer in its source, which is still on (a source
+        turned off or removed takes its skills away without them being gone)."""
+        if self.controller.catalog.get(skill.id) is not None:
+            return False
+        spec = self.sources_model.spec(skill.origin.label)
+        return spec is not None and spec.enabled
+
+    def _show_gone(self, skill: Skill) -> None:
+        """The skill the page showed is no longer in its source: the page says so, with
+        its name, and shows nothing of it; the list selects nothing."""
+        self.table.selectionModel().clearSelection()
+        self.table.selectionModel().setCurrentIndex(
+            QModelIndex(), QItemSelectionModel.SelectionFlag.NoUpdate
+        )
+        self.auto_read.stop()
+        self.detail.show_skill(None)
+        self.preview.show_skill(None)
+        self.page.show_gone(skill)
+        self._review_follow()
+
+    def _on_source_done(self, status: SourceStatus) -> None:
+        """A source's status changed (read, failed, being read): its row, and every
+        count and message that counts it, say so."""
+        self.sources_model.set_status(status)
+        self._update_counts()
+        self._say_state()
+        if not self.proxy.rowCount():
+            self._update_count()  # the empty list says what the sources came to
+
+    def retry_source(self, label: str) -> None:
+        """Read one source again: its row says "Reading…" at once; a brief notice says
+        how it ended."""
+        self._retrying.add(label)
+        task = self.controller.retry(label)
+        if task is None:
+            self._retrying.discard(label)
+            return
+        self.stop_auto_read()
+
+        def ended(t: object) -> None:
+            import asyncio
+
+            assert isinstance(t, asyncio.Task)
+            self._retrying.discard(label)
+            self._say_state()
+            if t.cancelled() or t.exception() is not None:
+                return
+            ok, text = t.result()
+            if text and not ok:  # a read one was noticed already (an info line)
+                self.notice.notify(text)
+
+        task.add_done_callback(ended)
+
+    def retry_failed(self) -> None:
+        """Read again every source that failed (the message bar's Retry)."""
+        for label in self.controller.summary().failed_labels:
+            self.retry_source(label)
 
     def _on_skills_updated(self, ids: list[str]) -> None:
         """Skills read again after a change on disk: their rows change in place (the
@@ -551,10 +627,10 @@ class MainWindow(WindowSurface):
             catalog.skills, ids, (self.proxy.sort_column, self.proxy.sort_order)
         )
         self.proxy.rows_changed(rows)
-        for status in catalog.sources:
-            self.sources_model.set_status(status)
+        self.sources_model.rows_changed()
         self._update_count()
         self._update_counts()
+        self._say_state()
         current = self.current_skill()
         if current is not None and current.id in ids:
             self._show_again(current)
@@ -614,19 +690,29 @@ class MainWindow(WindowSurface):
             rank=1,
         )
 
-    def _say_failed_sources(self) -> None:
-        failed = failed_sources(self.sources_model.specs, self.sources_model.statuses)
-        if not failed:
+    def _say_state(self) -> None:
+        """The message bar and the status bar's count, from the session's one summary of
+        the catalog (the sidebar and the list's empty state read the same)."""
+        summary = self.controller.summary()
+        self.summary_label.setText(summary.status_text())
+        why = "\n".join(f"{label} could not be read: {why}" for label, why in summary.failed)
+        self.summary_label.setToolTip(plain_tooltip(why) or "")
+        retrying = [label for label in summary.waiting if label in self._retrying]
+        if not summary.failed and retrying:
+            names = ", ".join(retrying[:3]) + ("…" if len(retrying) > 3 else "")
+            self.message_bar.set_message(
+                "sources", f"Reading {names} again…", "", lambda: None, rank=2, level=Severity.INFO
+            )
+            return
+        if not summary.failed:
             self.message_bar.clear_message("sources")
             return
-        n = len(failed)
-        names = ", ".join(failed[:3]) + ("…" if n > 3 else "")
         self.message_bar.set_message(
             "sources",
-            f"{n} source{'s' if n != 1 else ''} could not be read ({names})",
+            summary.failed_sentence(),
             "Retry",
-            self.actions_.refresh,
-            tip="Choose a source in the sidebar to read why",
+            self.retry_failed,
+            tip=self.summary_label.toolTip(),  # why each could not be read
             rank=2,
             level=Severity.ERROR,
         )
@@ -648,6 +734,18 @@ class MainWindow(WindowSurface):
         shown = self._page.skill if self._page is not None else None
         if shown is not None and shown.id == skill_id:
             self._page_states()
+            self._show_kept()
+
+    def _show_kept(self) -> None:
+        """A server skill whose file was checked earlier (its pill says Verified) shows
+        the copy kept here, not a blank pane asking to verify it."""
+        if self._page is None:
+            return
+        preview = self._page.preview
+        skill = preview.skill
+        if skill is None or not skill.kind_info.runs_code or not preview.checked_earlier():
+            return
+        self.controller.spawn(preview.show_kept(), f"showing {skill.qualified_name}")
 
     def _on_notice(self, notice: Notice) -> None:
         self.messages.appendPlainText(notice.line())
@@ -671,6 +769,7 @@ class MainWindow(WindowSurface):
         self._fit_list_height()
 
     def _empty_state(self) -> EmptyState:
+        summary = self.controller.summary()
         query = self.proxy.query
         source = None
         if len(query.sources) == 1:
@@ -686,6 +785,9 @@ class MainWindow(WindowSurface):
             source=source,
             status=self.sources_model.statuses.get(source.label) if source else None,
             sources=len(self.sources_model.specs),
+            failed=summary.failed,
+            waiting=len(summary.waiting),
+            unread=len(summary.unread),
         )
 
     def _empty_action(self, action: str) -> None:
@@ -694,6 +796,12 @@ class MainWindow(WindowSurface):
         elif action == "add":
             self.actions_.add_source()
         elif action == "retry":
+            query = self.proxy.query
+            if len(query.sources) == 1:
+                self.retry_source(next(iter(query.sources)))
+            else:
+                self.retry_failed()
+        elif action == "refresh":
             self.actions_.refresh()
         elif action == "explain":
             self._explain("What a skill folder looks like", SKILL_FOLDER_HELP)
@@ -722,6 +830,7 @@ class MainWindow(WindowSurface):
                 )
                 if local and skill.loadable:
                     self.auto_read.start()
+                self._show_kept()
         else:
             self.preview.follow_entry(skill)
             if self.preview.result is None and not skill.kind_info.runs_code and skill.loadable:
@@ -757,8 +866,9 @@ class MainWindow(WindowSurface):
 
     def _update_counts(self) -> None:
         skills = self.controller.catalog.skills
+        summary = self.controller.summary()
         self.sidebar.set_counts(
-            view_counts(skills, self.table_model.approvals()), source_counts(skills)
+            view_counts(skills, self.table_model.approvals()), summary.per_source
         )
         self._fit_sidebar()
 

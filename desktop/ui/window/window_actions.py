@@ -68,6 +68,9 @@ class WindowActions:
         skill.addSeparator()
         self.export_action = self._act(skill, "&Export decisions…", "", self.export_decisions)
         tools = mb.addMenu("&Tools")
+        self.selection_action = self._act(
+            tools, "&Selection lab…", "Ctrl+Shift+L", self.selection_lab
+        )
         self.triggers_action = self._act(tools, "&Trigger tester…", "Ctrl+T", self.trigger_tester)
         self.model_view_action = self._act(
             tools, "What the &model would see…", "Ctrl+Shift+M", self.model_view
@@ -373,6 +376,13 @@ class WindowActions:
         from desktop.ui.dialogs.trigger_tester_dialog import TriggerTesterDialog
 
         dialog = TriggerTesterDialog(self.w.controller, self.w)
+        dialog.skillSelected.connect(self.w.select_skill)
+        self._show(dialog)
+
+    def selection_lab(self) -> None:
+        from desktop.ui.dialogs.selection_lab_dialog import SelectionLabDialog
+
+        dialog = SelectionLabDialog(self.w.controller, self.w)
         dialog.skillSelected.connect(self.w.select_skill)
         self._show(dialog)
 

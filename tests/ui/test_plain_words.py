@@ -267,5 +267,9 @@ def test_the_status_bar_gives_a_long_notice_in_brief(make_window: Any, skills_fo
     assert shown.startswith("Warning: local: the folder could not be watched")
     assert shown.endswith("… (View ▸ Activity)") and len(shown) < 150
     assert window.messages.toPlainText().rstrip().endswith("the end")  # kept whole there
+    # A long path keeps its ends, and the words after it stay.
+    window.notifier.warning(f"local: the folder {'/deep' * 30}/gone is no longer there")
+    shown = window.statusBar().currentMessage()
+    assert "…" in shown and "/gone is no longer there" in shown and len(shown) < 150
     window.notifier.info("local: read again")
     assert window.statusBar().currentMessage() == "Note: local: read again"

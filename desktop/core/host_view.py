@@ -1,7 +1,8 @@
 """What a host would hand a model for the current sources. Pure: no Qt.
 
 One line per loadable skill: qualified name, origin tag and description; server
-skills are marked third-party. Per server, the length of its ``instructions`` against
+skills are marked third-party. Its length against the listing budget a host gives
+skills (:data:`LISTING_BUDGET`); per server, the length of its ``instructions`` against
 the 2048-character cut many clients apply.
 """
 
@@ -14,6 +15,17 @@ from desktop.core.checks import DESCRIPTION_MAX as DESCRIPTION_LIMIT
 from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
 from desktop.core.model import Skill
 from desktop.core.words import budget
+
+# The characters a host spends on its listing of skills (names and descriptions) before
+# it leaves skills out of it: Claude Code's fallback budget, which grows with the model's
+# context window (about 1% of it) and which SLASH_COMMAND_TOOL_CHAR_BUDGET overrides.
+LISTING_BUDGET = 8_000
+LISTING_TIP = (
+    "The skill listing a host hands the model (one line per skill: name and description) "
+    f"shares a budget: Claude Code keeps about {LISTING_BUDGET:,} characters by default "
+    "(more with a larger context window); past it, skills are left out of the listing and "
+    "the model cannot choose them"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,7 +148,9 @@ def source_words(spec: SourceSpec, status: SourceStatus | None) -> SourceWords:
     if state is not SourceState.OK:
         return SourceWords(kind, state.label, state.icon, message or _SOURCE_DETAIL[state])
     n = status.skill_count
-    detail = f"{n} skill{'s' if n != 1 else ''}" + (f"; {message}" if message else "")
+    detail = f"{n} skill{'s' if n != 1 else ''}"
+    # A message that starts with the count says it already ("3 skills in 2 pages").
+    detail = message if message.startswith(detail) else detail + (f"; {message}" if message else "")
     if sign_in is SignIn.SIGNED_IN:
         detail += "; signed in"
     return SourceWords(kind, state.label, state.icon, detail, ready=True)
@@ -210,11 +212,13 @@ def verification_words(skill: Skill, verification: str | None) -> tuple[str, str
     """The verification state in a word or two, and its meaning."""
     state = skill.state
     if state is EntryState.INVALID:
-        return state.label, "The listing's entry breaks the format: nothing can be read"
+        return state.label, "Invalid entry: it breaks the format, so nothing can be read"
     if state is EntryState.OVER_LIMIT:
-        return state.label, "The entry is larger than the limits allow: nothing is read"
+        return state.label, "Over a limit: the entry is larger than allowed, so nothing is read"
     if state is EntryState.DYNAMIC:
-        return state.label, "The server lists no files for this skill: they cannot be checked"
+        return state.label, (
+            "Dynamic skill: the server lists no files or digests, so its files cannot be checked"
+        )
     if not verification:
         return NOT_READ
     return VERIFICATION_WORDS.get(verification, (verification, verification))

@@ -4,7 +4,8 @@ A query is free text plus optional sets of sources, states and strategies. The t
 split into words; a skill matches when every word occurs (case-insensitively, after
 NFKC normalisation) in its name, qualified name, description, origin (label and
 address) or triggers. Sets restrict by source label, by state (the skill's listing
-state, its verification state or its approval state) and by loading strategy; an
+state, its verification state or its approval state, or ``problems``: what the
+sidebar's Has problems counts) and by loading strategy; an
 empty set restricts nothing. ``state_groups`` holds one set of states per kind of state
 chosen (approval, checks, entry): a skill must be in one state of every group.
 
@@ -115,8 +116,11 @@ def search_text(skill: Skill) -> str:
 def skill_states(
     skill: Skill, verification: str | None = None, approval: str | None = None
 ) -> set[str]:
-    """Every state name a state filter can select this skill by."""
+    """Every state name a state filter can select this skill by, and ``problems`` when
+    the skill is one the sidebar's Has problems counts."""
     states: set[str] = {skill.state}
+    if has_problems(skill):
+        states.add(PROBLEMS)
     if verification:
         states.add(verification)
     if approval:

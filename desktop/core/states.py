@@ -101,9 +101,9 @@ class EntryState(StrEnum):
 
 
 _ENTRY: dict[EntryState, tuple[str, int, str]] = {
-    EntryState.INVALID: ("Invalid entry", 0, "dialog-error"),
-    EntryState.OVER_LIMIT: ("Over a limit", 1, "dialog-error"),
-    EntryState.DYNAMIC: ("Dynamic", 2, "dialog-information"),
+    EntryState.INVALID: ("Cannot be loaded", 0, "dialog-error"),
+    EntryState.OVER_LIMIT: ("Too large", 1, "dialog-error"),
+    EntryState.DYNAMIC: ("Files not listed", 2, "dialog-information"),
     EntryState.LISTED: ("Listed", 3, "emblem-ok"),
 }
 
@@ -331,14 +331,16 @@ _VERIFICATION: dict[Verification, tuple[str, str, int, str]] = {
     ),
     Verification.READ_ERROR: ("Could not read", "Reading a file failed", 1, "dialog-error"),
     Verification.PARTIAL: (
-        "Partly verified",
-        "The files read so far match what the source listed",
+        "Not all files checked",
+        "Partly verified: the files read so far match what the source listed (size and "
+        "SHA-256); the others are not read yet",
         2,
         "emblem-ok",
     ),
     Verification.VERIFIED: (
-        "Verified",
-        "Verified: the files match what the source listed (integrity, not safety)",
+        "Checked",
+        "Verified: every file's size and SHA-256 digest match what the source listed "
+        "(integrity, not safety)",
         3,
         "emblem-ok",
     ),

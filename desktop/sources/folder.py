@@ -277,14 +277,28 @@ def cache_real_path() -> str | None:
         return None
 
 
+def _label_word(name: str) -> str:
+    # Labels are ASCII (LABEL_RE): other letters become dashes like spaces do.
+    return "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "-" for c in name).strip(
+        "-._"
+    )
+
+
 def folder_label(path: str | os.PathLike[str]) -> str:
     """A label for a folder the user names on the command line: its base name."""
     name = Path(path).resolve().name or "folder"
-    # Labels are ASCII (LABEL_RE): other letters become dashes like spaces do.
-    cleaned = "".join(
-        c if (c.isascii() and c.isalnum()) or c in "._-" else "-" for c in name
-    ).strip("-._")
-    return (cleaned or "folder")[:64]
+    return (_label_word(name) or "folder")[:64]
+
+
+def parent_label(path: str | os.PathLike[str], label: str) -> str:
+    """``label`` led by the folder's parent's name, for a folder whose own name is taken:
+    ``~/.copilot/skills`` as ``copilot-skills`` rather than ``skills-2``. ``""`` when the
+    parent has no usable name (the root)."""
+    parent = Path(path).resolve().parent
+    word = _label_word(parent.name) if parent != parent.parent else ""
+    if not word:
+        return ""
+    return f"{word[: 63 - min(len(label), 40)]}-{label[:40]}"
 
 
 def scan_folder(spec: SourceSpec) -> tuple[SourceStatus, list[Skill]]:

@@ -17,6 +17,8 @@ from desktop.core.states import Severity, member
 from desktop.core.visible import visible
 
 LEVELS = ("error", "warning", "info")
+BRIEF = 120  # characters of a notice the status bar shows
+LONG_WORD = 36  # a longer word (a path) is shown by its ends there
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,21 @@ class Notice:
     def shown(self) -> str:
         """The notice as the status bar shows it."""
         return f"{self.word}: {self.text}"
+
+    def brief(self) -> str:
+        """The notice in one short line for the status bar (the Activity view keeps it
+        whole): a long one is cut at a word, with an ellipsis."""
+        text = self.shown()
+        if len(text) <= BRIEF:
+            return text
+        # A long path or address keeps its ends: "/tmp/skill…/no-such-folder".
+        text = " ".join(
+            f"{w[: LONG_WORD // 3]}…{w[-LONG_WORD // 2 :]}" if len(w) > LONG_WORD else w
+            for w in text.split(" ")
+        )
+        if len(text) > BRIEF:
+            text = text[:BRIEF].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return f"{text} (View ▸ Activity)"
 
     def line(self) -> str:
         stamp = time.strftime("%H:%M:%S", time.localtime(self.when))

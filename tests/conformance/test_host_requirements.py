@@ -170,12 +170,12 @@ def test_a_skill_whose_authority_looks_like_a_host_is_read_only_through_its_serv
     window = make_window([spec])
     skill_id = "srv:skill://example.com/refunds/SKILL.md"
     p = preview(window, qtbot, skill_id)
-    assert "Verified: matches what the source listed" in p.status.text()
+    assert "Checked: matches what the source listed" in p.status.text()
     p.follow_link("form.md")  # opens in the Files tab, read through the server
     wait_idle(qtbot, window)
     files = window.page.file_view
     assert files.uri == "skill://example.com/refunds/form.md"
-    assert "Verified: matches what the source listed" in files.status.text()
+    assert "Checked: matches what the source listed" in files.status.text()
     assert "The form." in files.text.toPlainText()
     assert reads(log) == [
         "skill://example.com/refunds/SKILL.md",
@@ -229,7 +229,7 @@ def test_a_nested_skill_md_read_as_a_file_of_its_parent_is_ordinary_markdown(
     p = preview(window, qtbot, outer_id, nested_uri)
     # Verified against the parent's entry as a file: its bytes, not its frontmatter
     # (which names another skill and would fail a comparison with the parent's).
-    assert "Verified: matches what the source listed" in p.status.text(), p.status.text()
+    assert "Checked: matches what the source listed" in p.status.text(), p.status.text()
     assert p.result is not None and p.result.parsed is None
     assert "allowed-tools: Bash(rm:*)" in p.rendered.toPlainText()  # shown as text
     assert reads(log) == [nested_uri]
@@ -407,7 +407,7 @@ def test_bytes_from_the_cache_after_a_restart_are_still_the_servers_third_party_
     second = make_window([served(root, log)])
     for uri in (None, "skill://alpha/scripts/run.sh"):
         p = preview(second, qtbot, skill_id, uri)
-        assert "Verified: matches what the source listed" in p.status.text(), p.status.text()
+        assert "Checked: matches what the source listed" in p.status.text(), p.status.text()
         assert "not a safety check" in p.status.text()
     assert "skills/list" in methods(log) and reads(log) == []  # served from the cache
     skill = second.controller.catalog.get(skill_id)
@@ -466,7 +466,8 @@ def test_a_dynamic_skill_is_shown_unverified_and_show_refuses_it_by_default(
     window = make_window([spec])
     skill_id = "h:skill://demo/SKILL.md"
     p = preview(window, qtbot, skill_id)
-    assert p.status.text().startswith("Unverified (dynamic skill, no digest published)")
+    assert p.status.text().startswith("Unverified: the server publishes no size or digest")
+    assert "dynamic skill" in p.status.toolTip()
     assert "match" not in p.status.text().lower()
     assert "# demo" in p.raw.toPlainText()
     _, text = window.controller.verification_of(window.controller.catalog.get(skill_id))

@@ -68,7 +68,7 @@ def test_bodies_qt_is_slow_to_lay_out_show_raw_text_and_never_hold_the_window(
     window = make_window([folder_spec(folder)])
     for name, (body, counted) in HOSTILE_BODIES.items():
         preview, held = _preview(window, qtbot, heartbeat, f"local:{name}/SKILL.md")
-        assert "Verified: matches what the source listed" in preview.status.text(), name
+        assert "Checked: matches what the source listed" in preview.status.text(), name
         shown = preview.rendered.toPlainText()
         assert shown.startswith("Not rendered: "), (name, shown[:200])
         assert shown.endswith("The raw text is beside."), name
@@ -115,7 +115,7 @@ def test_a_large_plain_text_file_fills_the_raw_view_without_holding_the_window(
     skill_id = "local:big-text/SKILL.md"
 
     preview, held = _preview(window, qtbot, heartbeat, skill_id, "lines.txt")
-    assert "Verified: matches what the source listed" in preview.status.text()
+    assert "Checked: matches what the source listed" in preview.status.text()
     assert preview.rendered.toPlainText().startswith("Not rendered: ")
     raw = preview.raw.toPlainText()
     assert raw.startswith("line 0\nline 1\n") and raw.endswith("line 179999\n")

@@ -92,6 +92,11 @@ def test_a_source_says_its_state_in_a_word_and_the_rest_in_detail() -> None:
     ok = source_words(folder, SourceStatus(folder.origin, skill_count=3))
     assert (ok.kind, ok.status, ok.detail, ok.ready) == ("folder", "Ready", "3 skills", True)
     assert ok.mark == SourceState.OK.icon
+    # A message that starts with the count is not said after the count again.
+    paged = SourceStatus(server.origin, skill_count=3, message="3 skills in 2 pages")
+    assert source_words(server, paged).detail == "3 skills in 2 pages"
+    noted = SourceStatus(server.origin, skill_count=1, message="1 invalid")
+    assert source_words(server, noted).detail == "1 skill; 1 invalid"
     failed = SourceStatus(server.origin, status="error", message="could not connect")
     words = source_words(server, failed)
     assert (words.kind, words.status, words.ready) == ("local process", "Failed", False)
@@ -117,7 +122,7 @@ def test_row_marks_say_each_state_in_a_word() -> None:
     assert words(skills[3], "digest-mismatch") == ["Files differ", "Cannot approve"]
     assert verification_words(skills[0], None)[0] == "Not read yet"
     word, tip = verification_words(skills[0], "verified")
-    assert word == "Verified" and "integrity, not safety" in tip
+    assert word == "Checked" and "integrity, not safety" in tip
     assert origin_chip(skills[0]) == ("local", False)
 
 
@@ -180,3 +185,20 @@ def test_the_origin_line_of_a_server_skill_names_its_program_not_its_whole_comma
     assert line.startswith("Third-party · from the server docs (a local process: ")
     assert "skills-server --root …/team" in line
     assert "/opt/tools" not in line
+
+
+def test_the_filters_has_problems_and_to_review_find_what_the_views_count() -> None:
+    """The Filters menu's "Has problems" selects by the state ``problems`` and "To review"
+    by the approval states needing a decision: each finds what the sidebar counts."""
+    from desktop.core.query import matches
+    from desktop.core.states import Approval
+
+    skills, approvals = _catalog()
+    counts = view_counts(skills, approvals)
+    problems = SkillQuery(state_groups=(frozenset({PROBLEMS}),))
+    found = [s for s in skills if matches(s, problems, approval=approvals.get(s.id))]
+    assert [s.name for s in found] == ["b"] and len(found) == counts[PROBLEMS]
+    waiting = frozenset(a for a in Approval if a.needs_decision)
+    review = SkillQuery(state_groups=(waiting,))
+    found = [s for s in skills if matches(s, review, approval=approvals.get(s.id))]
+    assert len(found) == counts[TO_REVIEW] == 2

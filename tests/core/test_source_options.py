@@ -58,10 +58,16 @@ def test_dialog_fields_follow_the_same_rule() -> None:
         source_from_fields("", "stdio", "python -m x")
 
 
-def test_labels_are_unique(tmp_path: Path) -> None:
-    a, b = tmp_path / "a" / "skills", tmp_path / "b" / "skills"
+def test_labels_are_unique_and_a_clashing_folder_is_named_by_its_parent(tmp_path: Path) -> None:
+    a, b = tmp_path / "a" / "skills", tmp_path / ".copilot" / "skills"
     specs = specs_from_options([str(a), str(b)], [], [], print)
-    assert [s.label for s in specs] == ["skills", "skills-2"]
+    assert [s.label for s in specs] == ["skills", "copilot-skills"]
+    # The parent's name taken too (or no parent to name): numbered, as a last resort.
+    again = tmp_path / "x" / "copilot" / "skills"
+    specs = specs_from_options([str(a), str(b), str(again)], [], [], print)
+    assert [s.label for s in specs] == ["skills", "copilot-skills", "skills-2"]
+    root = [parse_folder("/"), parse_folder("/")]
+    assert [s.label for s in unique_labels(root)] == ["folder", "folder-2"]
     with pytest.raises(SourceOptionError, match="used twice"):
         unique_labels([parse_server("x=cmd"), parse_server("x=other")])
     assert specs_from_options([], [], [], print) is None

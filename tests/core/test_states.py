@@ -74,9 +74,9 @@ def test_every_state_has_one_plain_word_a_rank_and_an_icon() -> None:
     assert Problem("x", "y", "info").level is Severity.INFO
     assert Approval.NOT_APPROVED.label == "To review"
     assert "review the change" in Approval.CHANGED.tip
-    assert Verification.VERIFIED.label == "Verified" and "integrity" in Verification.VERIFIED.tip
+    assert Verification.VERIFIED.label == "Checked" and "integrity" in Verification.VERIFIED.tip
     assert SourceState.FAILED.label == "Failed" and SignIn.AGAIN.label == "Sign in again"
-    assert EntryState.OVER_LIMIT.label == "Over a limit"
+    assert EntryState.OVER_LIMIT.label == "Too large"
 
 
 def test_ranks_put_the_gravest_or_most_urgent_first() -> None:

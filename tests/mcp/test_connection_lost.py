@@ -177,7 +177,7 @@ def test_a_stdio_server_that_dies_on_its_own_is_reported_at_once() -> None:
     assert "server stderr: hostile: out of memory" in message
     assert again.verification.state == "verified", again.verification.message
     # Open again, the source says what its listing found, not a bare "connected".
-    assert listed == "1 skill in 1 page"
+    assert listed == "1 skill"
     assert reopened == ("ok", listed)
 
 

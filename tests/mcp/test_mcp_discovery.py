@@ -277,7 +277,7 @@ def test_a_listing_without_ttl_or_cache_scope_is_read_with_a_note() -> None:
     (note,) = [n for n in status.notes if "requires" in n]
     assert 'ttlMs is missing and cacheScope is "everyone"' in note
     # Read whole all the same: the source does not say its listing is incomplete.
-    assert status.message == "1 skill in 1 page", status.message
+    assert status.message == "1 skill", status.message
     status, _ = discover("ok")
     assert not [n for n in status.notes if "requires" in n]
 

@@ -9,7 +9,7 @@ from typing import Any
 from helpers.fonts import shows_monospace
 from PySide6.QtCore import Qt
 
-from desktop.ui.dialogs.compare_dialog import CompareDialog
+from desktop.ui.dialogs.compare_dialog import READING, CompareDialog
 
 from .conftest import folder_spec, wait_idle, write_skill
 
@@ -29,8 +29,11 @@ def test_compare_shows_a_coloured_marked_diff_and_closes(
     assert dialog.pair()[1].origin.label == "two"  # its namesake
     fields = dialog.fields.toPlainText()
     assert "≠ license" in fields and "≠ name" not in fields
-    assert "nothing is diffed until both are verified" in dialog.diff.toPlainText()
-    qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
+    # Opened, it reads both files and diffs them, nothing to press.
+    assert dialog.diff.toPlainText() == READING
+    wait_idle(qtbot, window)
+    assert "+Keep it brief." in dialog.diff.toPlainText().split("\n")
+    qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)  # read again
     wait_idle(qtbot, window)
     lines = dialog.diff.toPlainText().split("\n")
     assert shows_monospace(dialog.diff.font())

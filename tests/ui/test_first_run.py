@@ -34,7 +34,7 @@ def test_first_run_shows_both_origins(make_window: Any, tmp_path: Path, qtbot: A
     window.select_skill("samples:git-commit-style/SKILL.md")
     window.actions_.preview_current()
     wait_idle(qtbot, window)
-    assert "Verified: matches what the source listed" in window.preview.status.text()
+    assert "Checked: matches what the source listed" in window.preview.status.text()
     assert "Commit style" in window.preview.rendered.toPlainText()
 
 

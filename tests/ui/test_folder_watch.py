@@ -74,7 +74,7 @@ def test_a_saved_description_shows_in_the_row_and_page(
     assert _current_id(window) == BETA
     assert window.table.selectionModel().isRowSelected(window.table.currentIndex().row())
     assert bar.value() == scroll
-    assert window.page.verification_pill.text() == "Verified"
+    assert window.page.verification_pill.text() == "Checked"
     assert len(_activity(window, AGAIN)) == 1
     assert "beta-tools " + AGAIN in _activity(window, AGAIN)[0]
 

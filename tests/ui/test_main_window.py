@@ -141,7 +141,7 @@ def test_the_keyboard_alone_moves_between_panes_and_previews(
     assert window.tabs.currentWidget() is window.preview
     wait_idle(qtbot, window)
     assert window.preview.skill is skill
-    assert "Verified: matches what the source listed" in window.preview.status.text()
+    assert "Checked: matches what the source listed" in window.preview.status.text()
 
 
 def test_no_two_alt_keys_of_the_window_clash(make_window: Any, skills_folder: Path) -> None:
@@ -178,7 +178,7 @@ def test_a_narrow_window_is_possible_and_a_source_status_is_read_whole(
     line = window.sidebar.status_line.text()
     alone = make_window([missing])
     assert alone.detail.title.text().startswith("No skills: gone could not be read")
-    assert line.startswith("gone (stdio): error: could not connect")
+    assert line.startswith("gone (local process): Failed — could not connect"), line
     # Below 1,000 px the sidebar folds away, and a button beside the search box says
     # so; F9 brings it back, status line and all, as the button does.
     assert not window.sidebar.isVisibleTo(window)

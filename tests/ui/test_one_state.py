@@ -150,17 +150,18 @@ def test_a_server_skill_checked_earlier_shows_what_was_checked_beside_its_pill(
     window.actions_.preview_current()
     wait_idle(qtbot, window)
     page, preview = window.page, window.preview
-    assert page.verification_pill.text() in ("Verified", "Partly verified")
+    assert page.verification_pill.text() in ("Checked", "Not all files checked")
     assert "Alpha" in preview.rendered.toPlainText()
     # Away and back: the pill still says the file was checked; the pane shows it again
-    # from the copy kept here, never "Nothing shown until verified" beside the pill.
+    # from the copy kept here, never "Read from the server and checked before it is
+    # shown" beside the pill.
     window.select_skill(other.id)
-    assert "Nothing shown until verified" in preview.status.text()
+    assert "Read from the server and checked before" in preview.status.text()
     window.select_skill(skill.id)
-    assert "Nothing shown until verified" not in preview.status.text()
+    assert "Read from the server and checked before" not in preview.status.text()
     wait_idle(qtbot, window)
-    assert page.verification_pill.text() in ("Verified", "Partly verified")
-    assert "Verified: matches what the source listed" in preview.status.text()
+    assert page.verification_pill.text() in ("Checked", "Not all files checked")
+    assert "Checked: matches what the source listed" in preview.status.text()
     assert "Alpha" in preview.rendered.toPlainText()
     assert preview.result is not None and preview.result.from_cache
 
@@ -235,12 +236,12 @@ def test_a_server_skill_verified_elsewhere_shows_its_checked_file_in_the_pane(
     window.select_skill(skill.id)
     wait_idle(qtbot, window)
     preview = window.preview
-    assert "Nothing shown until verified" in preview.status.text()
+    assert "Read from the server and checked before" in preview.status.text()
     assert window.page.verification_pill.text() == "Not read yet"
     # Every file checked away from the Overview (as the review does): the pill says
-    # Verified, and the pane shows the checked file rather than a blank beside it.
+    # Checked, and the pane shows the checked file rather than a blank beside it.
     run_async(window.controller.verify(skill))
     wait_idle(qtbot, window)
-    assert window.page.verification_pill.text() == "Verified"
-    assert "Verified: matches what the source listed" in preview.status.text()
+    assert window.page.verification_pill.text() == "Checked"
+    assert "Checked: matches what the source listed" in preview.status.text()
     assert "Beta" in preview.rendered.toPlainText()

@@ -40,8 +40,10 @@ def test_nothing_is_shown_before_verification(
     wait_idle(qtbot, window)
     _open_alpha(window)
     p = window.preview
-    assert "Nothing shown until verified" in p.status.text()
-    assert "Will fetch SKILL.md" in p.status.text() and "from local (folder" in p.status.text()
+    assert p.status.text() == "Read from its folder and checked before it is shown."
+    # The precise words are in the tooltip: the file, its size and digest, where from.
+    tip = p.status.toolTip()
+    assert tip.startswith("SKILL.md\n") and "sha256:" in tip and "from local (folder" in tip
     assert p.rendered.toPlainText() == "" and p.raw.toPlainText() == ""
     assert p.fetch_button.isEnabled()
     assert _verification_cell(window, ALPHA) == "not read yet"
@@ -55,7 +57,7 @@ def test_fetch_shows_rendered_and_raw_with_html_escaped(
     p = window.preview
     qtbot.mouseClick(p.fetch_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
-    assert "Verified: matches what the source listed" in p.status.text()
+    assert "Checked: matches what the source listed" in p.status.text()
     rendered = p.rendered.toPlainText()
     assert "Alpha" in rendered
     assert "<script>alert('x')</script>" in rendered  # shown as text, not interpreted
@@ -84,7 +86,7 @@ def test_links_open_listed_files_verified_and_show_the_rest(
     assert window.tabs.currentWidget() is window.page.files_tab
     assert files.uri == "references/guide.md"
     assert window.page.files.currentItem().text(0) == "guide.md"
-    assert "Verified: matches what the source listed" in files.status.text()
+    assert "Checked: matches what the source listed" in files.status.text()
     assert "Step one." in files.text.toPlainText()
     assert p.uri == "SKILL.md"  # the Overview keeps the skill's body
     p.show_skill(p.skill, "references/guide.md")
@@ -103,7 +105,11 @@ def test_changed_bytes_are_not_shown(make_window: Any, skills_folder: Path, qtbo
     wait_idle(qtbot, window)
     p = window.preview
     assert p.status.text().startswith("Not shown:")
-    assert "mismatch" in p.status.text() or "expected" in p.status.text()
+    assert (
+        p.status.text()
+        == "Not shown: SKILL.md differs from what the source listed; point here for how."
+    )
+    assert "expected" in p.status.toolTip()  # the precise words: sizes and digests
     assert "Injected" not in p.raw.toPlainText() + p.rendered.toPlainText()
     assert window.notifier.last("error") is not None
     assert _verification_cell(window, ALPHA) == "size-mismatch"
@@ -173,7 +179,7 @@ def test_bodies_too_costly_to_render_show_their_raw_text_at_once(
     }
     for name, (body, reason) in cases.items():
         preview = _preview_text(make_window, qtbot, tmp_path / name, body)
-        assert "Verified: matches what the source listed" in preview.status.text()
+        assert "Checked: matches what the source listed" in preview.status.text()
         shown = preview.rendered.toPlainText()
         # On a loaded machine markdown may reach its 2 s stop before the nesting error.
         stopped = name == "lists" and "Not rendered: it took more than 2 s" in shown
@@ -267,4 +273,4 @@ def test_a_file_verified_before_a_refresh_that_changed_it_is_not_fetched_again(
     window.select_skill(ALPHA)
     assert "matches what the source listed" not in window.detail.text()
     p = window.preview
-    assert "Verified: matches what the source listed" not in p.status.text()
+    assert "Checked: matches what the source listed" not in p.status.text()

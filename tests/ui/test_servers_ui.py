@@ -87,9 +87,10 @@ def test_server_skill_preview_is_verified(window: Any, qtbot: Any) -> None:
     )
     window.select_skill(skill.id)
     window.actions_.preview_current()
-    assert "from srv (stdio" in window.preview.status.text() or window.controller.busy
+    status = window.preview.status
+    assert "from srv (stdio" in status.toolTip() or window.controller.busy
     wait_idle(qtbot, window)
-    assert "Verified: matches what the source listed" in window.preview.status.text()
+    assert "Checked: matches what the source listed" in window.preview.status.text()
     assert "Alpha" in window.preview.rendered.toPlainText()
 
 
@@ -102,7 +103,7 @@ def test_instructions_show_the_2048_cut(window: Any, long_instructions: Path) ->
     text = dialog.browser.toPlainText()
     assert CUT_MARK in text
     assert text.index(CUT_MARK) > 2000
-    assert "skill://alpha-notes/SKILL.md" in text and "confirm with skills/get" in text
+    assert "skill://alpha-notes/SKILL.md" in text and "check with the server" in text
 
 
 def test_instructions_mention_is_confirmed_with_skills_get(window: Any, qtbot: Any) -> None:
@@ -130,7 +131,7 @@ def test_open_by_uri_dialog(window: Any, qtbot: Any) -> None:
     qtbot.keyClicks(dialog.uri, uri)
     dialog.open_button.click()
     wait_idle(qtbot, window)
-    assert dialog.message.text() == "opened srv:beta-tools (listed)"
+    assert dialog.message.text() == "Opened srv:beta-tools."
     assert window.current_skill().qualified_name == "srv:beta-tools"
     dialog.uri.setText("skill://missing/SKILL.md")
     dialog.open_button.click()
@@ -185,8 +186,7 @@ def test_model_view_trigger_tester_and_compare(window: Any, qtbot: Any) -> None:
     a, b = compare.pair()
     assert a.id == local.id and b.qualified_name == "srv:alpha-notes"
     assert "Files: no change" in compare.fields.toPlainText()
-    compare.fetch_and_diff()
-    wait_idle(qtbot, window)
+    wait_idle(qtbot, window)  # opened, it reads both (the server's through the reader)
     assert "identical" in compare.diff.toPlainText()
 
 
@@ -375,7 +375,7 @@ def test_a_server_sending_megabytes_where_a_line_is_expected(
     assert len(text) < 120_000
     assert CUT_MARK in text and "more characters are not shown here" in text
     assert "The first 100,000 are shown" in dialog.summary.text()
-    assert text.count("confirm with skills/get") == 50 and "and 59,950 more" in text
+    assert text.count("check with the server") == 50 and "and 59,950 more" in text
     dialog.show_all()
     assert len(dialog.browser.toPlainText()) > 2_000_000
 
@@ -505,9 +505,7 @@ def test_refresh_entry_in_the_preview_verifies_against_the_new_entry(
     assert window.table_model.index(row, COL_VERIFICATION).data() == "1 of 2 files verified"
     assert preview.skill is c.catalog.get(listed.id)
     assert preview.uri == guide
-    assert "Verified: matches what the source listed" in preview.status.text(), (
-        preview.status.text()
-    )
+    assert "Checked: matches what the source listed" in preview.status.text(), preview.status.text()
     assert "a newer guide" in preview.text.toPlainText()
     assert not preview.refresh_button.isVisibleTo(preview)
 
@@ -528,9 +526,7 @@ def test_bytes_that_match_on_a_second_fetch_take_the_refresh_offer_away(
     assert preview.refresh_button.isVisibleTo(preview)
     preview.read_button.click()
     wait_idle(qtbot, window)
-    assert "Verified: matches what the source listed" in preview.status.text(), (
-        preview.status.text()
-    )
+    assert "Checked: matches what the source listed" in preview.status.text(), preview.status.text()
     assert not preview.refresh_button.isVisibleTo(preview)
 
 
@@ -538,7 +534,7 @@ def test_the_overview_offers_a_refresh_when_skill_md_did_not_match(
     make_window: Any, qtbot: Any
 ) -> None:
     """The first read of SKILL.md is tampered with: the Overview shows nothing of it and
-    offers Refresh entry; once a read matches, the offer goes."""
+    offers Ask the server again; once a read matches, the offer goes."""
     window = make_window([hostile_spec("flip")])
     demo = next(s for s in window.controller.catalog.skills if s.name == "demo")
     window.select_skill(demo.id)
@@ -550,9 +546,7 @@ def test_the_overview_offers_a_refresh_when_skill_md_did_not_match(
     assert preview.refresh_button.isVisibleTo(preview)
     preview.fetch_button.click()
     wait_idle(qtbot, window)
-    assert "Verified: matches what the source listed" in preview.status.text(), (
-        preview.status.text()
-    )
+    assert "Checked: matches what the source listed" in preview.status.text(), preview.status.text()
     assert not preview.refresh_button.isVisibleTo(preview)
 
 
@@ -630,11 +624,11 @@ def test_cancelling_a_preview_says_so_and_nothing_is_shown(make_window: Any, qtb
     window.select_skill(skill.id)
     window.actions_.preview_current()
     p = window.preview
-    qtbot.waitUntil(lambda: p.status.text().startswith("Fetching"))
+    qtbot.waitUntil(lambda: p.status.text().startswith("Reading from the server"))
     qtbot.wait(200)
     window.actions_.cancel_action.trigger()
     wait_idle(qtbot, window)
-    assert p.status.text().startswith("Cancelled: nothing fetched of ")
+    assert p.status.text().startswith("Cancelled: nothing read of ")
     assert p.raw.toPlainText() == "" and p.rendered.toPlainText() == ""
     assert p.fetch_button.isEnabled()
 

@@ -68,7 +68,7 @@ def test_a_failed_source_says_so_and_retry_reads_it_again(
     assert _source_cell(window, "later") == "Failed"
     assert "Failed" in sidebar.source_items["later"].toolTip(1)
     sidebar.select_source("later")
-    assert "later (folder): error" in sidebar.status_line.text()
+    assert "later (folder): Failed — " in sidebar.status_line.text()
     assert [a.text() for a in sidebar.menu_actions()] == [
         "&Edit…",
         "Turn &off",

@@ -136,7 +136,7 @@ def test_filters_show_as_chips_that_remove_them(
     # The Filters menu offers each choice in its group.
     fb._fill_menu()
     texts = [a.text() for a in fb.filters_menu.actions()]
-    assert "Approval" in texts and "needs a decision" in texts and "Clear filters" in texts
+    assert "Review" in texts and "To review" in texts and "Clear filters" in texts
 
 
 def _choose(window: Any, text: str) -> None:
@@ -161,39 +161,39 @@ def test_filters_of_different_kinds_apply_together_and_each_chip_removes_its_own
         window.preview.fetch()
         wait_idle(qtbot, window)
     fb = window.filter_bar
-    _choose(window, "approved")
+    _choose(window, "Approved")
     assert _list_names(window) == ["alpha-notes", "beta-tools"]
-    _choose(window, "bytes match")
-    assert fb.chip_texts() == ["approved", "bytes match"]
+    _choose(window, "Checked")
+    assert fb.chip_texts() == ["Approved", "Checked"]
     assert _list_names(window) == ["beta-tools"]
     assert fb.count.text() == "1 of 3"
     # Within a kind, a new choice takes the place of the old one.
-    _choose(window, "not approved")
-    assert fb.chip_texts() == ["not approved", "bytes match"]
+    _choose(window, "To review")
+    assert fb.chip_texts() == ["To review", "Checked"]
     assert _list_names(window) == ["gamma-release"]
-    _choose(window, "approved")
+    _choose(window, "Approved")
     chip = fb.chips.findChild(type(fb.filters_button), "chip-approval")
     qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
-    assert fb.chip_texts() == ["bytes match"]
+    assert fb.chip_texts() == ["Checked"]
     assert _list_names(window) == ["beta-tools", "gamma-release"]
-    _choose(window, "approved")
+    _choose(window, "Approved")
     chip = fb.chips.findChild(type(fb.filters_button), "chip-checks")
     qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
-    assert fb.chip_texts() == ["approved"]
+    assert fb.chip_texts() == ["Approved"]
     assert _list_names(window) == ["alpha-notes", "beta-tools"]
-    _choose(window, "approved")  # chosen again: dropped
+    _choose(window, "Approved")  # chosen again: dropped
     assert fb.chip_texts() == []
     # A Library view of the sidebar narrows with the chosen states, and they stay.
-    _choose(window, "bytes match")
+    _choose(window, "Checked")
     click_sidebar(qtbot, window, window.sidebar.view_items["to-review"])
-    assert fb.chip_texts() == ["To review", "bytes match"]
+    assert fb.chip_texts() == ["To review", "Checked"]
     assert _list_names(window) == ["gamma-release"]
     # What is chosen is kept for the next run.
     window.save_state()
     fb.restore("", "", "", "")
     assert _list_names(window) == ["alpha-notes", "beta-tools", "gamma-release"]
     window.restore_state()
-    assert fb.chip_texts() == ["bytes match"]
+    assert fb.chip_texts() == ["Checked"]
     assert _list_names(window) == ["beta-tools", "gamma-release"]
 
 

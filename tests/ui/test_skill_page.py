@@ -36,7 +36,7 @@ def test_a_local_skill_is_read_and_checked_when_selected(
     assert page.origin.text().startswith("From the folder local (")
     assert window.tabs.currentWidget() is window.preview
     assert "Beta" in window.preview.rendered.toPlainText()  # nothing pressed
-    assert page.verification_pill.text() == "Verified"
+    assert page.verification_pill.text() == "Checked"
     assert "integrity, not safety" in page.verification_pill.toolTip()
     assert "name: beta-tools" in window.preview.raw.toPlainText()  # the Source tab
     assert window.tabs.indexOf(page.source) == 2
@@ -135,7 +135,7 @@ def test_a_server_skill_waits_for_read_from_server(
     qtbot.mouseClick(window.preview.fetch_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert "Beta" in window.preview.rendered.toPlainText()
-    assert page.verification_pill.text() == "Verified"
+    assert page.verification_pill.text() == "Checked"
 
 
 def _file_item(window: Any, *path: str) -> Any:
@@ -177,7 +177,7 @@ def test_a_file_opens_in_a_monospace_viewer_with_line_numbers(
     _click_file(qtbot, window, script)
     wait_idle(qtbot, window)
     assert view.text.toPlainText() == "#!/bin/sh\necho one\necho two\n"
-    assert view.status.text().startswith("Verified: matches what the source listed")
+    assert view.status.text().startswith("Checked: matches what the source listed")
     assert "not a safety check" in view.status.text()
     assert shows_monospace(view.text.font())
     assert view.text.isReadOnly()
@@ -339,5 +339,5 @@ def test_a_server_skills_file_waits_for_read_from_server_in_the_files_tab(
     qtbot.mouseClick(view.read_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     assert view.text.toPlainText() == "# Guide\n\nStep one.\n"
-    assert view.status.text().startswith("Verified: matches what the source listed")
+    assert view.status.text().startswith("Checked: matches what the source listed")
     assert "Third-party" in window.page.origin.text()  # the mark above every tab

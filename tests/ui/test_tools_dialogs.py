@@ -147,7 +147,7 @@ def test_a_file_link_in_details_opens_the_files_tab_verified(window: Any, qtbot:
     assert window.tabs.currentWidget() is window.page.files_tab
     assert window.page.files.currentItem().text(0) == "guide.md"
     assert files.uri == "references/guide.md"
-    assert "Verified: matches what the source listed" in files.status.text()
+    assert "Checked: matches what the source listed" in files.status.text()
     assert "Step one." in files.text.toPlainText()
     # The Overview's link to the same file goes there too; an outside one is not followed.
     window.tabs.setCurrentWidget(window.preview)

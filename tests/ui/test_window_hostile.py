@@ -61,7 +61,9 @@ def test_the_review_says_when_the_servers_bytes_did_not_match_the_entry(
     window.detail.fileRequested.emit(skill.id, guide)
     wait_idle(qtbot, window)
     assert window.tabs.currentWidget() is window.page.files_tab
-    assert "expected digest sha256:000" in window.page.file_view.status.text()
+    status = window.page.file_view.status
+    assert "differs from what the source listed" in status.text()
+    assert "sha256" not in status.text() and "expected digest sha256:000" in status.toolTip()
     assert window.page.file_view.text.toPlainText() == ""
     window.actions_.review(skill.id)
     body = window.review.body.toPlainText()
@@ -78,12 +80,12 @@ def test_a_server_that_exited_and_was_started_again_shows_its_listing_again(
     window = make_window([hostile_spec("exit-after-listing")])
     model = window.sources_model
     status_cell = model.index(0, 4)
-    assert status_cell.data().startswith("ok: 1 skill in 1 page")
+    assert status_cell.data().startswith("ok: 1 skill")
     qtbot.waitUntil(lambda: "connection lost" in status_cell.data(), timeout=20_000)
     skill = _only_skill(window, "demo")
     window.select_skill(skill.id)
     window.actions_.preview_current()
     wait_idle(qtbot, window)
-    assert window.preview.status.text().startswith("Verified: matches what the source listed")
-    assert status_cell.data().startswith("ok: 1 skill in 1 page"), status_cell.data()
+    assert window.preview.status.text().startswith("Checked: matches what the source listed")
+    assert status_cell.data().startswith("ok: 1 skill"), status_cell.data()
     assert "connected again" in window.messages.toPlainText()

@@ -18,7 +18,7 @@ from desktop.core.identity import LABEL_RE
 from desktop.core.model import SourceSpec
 from desktop.core.secrets import has_placeholders
 from desktop.core.visible import cut_repr
-from desktop.sources.folder import folder_label
+from desktop.sources.folder import folder_label, parent_label
 
 LABEL_RULE = "letters, digits, '.', '_' and '-' (no ':')"
 
@@ -173,7 +173,8 @@ def parse_server(value: str) -> SourceSpec:
 
 
 def unique_labels(specs: Iterable[SourceSpec]) -> list[SourceSpec]:
-    """Distinct labels: clashing folders are numbered, clashing servers are refused."""
+    """Distinct labels: a clashing folder is named by its parent too (``copilot-skills``)
+    or, failing that, numbered; clashing servers are refused."""
     seen: set[str] = set()
     out: list[SourceSpec] = []
     for spec in specs:
@@ -183,10 +184,14 @@ def unique_labels(specs: Iterable[SourceSpec]) -> list[SourceSpec]:
                 raise SourceOptionError(
                     f"the label {label!r} is used twice; every source needs its own label"
                 )
-            n = 2
-            while f"{label}-{n}" in seen:
-                n += 1
-            label = f"{label}-{n}"
+            named = parent_label(spec.endpoint, label) if spec.kind_info.folder_on_disk else ""
+            if named and named not in seen:
+                label = named
+            else:
+                n = 2
+                while f"{label}-{n}" in seen:
+                    n += 1
+                label = f"{label}-{n}"
             spec = replace(spec, label=label)
         seen.add(label)
         out.append(spec)

@@ -52,6 +52,7 @@ from desktop.sources.config.secrets import (
 from desktop.sources.config.settings_file import locked, write_json
 from desktop.sources.config.trust_store import TrustStore, load_trust
 from desktop.sources.config.user_dirs import APP_NAME, config_dir
+from desktop.sources.folder import parent_label
 from desktop.sources.launchers import parse_timeout
 
 __all__ = [
@@ -204,6 +205,10 @@ class Config:
         """Add a source; its label is changed if taken. Returns the spec as added."""
         labels = LabelAllocator(self.labels())
         base = spec.label if LABEL_RE.match(spec.label) else "source"
+        # A folder whose name is taken is named by its parent too: copilot-skills, not skills-2.
+        named = parent_label(spec.endpoint, base) if spec.kind_info.folder_on_disk else ""
+        if not labels.is_free(base) and named and labels.is_free(named):
+            base = named
         spec = replace(spec, label=labels.take(base))
         self.sources.append(SavedSource(spec, imported_from=imported_from))
         return spec

@@ -160,7 +160,9 @@ async def _discover_on(conn: McpConnection, status: SourceStatus) -> list[Skill]
     status.skill_count = len(skills)
     invalid = sum(1 for s in skills if s.state is EntryState.INVALID)
     over = sum(1 for s in skills if s.state is EntryState.OVER_LIMIT)
-    parts = [f"{count(len(skills), 'skill')} in {count(listing.pages, 'page')}"]
+    # Pages are said when there were several (one page is the usual answer).
+    pages = f" in {count(listing.pages, 'page')}" if listing.pages > 1 else ""
+    parts = [f"{count(len(skills), 'skill')}{pages}"]
     if invalid:
         parts.append(f"{invalid} invalid")
     if over:

@@ -1,5 +1,6 @@
 """Compare two skills: fields, manifests (added, removed, changed files) and, once both
-``SKILL.md`` files are verified, a text diff.
+``SKILL.md`` files are read and checked (as soon as the pair is chosen: choosing it asks
+for them; a server's bytes only through the verified reader), a text diff.
 
 Fields that differ are marked "≠" (and shaded); the diff is monospace with line numbers,
 each added line starting "+" on green, each removed one "-" on red.
@@ -49,6 +50,9 @@ def diff_tints(text: str) -> dict[int, str]:
     return tints
 
 
+READING = "Reading both SKILL.md files and checking them before they are compared…"
+
+
 class CompareDialog(QDialog):
     def __init__(
         self, controller: CatalogController, chosen: list[Skill], parent: QWidget | None = None
@@ -71,7 +75,11 @@ class CompareDialog(QDialog):
             self.right.setCurrentIndex(max(self.right.findData(ids[1]), 0))
         elif ids:
             self._guess_partner(chosen[0])
-        self.fetch_button = QPushButton("&Fetch both SKILL.md and diff", self)
+        self.fetch_button = QPushButton("&Read both again", self)
+        self.fetch_button.setToolTip(
+            "Read both SKILL.md files again, check them against what their sources listed, "
+            "then show what differs"
+        )
         self.fetch_button.clicked.connect(self.fetch_and_diff)
         top = QHBoxLayout()
         top.addWidget(self.left, 1)
@@ -114,9 +122,7 @@ class CompareDialog(QDialog):
 
     def refresh(self) -> None:
         a, b = self.pair()
-        self.diff.setPlainText(
-            "Press “Fetch both SKILL.md and diff”: nothing is diffed until both are verified."
-        )
+        self.diff.setPlainText(READING)
         same = a is not None and b is not None and a.id == b.id
         self.fetch_button.setEnabled(a is not None and b is not None and not same)
         if a is None or b is None or same:
@@ -148,6 +154,8 @@ class CompareDialog(QDialog):
             + f"<h3>Files: {escape(d.summary())}</h3><ul>{''.join(files)}</ul>"
         )
         self.fields.setHtml(visible(html))
+        # The pair is chosen: read both and compare them, as pressing the button does.
+        self.fetch_and_diff()
 
     def fetch_and_diff(self) -> None:
         self.controller.spawn(self.fetch_now(), "comparing")
@@ -159,6 +167,9 @@ class CompareDialog(QDialog):
         reader = self.controller.reader
         ra = await self.controller.read(a, reader.skill_md_uri(a))
         rb = await self.controller.read(b, reader.skill_md_uri(b))
+        now = self.pair()
+        if (now[0] and now[0].id, now[1] and now[1].id) != (a.id, b.id):
+            return ""  # another pair was chosen meanwhile: its own read shows it
         if ra.data is None or rb.data is None:
             bad = [r.verification.message for r in (ra, rb) if r.data is None]
             text = "Not diffed: " + " / ".join(bad)

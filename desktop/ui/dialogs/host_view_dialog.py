@@ -1,7 +1,7 @@
 """ "What the model would see": the registry text a host would hand a model, in a
 monospace view with each line numbered and a description longer than hosts keep marked
-on its line; its length; and each server's instructions against the cut many clients
-apply, as a bar with the numbers."""
+on its line; its length against the host's listing budget, as a bar; and each server's
+instructions against the cut many clients apply, as a bar with the numbers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
 from desktop.core.checks import DESCRIPTION_MAX as DESCRIPTION_LIMIT
 from desktop.core.entry import INSTRUCTIONS_KEPT as INSTRUCTIONS_CUT
-from desktop.core.host_view import model_registry
+from desktop.core.host_view import LISTING_BUDGET, LISTING_TIP, model_registry
 from desktop.core.visible import visible
 from desktop.core.words import count
 from desktop.ui.catalog_controller import CatalogController
@@ -36,6 +36,9 @@ class ModelViewDialog(QDialog):
             "The registry: one line per skill a host can load (name, origin, description), "
             "handed to the model so it can choose a skill"
         )
+        # How much of the host's listing budget the skills use, as a bar with the numbers.
+        self.listing = BudgetBar("Listing budget:", LISTING_TIP, self)
+        self.listing.setAccessibleName("Listing budget")
         self.text = CodeView(self)
         self.text.setObjectName("modelRegistry")
         self.text.setAccessibleName("Registry text")
@@ -54,6 +57,7 @@ class ModelViewDialog(QDialog):
         self.close_button.setAccessibleName("Close what the model would see")
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.listing)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.servers)
@@ -69,6 +73,7 @@ class ModelViewDialog(QDialog):
             " Server skills are marked "
             "third-party; names and descriptions appear exactly as a host passes them on."
         )
+        self.listing.set(view.length, LISTING_BUDGET)
         body = view.text
         if view.warnings:
             body += "\n\n# will not survive intact\n" + "\n".join(view.warnings)
@@ -90,6 +95,8 @@ class ModelViewDialog(QDialog):
             bar.deleteLater()
         self.bars = []
         for server in view.servers:
+            if not server.length:
+                continue  # "no instructions" is said above: no empty bar to say it again
             bar = BudgetBar(f"{server.label} instructions:", INSTRUCTIONS_TIP, self)
             bar.set(server.length, INSTRUCTIONS_CUT)
             self.bars_box.addWidget(bar)

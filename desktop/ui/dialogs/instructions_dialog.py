@@ -1,7 +1,7 @@
 """A server's ``instructions`` in full, monospace, with the cut many clients apply
 marked in the text and their length shown against it as a bar with the numbers.
 
-Skill URIs the instructions mention can be confirmed with ``skills/get``: a
+Skill URIs the instructions mention can be checked with the server (``skills/get``): a
 mention is never trusted as a skill until the server's entry for it is fetched.
 """
 
@@ -74,7 +74,7 @@ def instructions_html(text: str, shown: int | None = SHOWN_CHARS) -> str:
         for uri in uris[:URIS_SHOWN]:
             out.append(
                 f"<li><code>{escape(uri)}</code> — "
-                f"<a href='confirm:{quote(uri, safe='')}'>confirm with skills/get</a></li>"
+                f"<a href='confirm:{quote(uri, safe='')}'>check with the server</a></li>"
             )
         out.append("</ul>")
         if len(uris) > URIS_SHOWN:
@@ -108,7 +108,9 @@ class InstructionsDialog(QDialog):
         whole = f"{origin.label}: {origin.transport} {origin.shown_endpoint}"
         self.summary.setToolTip(plain_tooltip(f"{whole}\n\n{CUT_TIP}") or CUT_TIP)
         if not text:
+            # Said once, in the summary: no empty bar, no pane saying it again.
             self.summary.setText(f"{server} sends no instructions.")
+            self.budget.setVisible(False)
         else:
             cut = " — longer than the cut" if len(text) > INSTRUCTIONS_CUT else ""
             part = (
@@ -131,6 +133,9 @@ class InstructionsDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.budget)
         layout.addWidget(self.browser, 1)
+        self.browser.setVisible(bool(text))
+        if not text:
+            layout.addStretch(1)
         layout.addWidget(buttons)
 
     def _on_link(self, href: str) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.states import EntryState
 from desktop.ui.catalog_controller import CatalogController
 from desktop.ui.widgets.plain_label import PlainLabel
 
@@ -45,7 +46,12 @@ class OpenUriDialog(QDialog):
         self.message.setAccessibleName("Open by URI result")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.open_button = self.buttons.addButton(
-            "&Confirm with skills/get", QDialogButtonBox.ButtonRole.ActionRole
+            "&Check with the server", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.open_button.setAccessibleName("Check with the server: ask it for this URI's entry")
+        self.open_button.setToolTip(
+            "Ask the server for this skill's entry (skills/get); it is added only if the "
+            "server confirms it"
         )
         self.open_button.clicked.connect(self.confirm)
         self.buttons.rejected.connect(self.reject)
@@ -59,9 +65,9 @@ class OpenUriDialog(QDialog):
         label = self.server.currentData()
         uri = self.uri.text().strip()
         if not label or not uri:
-            self.message.setText("choose a server and paste the URI of a SKILL.md")
+            self.message.setText("Choose a server and paste the URI of a SKILL.md.")
             return
-        self.message.setText(f"asking {label} for {uri}…")
+        self.message.setText(f"Asking {label} for {uri}…")
         self.open_button.setEnabled(False)
 
         async def work() -> None:
@@ -71,9 +77,10 @@ class OpenUriDialog(QDialog):
                 self.open_button.setEnabled(True)
             if skill is None:
                 last = self.controller.notifier.last("error")
-                self.message.setText(last.text if last else "not found")
+                self.message.setText(last.text if last else "The server does not have it.")
                 return
-            self.message.setText(f"opened {skill.qualified_name} ({skill.state})")
+            state = "" if skill.state is EntryState.LISTED else f" {skill.state.label}."
+            self.message.setText(f"Opened {skill.qualified_name}.{state}")
             self.skillOpened.emit(skill.id)
 
         self.controller.spawn(work(), "opening a skill by URI")

@@ -19,6 +19,12 @@ from desktop.ui.page.detail_html import skill_link
 from desktop.ui.page.markdown_render import escape
 from desktop.ui.page.safe_browser import SafeTextBrowser
 
+MODELS = (
+    "No skill declares a trigger phrase that is in this message. Hosts such as Claude "
+    "Code choose skills by reading their descriptions; this tester only matches the "
+    "trigger phrases skills declare, so a skill may still be chosen."
+)
+
 
 class TriggerTesterDialog(QDialog):
     skillSelected = Signal(str)
@@ -42,6 +48,12 @@ class TriggerTesterDialog(QDialog):
             "Matched on the triggers a skill declares; skills that cannot be loaded are "
             "never pulled in"
         )
+        # What the tester models, said where it answers "none": hosts choose by the
+        # description, which this tester does not read.
+        self.note = QLabel(MODELS, self)
+        self.note.setWordWrap(True)
+        self.note.setAccessibleName("What the tester matches")
+        self.note.setVisible(False)
         self.results = SafeTextBrowser(self)
         self.results.setAccessibleName("Matching skills")
         self.results.linkActivated.connect(self._on_link)
@@ -54,6 +66,7 @@ class TriggerTesterDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addWidget(self.summary)
+        layout.addWidget(self.note)
         layout.addWidget(self.results, 1)
         layout.addWidget(buttons)
         self.message.textChanged.connect(self.update_results)
@@ -94,6 +107,7 @@ class TriggerTesterDialog(QDialog):
             )
         self.results.setHtml(visible(html))
         self.summary.setText(f"{count(len(found), 'skill')} match")
+        self.note.setVisible(not found and bool(self.message.text().strip()))
 
     def _on_link(self, href: str) -> None:
         scheme, _, rest = href.partition(":")

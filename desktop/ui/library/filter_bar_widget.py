@@ -18,28 +18,60 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.approval_states import APPROVED, CHANGED, NOT_APPROVED, UNAPPROVABLE
-from desktop.core.model import DYNAMIC, INVALID, LISTED, OVER_LIMIT
+from desktop.core.library import PROBLEMS
 from desktop.core.query import SkillQuery
-from desktop.core.states import Approval, Verification
-from desktop.core.verify import (
-    VERIFIED,
-)
+from desktop.core.states import Approval, EntryState, Verification
 
 ANY = "any"
+# The Filters menu's choices, in the sidebar's words: (shown, the states it selects by,
+# joined by "|", the precise meaning for a tooltip). "Has problems" and "To review" find
+# exactly what the sidebar's rows of those names count (desktop.core.library).
 STATE_CHOICES = (
-    ("any state", ""),
-    ("listed", LISTED),
-    ("invalid", INVALID),
-    ("over limit", OVER_LIMIT),
-    ("dynamic", DYNAMIC),
-    ("needs a decision", "|".join(a for a in Approval if a.needs_decision)),
-    ("not approved", NOT_APPROVED),
-    ("approved", APPROVED),
-    ("changed since approval", CHANGED),
-    ("unapprovable", UNAPPROVABLE),
-    ("bytes match", VERIFIED),
-    ("mismatch", "|".join(v for v in Verification if v.mismatch)),
+    ("any state", "", ""),
+    (
+        "To review",
+        "|".join(a for a in Approval if a.needs_decision),
+        "Approval state not-approved or changed: nobody approved it yet, or it changed since",
+    ),
+    ("Changed since approval", Approval.CHANGED, "Approval state changed: " + Approval.CHANGED.tip),
+    ("Approved", Approval.APPROVED, "Approval state approved: " + Approval.APPROVED.tip),
+    ("Rejected", Approval.REJECTED, "Approval state rejected: " + Approval.REJECTED.tip),
+    (
+        "Cannot be approved",
+        Approval.UNAPPROVABLE,
+        "Approval state unapprovable: " + Approval.UNAPPROVABLE.tip,
+    ),
+    (
+        "Checked",
+        Verification.VERIFIED,
+        "Verification verified: every file's size and SHA-256 digest match the listing",
+    ),
+    (
+        "Files differ",
+        "|".join(v for v in Verification if v.mismatch),
+        "Verification mismatch: a file read is not the one the source listed "
+        "(size, digest, frontmatter or an unlisted file)",
+    ),
+    (
+        "Has problems",
+        PROBLEMS,
+        "An error in the entry (invalid, over a limit) or a broken rule of the format",
+    ),
+    (
+        "Cannot be loaded",
+        EntryState.INVALID,
+        "Entry state invalid: the SKILL.md or its entry cannot be parsed or has no name",
+    ),
+    (
+        "Too large",
+        EntryState.OVER_LIMIT,
+        "Entry state over-limit: larger than the limits allow, so nothing is read",
+    ),
+    (
+        "Files not listed",
+        EntryState.DYNAMIC,
+        "Entry state dynamic: the server publishes no files or digests to check against",
+    ),
 )
 STRATEGY_CHOICES = (("any strategy", ""), ("always", "always"), ("dynamic", "dynamic"))
 # The kinds of state, each its own choice in the Filters menu: one state of each kind
@@ -48,19 +80,25 @@ STRATEGY_CHOICES = (("any strategy", ""), ("always", "always"), ("dynamic", "dyn
 STATE_KINDS = (
     (
         "approval",
-        "Approval",
-        ("needs a decision", "not approved", "approved", "changed since approval"),
-        "Filter by approval",
+        "Review",
+        ("To review", "Changed since approval", "Approved", "Rejected", "Cannot be approved"),
+        "Filter by review",
     ),
-    ("checks", "Checks", ("bytes match", "mismatch", "unapprovable"), "Filter by checks"),
-    ("entry", "Entry", ("listed", "invalid", "over limit", "dynamic"), "Filter by entry"),
+    ("checks", "Files", ("Checked", "Files differ"), "Filter by the files' check"),
+    (
+        "entry",
+        "Problems",
+        ("Has problems", "Cannot be loaded", "Too large", "Files not listed"),
+        "Filter by problems",
+    ),
 )
-STATE_VALUES = dict(STATE_CHOICES)
+STATE_VALUES = {name: str(value) for name, value, _tip in STATE_CHOICES}
+STATE_TIPS = {name: tip for name, _value, tip in STATE_CHOICES}
 CHIP_TIPS = {
     "source": "Only this source's skills: click to show every source",
-    "approval": "Only skills in this approval state: click to show every approval state",
-    "checks": "Only skills with this result of the checks: click to drop this filter",
-    "entry": "Only skills whose entry is in this state: click to drop this filter",
+    "approval": "Only skills in this review state: click to show every review state",
+    "checks": "Only skills whose files were checked with this result: click to drop this filter",
+    "entry": "Only skills with these problems: click to drop this filter",
     "strategy": "Only skills with this loading strategy: click to show all",
     "view": "A Library view: click to show all skills",
 }
@@ -104,6 +142,7 @@ class FilterBarWidget(QWidget):
         self.filters_button.setToolTip("Filter by status, source or loading strategy")
         self.filters_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.filters_menu = QMenu(self.filters_button)
+        self.filters_menu.setToolTipsVisible(True)  # each choice's precise meaning
         self.filters_menu.aboutToShow.connect(self._fill_menu)
         self._groups: list[QActionGroup] = []
         self.filters_button.setMenu(self.filters_menu)
@@ -214,6 +253,7 @@ class FilterBarWidget(QWidget):
             group = self._group(menu)
             for name in names:
                 self._choice(menu, combo, combo.findText(name), group)
+        menu.addSeparator()  # Source and Loading strategy are no kind of problem
         sources = menu.addMenu("Source")
         group = self._group(sources)
         for i in range(self.source.count()):
@@ -237,6 +277,7 @@ class FilterBarWidget(QWidget):
         if i < 0:
             return
         action = menu.addAction(combo.itemText(i))
+        action.setToolTip(STATE_TIPS.get(combo.itemText(i)) or combo.itemText(i))
         action.setCheckable(True)
         group.addAction(action)
         action.setChecked(combo.currentIndex() == i and i > 0)

@@ -28,7 +28,7 @@ from desktop.core.library import ALL, VIEWS, source_words
 from desktop.core.model import SourceSpec
 from desktop.core.source_kinds import icon_names
 from desktop.core.states import SignIn, SourceState
-from desktop.core.visible import quoted, visible
+from desktop.core.visible import visible
 from desktop.ui.sources.sources_model import SourcesModel
 from desktop.ui.widgets.plain_label import PlainLabel
 from desktop.ui.widgets.read_only_table_model import plain_tooltip
@@ -400,8 +400,7 @@ class SidebarWidget(QWidget):
             self.status_line.hide()
             return
         words = source_words(spec, status)
-        kind = spec.transport
-        self.status_line.setText(quoted(f"{spec.label} ({kind}): {self.model.text(spec, 4)}", 300))
+        self.status_line.setText(self.model.status_line(spec))
         self.status_line.setToolTip(
             plain_tooltip(self.model.tooltip(spec, 4) or words.detail) or ""
         )

@@ -31,7 +31,7 @@ from desktop.core.freshness import listing_changes
 from desktop.core.manifest import format_size
 from desktop.core.model import DYNAMIC, Problem, Skill
 from desktop.core.problem_lines import problem_lines
-from desktop.core.states import Severity
+from desktop.core.states import Severity, Verification, member
 from desktop.core.verify import MISMATCHES, FileVerification
 from desktop.core.visible import cut, visible
 from desktop.session.content_reader import ReadResult
@@ -86,12 +86,31 @@ def describe_binary(data: bytes) -> str | None:
 
 
 def verified_head(vf: FileVerification, size: int) -> str:
-    """What the status line says of bytes shown: checked, or unverified (dynamic)."""
+    """What the status line says of bytes shown: checked, or not checkable (dynamic).
+    The precise terms are in :func:`verified_detail`, for a tooltip."""
     if vf.state == DYNAMIC:
-        head = "Unverified (dynamic skill, no digest published): "
+        return "Unverified: the server publishes no size or digest to check this file against."
+    return "Checked: matches what the source listed (not a safety check)."
+
+
+def verified_detail(vf: FileVerification, size: int) -> str:
+    """The precise words behind :func:`verified_head`: the state, the URI, the size."""
+    if vf.state == DYNAMIC:
+        head = "Unverified: a dynamic skill, no size or SHA-256 digest published"
     else:
-        head = "Verified: matches what the source listed (size and SHA-256; not a safety check): "
-    return head + f"{vf.uri}, {size:,} bytes"
+        head = "Verified: the size and SHA-256 digest match the entry (integrity, not safety)"
+    return f"{head}\n{vf.uri}, {size:,} bytes"
+
+
+def not_shown_reason(vf: FileVerification) -> str:
+    """Why a file's bytes are not shown, in plain words (the precise message is for a
+    tooltip): a file that differs from the listing, or one that could not be read."""
+    state = member(Verification, vf.state)
+    if state is not None and state.mismatch:
+        return f"{vf.uri} differs from what the source listed; point here for how."
+    if state is Verification.READ_ERROR:
+        return f"{vf.uri} could not be read. {vf.message}"
+    return vf.message
 
 
 def showable(
@@ -102,10 +121,12 @@ def showable(
     mismatch. Bytes that may be shown need no fresh entry: ``ask`` is hidden."""
     vf = result.verification
     if result.data is None or not vf.usable:
-        status.setText(f"Not shown: {vf.message}")
+        status.setText(f"Not shown: {not_shown_reason(vf)}")
+        status.setToolTip(vf.message)  # the precise words: sizes, digests, fields
         ask.setVisible(vf.state in MISMATCHES and skill is not None and skill.kind_info.asks_again)
         return None
     ask.setVisible(False)
+    status.setToolTip("")  # no longer the reason a read was refused
     return result.data
 
 
@@ -206,8 +227,12 @@ class PreviewWidget(QWidget):
         self.fetch_button = QPushButton("Fetc&h and verify")
         self.fetch_button.setEnabled(False)
         self.fetch_button.clicked.connect(lambda _=False: self.fetch())
-        self.refresh_button = QPushButton("Refresh e&ntry (skills/get)")
-        self.refresh_button.setAccessibleName("Refresh entry: ask its server for it again")
+        self.refresh_button = QPushButton("Ask the server agai&n")
+        self.refresh_button.setAccessibleName("Ask the server again: for the skill's current entry")
+        self.refresh_button.setToolTip(
+            "The files differ from the entry listed: ask the server for its current entry "
+            "(skills/get), then read the file again against it"
+        )
         self.refresh_button.setVisible(False)
         self.refresh_button.clicked.connect(lambda _=False: self.refresh_entry())
         self.back_button = QPushButton("SKILL.md")
@@ -258,12 +283,14 @@ class PreviewWidget(QWidget):
         if skill is None:
             self.uri = ""
             self.status.setText("Select a skill, then press Preview.")
+            self.status.setToolTip("")
             self.fetch_button.setEnabled(False)
             self.back_button.setEnabled(False)
             return
         self.uri = uri or self.controller.reader.skill_md_uri(skill)
         self.back_button.setEnabled(self.uri != self.controller.reader.skill_md_uri(skill))
         self.status.setText(self.pending_text())
+        self.status.setToolTip(self.pending_detail())
         self.fetch_button.setEnabled(skill.loadable)
         self.unlisted = None
         if not skill.loadable and skill.kind_info.folder_on_disk and skill.path:
@@ -354,20 +381,35 @@ class PreviewWidget(QWidget):
         skill = self.skill
         assert skill is not None
         if not skill.loadable:
-            reasons = skill.invalid_reasons
-            return f"{skill.qualified_name} cannot be loaded ({skill.state}). {reasons}"
+            return f"{skill.qualified_name} cannot be loaded. {skill.invalid_reasons}"
         if self.checked_earlier():
             return (
                 f"{self.uri} was checked earlier and matched what the source listed; "
                 "showing the copy kept here…"
             )
+        if skill.kind_info.runs_code:
+            return (
+                "Read from the server and checked before it is shown: "
+                "press Read from server to see it."
+            )
+        return "Read from its folder and checked before it is shown."
+
+    def pending_detail(self) -> str:
+        """The precise words behind :meth:`pending_text`: what is read, from where, and
+        what it is checked against (a tooltip)."""
+        skill = self.skill
+        assert skill is not None
+        if not skill.loadable:
+            return f"Entry state: {skill.state}"
         f = skill.file(self.uri)
-        where = skill.origin.describe()
         if f is not None:
-            what = f"{self.uri} ({f.size:,} bytes, {f.digest[:19]}…)"
+            what = f"{self.uri}\n{f.size:,} bytes, {f.digest}"
         else:
-            what = f"{self.uri} (dynamic: no size or digest published)"
-        return f"Nothing shown until verified. Will fetch {what} from {where}."
+            what = f"{self.uri}\ndynamic: no size or digest published"
+        return f"{what}\nfrom {skill.origin.describe()}"
+
+    def _button_words(self) -> str:
+        return self.fetch_button.text().replace("&", "")
 
     def checked_earlier(self) -> bool:
         """Whether the shown file was read and checked earlier (its state says so, as
@@ -434,13 +476,15 @@ class PreviewWidget(QWidget):
         if skill is None:
             return None
         self.fetch_button.setEnabled(False)
-        self.status.setText(f"Fetching {uri} from {skill.origin.describe()}…")
+        where = "the server" if skill.kind_info.runs_code else "its folder"
+        self.status.setText(f"Reading from {where} and checking…")
+        self.status.setToolTip(f"{uri}\nfrom {skill.origin.describe()}")
         try:
             result = await self.controller.read(skill, uri)
         except asyncio.CancelledError:
             if self.skill is not None and self.skill.id == skill.id and self.uri == uri:
                 self.status.setText(
-                    f"Cancelled: nothing fetched of {uri}. Press Fetch and verify to try again."
+                    f"Cancelled: nothing read of {uri}. Press {self._button_words()} to try again."
                 )
             raise
         finally:
@@ -461,6 +505,7 @@ class PreviewWidget(QWidget):
             return
         vf = result.verification
         self.status.setText(verified_head(vf, len(data)))
+        self.status.setToolTip(verified_detail(vf, len(data)))
         binary = describe_binary(data)
         if binary is not None:
             self.rendered.setHtml(f"<p><i>{escape(binary)}</i></p>")

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 
 from desktop.core.freshness import relist_delay
+from desktop.core.library import source_words
 from desktop.core.model import SourceSpec, SourceStatus
 from desktop.core.states import SourceState
 from desktop.core.visible import quoted
@@ -107,11 +108,12 @@ class SourcesModel(ReadOnlyTableModel):
         return self.specs
 
     def status_line(self, spec: SourceSpec) -> str:
-        """One source's status in a sentence, for the line under the table."""
-        kind = spec.transport
+        """One source's status in plain words, for the line under the sidebar: its kind
+        ("folder", "local process"), its state ("Ready", "Failed") and what it came to."""
+        words = source_words(spec, self.statuses.get(spec.label))
         # Bounded, so a long error does not squeeze the table to a row or two; the
         # source's tooltip holds the rest.
-        return quoted(f"{spec.label} ({kind}): {self.text(spec, 4)}", 300)
+        return quoted(f"{spec.label} ({words.kind}): {words.status} — {words.detail}", 300)
 
     def tooltip(self, spec: SourceSpec, col: int) -> str | None:
         status = self.statuses.get(spec.label)

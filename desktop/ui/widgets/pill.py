@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QIcon, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QWidget
 
+from desktop.core.states import Verification
 from desktop.ui.widgets.status_colors import tone_color
 
 ICON = 16
@@ -21,7 +22,7 @@ PILL_ICONS = {
     "To review": QStyle.StandardPixmap.SP_MessageBoxQuestion,
     "Changed": QStyle.StandardPixmap.SP_MessageBoxWarning,
     "Cannot approve": QStyle.StandardPixmap.SP_DialogCancelButton,
-    "Verified": QStyle.StandardPixmap.SP_DialogApplyButton,
+    Verification.VERIFIED.label: QStyle.StandardPixmap.SP_DialogApplyButton,  # "Checked"
     "problems": QStyle.StandardPixmap.SP_MessageBoxCritical,  # it counts errors only
     "Files differ": QStyle.StandardPixmap.SP_MessageBoxCritical,
 }

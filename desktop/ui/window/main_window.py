@@ -752,7 +752,7 @@ class MainWindow(WindowSurface):
         self.messages.appendPlainText(notice.line())
         if notice.level == Severity.INFO:
             self.notice.notify(notice.text)  # a moment; the Activity view keeps it
-        self.statusBar().showMessage(notice.shown(), 15000)
+        self.statusBar().showMessage(notice.brief(), 15000)
 
     def _on_query(self, query: object) -> None:
         self.proxy.set_query(query)  # type: ignore[arg-type]
@@ -767,6 +767,7 @@ class MainWindow(WindowSurface):
         shown, total = self.proxy.rowCount(), self.table_model.rowCount()
         self.filter_bar.count.setText(f"{shown} of {total}")
         self.skill_list.show_empty(None if shown else self._empty_state())
+        self._fit_list_height()
 
     def _empty_state(self) -> EmptyState:
         summary = self.controller.summary()
@@ -1049,6 +1050,25 @@ class MainWindow(WindowSurface):
             if want == Qt.Orientation.Vertical:
                 total = max(self.right_splitter.height(), 1)
             self.right_splitter.setSizes([total * 2 // 5, total * 3 // 5])
+        self._fit_list_height()
+
+    def _fit_list_height(self) -> None:
+        """Stacked (a narrow window), the list is as tall as its rows, up to two fifths
+        of the height: a filter that leaves one skill gives the page the rest."""
+        split = self.right_splitter
+        if split.orientation() != Qt.Orientation.Vertical:
+            return
+        total = sum(split.sizes())
+        share = total * 2 // 5
+        view = self.skill_list.list
+        rows = self.proxy.rowCount()
+        want = share
+        middle = split.widget(0)
+        if rows and view.isVisible() and middle is not None:
+            chrome = middle.height() - view.viewport().height()
+            want = min(share, chrome + rows * max(view.sizeHintForRow(0), 1) + 4)
+        if total > 0 and split.sizes()[0] != want:
+            split.setSizes([want, total - want])
 
     def toggle_sidebar(self) -> None:
         self.sidebar_wanted = not self.sidebar.isVisible()
